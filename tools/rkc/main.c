@@ -1,0 +1,291 @@
+/* rkc: the compiler driver.
+ *
+ * Parses and validates the command line of the tools contract, runs the compiler to the requested
+ * stage and prints its diagnostics. This is the only place that writes to the terminal. Exit codes:
+ * 0 success, 1 error in the tile program, 2 bad command line, 3 device or runtime error, 4 internal. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/front/lex.h"
+#include "compiler/front/parse.h"
+#include "parser.h"
+
+#ifndef RK_VERSION
+#define RK_VERSION "0.0.0"
+#endif
+
+enum { EXIT_PROGRAM = 1, EXIT_USAGE = 2, EXIT_DEVICE = 3, EXIT_INTERNAL = 4 };
+
+static const char *const known_targets[] = {"gfx942", "gfx90a", "gfx950", "emu", "sm_90", NULL};
+static const char *const known_emits[] = {"tokens", "ast", "tir", "lir", "llvm", "asm", "obj", "hsaco", NULL};
+/* Stages that exist today; the rest are accepted by the parser and refused with exit 2. */
+static const char *const built_emits[] = {"tokens", "ast", NULL};
+
+typedef struct Define {
+    const char *name, *value;
+} Define;
+
+typedef struct Options {
+    const char *input, *output, *target, *emit, *kernel;
+    const char *report; /* NULL, "text" or "json" */
+    int opt_level, all_configs;
+    Define defines[256];
+    int ndefines;
+    const char *incdirs[64];
+    int nincdirs;
+} Options;
+
+static void usage(FILE *f)
+{
+    fputs("usage: rkc FILE.tile [-o OUT] [--target=T] [--emit=K] [-D NAME=VALUE]... [-k NAME] [-I DIR]...\n"
+          "           [-O0..-O3] [--all-configs] [--report[=json]]\n"
+          "       rkc run FILE.tile -k NAME [--grid X[,Y,Z]] [-D ...] [ARG...] [--dump NAME=PATH] [--bench]\n"
+          "       rkc --version | --help\n"
+          "\n"
+          "  -o PATH          output path ('-' = stdout for text forms); default FILE.hsaco\n"
+          "  --target=T       gfx942 (default), gfx90a, gfx950, emu, sm_90\n"
+          "  --emit=K         tokens | ast | tir | lir | llvm | asm | obj | hsaco (default)\n"
+          "  -D NAME=VALUE    a const parameter or compile option (num_warps=8, num_stages=2, ...)\n"
+          "  -k NAME          only this kernel\n"
+          "  -I DIR           import path (repeatable)\n"
+          "  -O0 .. -O3       LLVM optimisation level (default -O3)\n"
+          "  --all-configs    one code object with every autotune config, plus OUT.json\n"
+          "  --report         resources and instruction mix per kernel; --report=json for machines\n",
+          f);
+}
+
+static int in_list(const char *s, const char *const *list)
+{
+    for (int i = 0; list[i]; i++)
+        if (strcmp(s, list[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "rkc: error: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(rkc --help lists the options)\n");
+    return EXIT_USAGE;
+}
+
+/* Value of an option given as "-X VALUE" or "-XVALUE"; advances *i. NULL when missing. */
+static const char *opt_value(int argc, char **argv, int *i, const char *flag)
+{
+    size_t n = strlen(flag);
+    if (argv[*i][n])
+        return argv[*i] + n;
+    if (*i + 1 < argc)
+        return argv[++*i];
+    return NULL;
+}
+
+static int parse_options(int argc, char **argv, Options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->target = "gfx942";
+    o->emit = "hsaco";
+    o->opt_level = 3;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            exit(0);
+        } else if (strcmp(a, "--version") == 0) {
+            printf("rkc %s (LLVM 22)\n", RK_VERSION);
+            exit(0);
+        } else if (strncmp(a, "-o", 2) == 0) {
+            o->output = opt_value(argc, argv, &i, "-o");
+            if (!o->output)
+                return bad_usage("%s needs a path", "-o");
+        } else if (strncmp(a, "--target=", 9) == 0) {
+            o->target = a + 9;
+            if (!in_list(o->target, known_targets)) {
+                fprintf(stderr, "rkc: error: unknown target '%s'; known targets: gfx942, gfx90a, gfx950, emu, sm_90\n",
+                        o->target);
+                return EXIT_USAGE;
+            }
+        } else if (strncmp(a, "--emit=", 7) == 0) {
+            o->emit = a + 7;
+            if (!in_list(o->emit, known_emits)) {
+                fprintf(stderr, "rkc: error: unknown --emit kind '%s'; known: tokens, ast, tir, lir, llvm, asm, obj, hsaco\n",
+                        o->emit);
+                return EXIT_USAGE;
+            }
+        } else if (strncmp(a, "-D", 2) == 0) {
+            const char *d = opt_value(argc, argv, &i, "-D");
+            const char *eq = d ? strchr(d, '=') : NULL;
+            if (!d || !eq || eq == d || !eq[1])
+                return bad_usage("-D needs NAME=VALUE, got '%s'", d ? d : "");
+            if (o->ndefines == (int)(sizeof o->defines / sizeof o->defines[0]))
+                return bad_usage("too many -D options (the limit is %s)", "256");
+            char *name = strndup(d, (size_t)(eq - d));
+            o->defines[o->ndefines++] = (Define){name, eq + 1};
+        } else if (strncmp(a, "-k", 2) == 0) {
+            o->kernel = opt_value(argc, argv, &i, "-k");
+            if (!o->kernel)
+                return bad_usage("%s needs a kernel name", "-k");
+        } else if (strncmp(a, "-I", 2) == 0) {
+            const char *dir = opt_value(argc, argv, &i, "-I");
+            if (!dir)
+                return bad_usage("%s needs a directory", "-I");
+            if (o->nincdirs == (int)(sizeof o->incdirs / sizeof o->incdirs[0]))
+                return bad_usage("too many -I options (the limit is %s)", "64");
+            o->incdirs[o->nincdirs++] = dir;
+        } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) {
+            o->opt_level = a[2] - '0';
+        } else if (strcmp(a, "--all-configs") == 0) {
+            o->all_configs = 1;
+        } else if (strcmp(a, "--report") == 0) {
+            o->report = "text";
+        } else if (strncmp(a, "--report=", 9) == 0) {
+            if (strcmp(a + 9, "json") != 0 && strcmp(a + 9, "text") != 0)
+                return bad_usage("--report takes 'json' or 'text', got '%s'", a + 9);
+            o->report = a + 9;
+        } else if (a[0] == '-' && a[1]) {
+            return bad_usage("unknown option '%s'", a);
+        } else if (o->input) {
+            return bad_usage("more than one input file ('%s')", a);
+        } else {
+            o->input = a;
+        }
+    }
+    if (!o->input)
+        return bad_usage("%s", "no input file");
+    return 0;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (n == cap)
+            buf = realloc(buf, cap *= 2);
+        size_t r = fread(buf + n, 1, cap - n, f);
+        if (r == 0)
+            break;
+        n += r;
+    }
+    int err = ferror(f);
+    if (f != stdin)
+        fclose(f);
+    if (err) {
+        free(buf);
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+static FILE *open_output(const Options *o, int *is_stdout)
+{
+    *is_stdout = !o->output || strcmp(o->output, "-") == 0;
+    if (*is_stdout)
+        return stdout;
+    FILE *f = fopen(o->output, "wb");
+    if (!f)
+        fprintf(stderr, "rkc: error: cannot write '%s': %s\n", o->output, strerror(errno));
+    return f;
+}
+
+static void print_diags(Arena *a, const Diags *d)
+{
+    for (int i = 0; i < d->n; i++)
+        fputs(diag_render(a, &d->items[i]), stderr);
+    if (d->max_errors && d->nerrors > d->max_errors)
+        fprintf(stderr, "rkc: %d more errors not shown\n", d->nerrors - d->max_errors);
+}
+
+static int emit_tokens(Arena *a, SrcFile *f, Diags *diags, FILE *out)
+{
+    Lexer lx;
+    lex_init(&lx, f, diags);
+    for (;;) {
+        Token t = lex_next(&lx);
+        if (t.kind == TOK_LEX_ERROR)
+            return EXIT_PROGRAM;
+        int line, col;
+        src_linecol(f, t.off, &line, &col);
+        fprintf(out, "%d:%d %s", line, col, lex_token_id(t.kind));
+        if (t.kind != TOK_EOF)
+            fprintf(out, " %.*s", (int)t.len, f->text + t.off);
+        fputc('\n', out);
+        if (t.kind == TOK_EOF)
+            return 0;
+    }
+    (void)a;
+}
+
+static int compile(const Options *o)
+{
+    size_t len = 0;
+    char *text = read_file(o->input, &len);
+    if (!text) {
+        fprintf(stderr, "rkc: error: cannot read '%s': %s\n", o->input, strerror(errno));
+        return EXIT_USAGE;
+    }
+    if (!in_list(o->emit, built_emits)) {
+        free(text);
+        fprintf(stderr, "rkc: error: --emit=%s is not built yet (this rkc reaches: tokens, ast)\n", o->emit);
+        return EXIT_USAGE;
+    }
+    Arena arena;
+    arena_init(&arena, default_allocator);
+    SrcMgr src;
+    src_init(&src, &arena);
+    Diags diags;
+    diags_init(&diags, &arena, &src);
+    StrTab strs;
+    strtab_init(&strs, &arena);
+    SrcFile *f = src_add(&src, o->input, text, len);
+    free(text);
+    int rc = 0;
+    int is_stdout = 0;
+    FILE *out = NULL;
+    if (!f) {
+        fprintf(stderr, "rkc: error: '%s' is too large (over 4 GiB)\n", o->input);
+        rc = EXIT_USAGE;
+    } else if (strcmp(o->emit, "tokens") == 0) {
+        out = open_output(o, &is_stdout);
+        rc = out ? emit_tokens(&arena, f, &diags, out) : EXIT_USAGE;
+    } else {
+        Node *m = parse_module(&arena, &strs, &diags, f);
+        if (!m) {
+            rc = EXIT_PROGRAM;
+        } else {
+            out = open_output(o, &is_stdout);
+            if (out)
+                fputs(ast_print(&arena, &src, m), out);
+            else
+                rc = EXIT_USAGE;
+        }
+    }
+    print_diags(&arena, &diags);
+    if (out && !is_stdout)
+        fclose(out);
+    arena_free(&arena);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "run") == 0) {
+        fprintf(stderr, "rkc: error: 'rkc run' is not built yet: it needs the interpreter\n");
+        return EXIT_USAGE;
+    }
+    Options o;
+    int rc = parse_options(argc, argv, &o);
+    if (rc)
+        return rc;
+    rc = compile(&o);
+    for (int i = 0; i < o.ndefines; i++)
+        free((char *)o.defines[i].name);
+    return rc;
+}
