@@ -1,0 +1,46 @@
+/* The emulator of a gfx942 workgroup on the host (device `emu`).
+ *
+ * Runs a kernel compiled for --target=emu (see emu_abi.h) over a grid: each workgroup is `block`
+ * lanes, each lane a fiber with its own stack; lanes meet at barriers and at wave operations, which
+ * execute once all the lanes involved have arrived. Workgroups are spread over host threads. Global
+ * accesses are checked against the allocations registered here; LDS is poison-filled and bounds
+ * checked. Errors come back as a message, never as a crash or an exit. */
+#ifndef RK_EMU_H
+#define RK_EMU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/emu/emu_abi.h"
+
+typedef struct EmuLaunch {
+    const char *kernel_name;
+    EmuKernelFn entry;
+    const void *kernarg;
+    uint32_t grid[3];   /* workgroups in x, y, z */
+    uint32_t block;     /* work-items per workgroup: num_warps * 64, at most 1024 */
+    uint32_t lds_bytes; /* LDS the kernel uses, at most 65536 */
+    int threads;        /* host threads; 0 = one per core */
+    double timeout_s;   /* 0 = RK_EMU_TIMEOUT from the environment, default 60 */
+} EmuLaunch;
+
+typedef enum EmuStatus {
+    EMU_OK = 0,
+    EMU_ERR_ACCESS,  /* out-of-bounds or unallocated global/LDS access */
+    EMU_ERR_ASSERT,  /* device_assert failed */
+    EMU_ERR_WAVE,    /* a wave operation reached by only some lanes of a wave, or lanes disagreeing */
+    EMU_ERR_TIMEOUT, /* ran past the timeout */
+    EMU_ERR_INVALID, /* bad launch parameters */
+    EMU_ERR_NOMEM,
+} EmuStatus;
+
+/* Runs the launch to completion. On error, writes a one-line message (kernel, workgroup, lane,
+ * address or site as relevant) into msg. */
+EmuStatus emu_launch(const EmuLaunch *launch, char *msg, size_t msglen);
+
+/* Global memory known to the emulator: accesses outside every registered range are errors.
+ * Thread-safe. */
+void emu_mem_register(const void *base, size_t bytes);
+void emu_mem_unregister(const void *base);
+
+#endif

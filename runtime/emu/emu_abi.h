@@ -1,0 +1,83 @@
+/* The contract between code compiled for --target=emu and the emulator that runs it.
+ *
+ * The emu target lowers a kernel with the gfx942 layouts, exactly as for the GPU, but for the host:
+ * every lane of a workgroup runs the compiled function as its own fiber,
+ *
+ *     void <kernel>(const void *kernarg, EmuLane *lane);
+ *
+ * where kernarg is the kernel's argument block with the same layout HIP uses (each argument at its
+ * natural alignment, in order). Whatever the GPU gets from hardware registers (lane and workgroup
+ * ids, LDS) the emu code reads from EmuLane; whatever needs the other lanes of the wave (permutes,
+ * DPP, ballots, MFMA) or of the workgroup (barriers) goes through EmuLane.fns, which suspends the
+ * lane until all the lanes involved have arrived and then executes the operation with all their
+ * operands at once. Every global and LDS access is checked first (fns->check).
+ *
+ * The field offsets below are part of the ABI: the lowering computes them from this struct with
+ * offsetof, so keep them in one place and append only. */
+#ifndef RK_EMU_ABI_H
+#define RK_EMU_ABI_H
+
+#include <stdint.h>
+
+typedef struct EmuLane EmuLane;
+
+enum {
+    EMU_WAVE = 64, /* lanes per wave, as on CDNA */
+};
+
+/* fns->check flags */
+enum {
+    EMU_ACCESS_LOAD = 1,
+    EMU_ACCESS_STORE = 2,
+    EMU_ACCESS_ATOMIC = 4,
+    EMU_ACCESS_LDS = 8, /* an LDS access (else global) */
+};
+
+/* Element kinds for fns->print. */
+enum { EMU_PRINT_I64, EMU_PRINT_U64, EMU_PRINT_F64, EMU_PRINT_BOOL, EMU_PRINT_PTR };
+
+typedef struct EmuFns {
+    /* s_barrier: waits for every lane of the workgroup. */
+    void (*barrier)(EmuLane *l);
+    /* ds_bpermute_b32: returns `value` of the lane (byte_addr / 4) % 64 of this wave. */
+    int32_t (*bpermute)(EmuLane *l, int32_t byte_addr, int32_t value);
+    /* ds_permute_b32: sends `value` to lane (byte_addr / 4) % 64; returns what this lane received
+     * (0 if nothing). */
+    int32_t (*permute)(EmuLane *l, int32_t byte_addr, int32_t value);
+    /* v_mov_b32 with DPP (llvm.amdgcn.update.dpp semantics: old, src, dpp_ctrl, row_mask, bank_mask,
+     * bound_ctrl), as documented for CDNA3. */
+    int32_t (*dpp)(EmuLane *l, int32_t old, int32_t src, int32_t dpp_ctrl, int32_t row_mask, int32_t bank_mask,
+                   int32_t bound_ctrl);
+    /* v_readlane_b32 and v_readfirstlane_b32. */
+    int32_t (*readlane)(EmuLane *l, int32_t value, int32_t lane);
+    int32_t (*readfirstlane)(EmuLane *l, int32_t value);
+    /* The wave's 64-bit mask of lanes whose pred is non-zero. */
+    uint64_t (*ballot)(EmuLane *l, int32_t pred);
+    /* One matrix instruction (op: EmuMfmaOp); a, b, c, d point to this lane's registers. */
+    void (*mfma)(EmuLane *l, int32_t op, const uint32_t *a, const uint32_t *b, const uint32_t *c, uint32_t *d);
+    /* Checks an access of `bytes` at `addr` (flags: EMU_ACCESS_*) before it happens; an access outside
+     * every allocation (global) or outside the workgroup's LDS stops the launch with an error naming
+     * the kernel, workgroup, lane, address and `site` ("file:line:col"). Does not return then. */
+    void (*check)(EmuLane *l, const void *addr, uint64_t bytes, int32_t flags, const char *site);
+    /* A failed device_assert: stops the launch with the message and site. Does not return. */
+    void (*assert_fail)(EmuLane *l, const char *msg, const char *site);
+    /* print("msg", x): one element of x, at its coordinates in the tile (rank 0 for a scalar). */
+    void (*print)(EmuLane *l, const char *msg, int32_t rank, const int32_t *coords, int32_t kind, uint64_t bits);
+    /* Called on every loop back edge: lets the emulator stop a kernel that runs past RK_EMU_TIMEOUT. */
+    void (*tick)(EmuLane *l);
+} EmuFns;
+
+struct EmuLane {
+    const EmuFns *fns;
+    char *lds;         /* this workgroup's LDS (poison-filled at workgroup start) */
+    uint32_t lane;     /* work-item id in the workgroup, 0 .. block-1 (workgroups are 1-D) */
+    uint32_t wg[3];    /* workgroup id */
+    uint32_t nwg[3];   /* grid size in workgroups */
+    uint32_t lds_size; /* bytes of LDS the kernel declared */
+    uint32_t block;    /* work-items per workgroup */
+    /* the emulator's private state follows */
+};
+
+typedef void (*EmuKernelFn)(const void *kernarg, EmuLane *lane);
+
+#endif
