@@ -38,24 +38,31 @@ static Token lex_error(Lexer *lx, const char *at, const char *msg)
     return t;
 }
 
-/* Shows one character of the source: printable ASCII and UTF-8 as themselves, the rest as \xNN. */
-static Token bad_char(Lexer *lx, const char *at)
+/* Writes one character of the source for a message: printable ASCII and a valid UTF-8 sequence as
+ * themselves, anything else as \xNN. Returns the bytes the character spans. */
+static int show_char(const char *at, const char *lim, char *buf, size_t size)
 {
     unsigned char c = (unsigned char)*at;
-    char buf[16];
     int n = 1;
-    if (c >= 0xC0) {
+    if (c >= 0xC2 && c <= 0xF4) {
         n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
         for (int i = 1; i < n; i++)
-            if (at + i >= lx->lim || ((unsigned char)at[i] & 0xC0) != 0x80)
-                n = 0;
+            if (at + i >= lim || ((unsigned char)at[i] & 0xC0) != 0x80)
+                n = 1;
     }
     if (c >= 0x21 && c < 0x7F)
-        snprintf(buf, sizeof buf, "%c", c);
+        snprintf(buf, size, "%c", c);
     else if (n > 1)
-        snprintf(buf, sizeof buf, "%.*s", n, at);
+        snprintf(buf, size, "%.*s", n, at);
     else
-        snprintf(buf, sizeof buf, "\\x%02X", c);
+        snprintf(buf, size, "\\x%02X", c);
+    return n;
+}
+
+static Token bad_char(Lexer *lx, const char *at)
+{
+    char buf[16];
+    show_char(at, lx->lim, buf, sizeof buf);
     char msg[64];
     snprintf(msg, sizeof msg, "unexpected character '%s'", buf);
     return lex_error(lx, at, msg);
@@ -124,11 +131,17 @@ Token lex_next(Lexer *lx)
         (dec "." [0-9] [0-9_]* exp?) | ("." [0-9] [0-9_]* exp?) | (dec exp)
             { if (is_idc(YYCURSOR, YYLIMIT)) goto malformed; RET(TOK_FLOAT); }
         "0" [xXbB] | (dec ("." [0-9] [0-9_]*)? [eE] [+-]?) { goto malformed; }
+        /* `1.` is not a literal (write 1.0), but `0..n` is 0, '..', n. */
+        dec "." { if (YYCURSOR < YYLIMIT && *YYCURSOR == '.') { YYCURSOR--; RET(TOK_INT); } goto malformed; }
 
         ["] ([^"\\\n] | "\\" ["\\nt])* ["] { RET(TOK_STRING); }
-        ["] ([^"\\\n] | "\\" ["\\nt])* "\\" [^"\\nt] {
-            char msg[96];
-            snprintf(msg, sizeof msg, "unknown escape sequence '%.*s' in string (known: \\\" \\\\ \\n \\t)", 2, YYCURSOR - 2);
+        ["] ([^"\\\n] | "\\" ["\\nt])* "\\" [^"\\nt\n] {
+            char c[16], msg[128];
+            show_char(YYCURSOR - 1, YYLIMIT, c, sizeof c);
+            if (c[0] == '\\')
+                snprintf(msg, sizeof msg, "unknown escape sequence in string: '\\' followed by %s (known: \\\" \\\\ \\n \\t)", c);
+            else
+                snprintf(msg, sizeof msg, "unknown escape sequence '\\%s' in string (known: \\\" \\\\ \\n \\t)", c);
             lx->cur = YYCURSOR;
             return lex_error(lx, YYCURSOR - 2, msg);
         }
@@ -187,8 +200,10 @@ Token lex_next(Lexer *lx)
             YYCURSOR++;
         lx->cur = YYCURSOR;
         {
-            char msg[96];
-            snprintf(msg, sizeof msg, "malformed number '%.*s'", (int)(YYCURSOR - tok > 40 ? 40 : YYCURSOR - tok), tok);
+            char msg[128];
+            int n = (int)(YYCURSOR - tok > 40 ? 40 : YYCURSOR - tok);
+            snprintf(msg, sizeof msg, "malformed number '%.*s'%s", n, tok,
+                     tok[n - 1] == '.' ? " (a float needs a digit after the point: 1.0)" : "");
             return lex_error(lx, tok, msg);
         }
 #undef RET

@@ -54,7 +54,7 @@ static int yy_expected_probe(int tok, void *parser);
 }
 
 %stack_overflow {
-    parse_too_deep(P);
+    parse_too_deep(P, YYSTACKDEPTH);
 }
 
 /* ---------------------------------------------------------------- module ---------------------------- */
@@ -113,8 +113,11 @@ param(R) ::= CONST IDENT(N) COLON type(Y) ASSIGN expr(E).
 
 ret(R) ::= . { R = NULL; }
 ret(R) ::= ARROW type(Y). { R = Y; }
+/* Tuple results, like tuples and tuple lets, have two or more elements and may end with a comma. */
 ret(R) ::= ARROW LPAREN(T) typelist(L) RPAREN. { R = mk(P, AST_TYPE_TUPLE, T); R->list = L->list; }
-typelist(R) ::= type(Y). { R = mk_list(P); ast_push(P->arena, &R->list, Y); }
+ret(R) ::= ARROW LPAREN(T) typelist(L) COMMA RPAREN. { R = mk(P, AST_TYPE_TUPLE, T); R->list = L->list; }
+typelist(R) ::= type(X) COMMA type(Y).
+                { R = mk_list(P); ast_push(P->arena, &R->list, X); ast_push(P->arena, &R->list, Y); }
 typelist(R) ::= typelist(L) COMMA type(Y). { ast_push(P->arena, &L->list, Y); R = L; }
 
 type(R) ::= IDENT(N). { R = mk(P, AST_TYPE_NAME, N); R->name = ident(P, N); }
@@ -136,6 +139,8 @@ stmts(R) ::= stmts(L) stmt(S). { ast_push(P->arena, &L->list, S); R = L; }
 stmt(R) ::= LET(T) IDENT(N) ASSIGN expr(E) SEMI. { R = mk(P, AST_LET, T); R->name = ident(P, N); R->a = E; }
 stmt(R) ::= VAR(T) IDENT(N) ASSIGN expr(E) SEMI. { R = mk(P, AST_VAR, T); R->name = ident(P, N); R->a = E; }
 stmt(R) ::= LET(T) LPAREN namelist(L) RPAREN ASSIGN expr(E) SEMI.
+            { R = mk(P, AST_LET_TUPLE, T); R->list = L->list; R->a = E; }
+stmt(R) ::= LET(T) LPAREN namelist(L) COMMA RPAREN ASSIGN expr(E) SEMI.
             { R = mk(P, AST_LET_TUPLE, T); R->list = L->list; R->a = E; }
 stmt(R) ::= IDENT(N) assignop(O) expr(E) SEMI.
             { R = mk(P, AST_ASSIGN, O); R->name = ident(P, N); R->op = O.kind; R->a = E; R->loc = loc_of(P, N); }
@@ -160,7 +165,8 @@ ifstmt(R) ::= IF(T) expr(C) block(B). { R = mk(P, AST_IF, T); R->a = C; R->b = B
 ifstmt(R) ::= IF(T) expr(C) block(B) ELSE block(E). { R = mk(P, AST_IF, T); R->a = C; R->b = B; R->c = E; }
 ifstmt(R) ::= IF(T) expr(C) block(B) ELSE ifstmt(E). { R = mk(P, AST_IF, T); R->a = C; R->b = B; R->c = E; }
 
-namelist(R) ::= IDENT(N). { R = mk_list(P); ast_push(P->arena, &R->list, mk_name(P, N)); }
+namelist(R) ::= IDENT(A) COMMA IDENT(B).
+                { R = mk_list(P); ast_push(P->arena, &R->list, mk_name(P, A)); ast_push(P->arena, &R->list, mk_name(P, B)); }
 namelist(R) ::= namelist(L) COMMA IDENT(N). { ast_push(P->arena, &L->list, mk_name(P, N)); R = L; }
 
 assignop(R) ::= ASSIGN(T). { R = T; }
@@ -205,10 +211,9 @@ expr(R) ::= expr(F) LPAREN args(L) RPAREN.
 expr(R) ::= expr(X) LBRACKET(T) indexlist(L) RBRACKET.
             { R = mk(P, AST_INDEX, T); R->a = X; R->list = L->list; set_depth_list(P, R, X, &L->list); }
 expr(R) ::= LPAREN expr(E) RPAREN. { R = E; set_depth(P, R, E, NULL); }
-expr(R) ::= LPAREN(T) expr(E) COMMA exprlist0(L) RPAREN.
-            { R = mk(P, AST_TUPLE, T); ast_push(P->arena, &R->list, E);
-              for (int i = 0; i < L->list.n; i++) ast_push(P->arena, &R->list, L->list.items[i]);
-              set_depth_list(P, R, E, &L->list); }
+/* A tuple has two or more elements: `(a,)` is not one. */
+expr(R) ::= LPAREN(T) expr(E) COMMA exprlist(L) RPAREN. { R = mk_tuple(P, T, E, L); }
+expr(R) ::= LPAREN(T) expr(E) COMMA exprlist(L) COMMA RPAREN. { R = mk_tuple(P, T, E, L); }
 expr(R) ::= LBRACKET(T) exprlist0(L) RBRACKET. { R = mk(P, AST_LIST, T); R->list = L->list; set_depth_list(P, R, NULL, &L->list); }
 expr(R) ::= INT(T). { R = mk_int(P, T); }
 expr(R) ::= FLOAT(T). { R = mk_float(P, T); }
@@ -222,7 +227,7 @@ expr(R) ::= IDENT(N). { R = mk_name(P, N); }
 
 exprlist(R) ::= expr(E). { R = mk_list(P); ast_push(P->arena, &R->list, E); }
 exprlist(R) ::= exprlist(L) COMMA expr(E). { ast_push(P->arena, &L->list, E); R = L; }
-/* Lists and tuples may be empty (lists only) and may end with a comma. */
+/* Lists may be empty and may end with a comma. */
 exprlist0(R) ::= . { R = mk_list(P); }
 exprlist0(R) ::= exprlist(L). { R = L; }
 exprlist0(R) ::= exprlist(L) COMMA. { R = L; }

@@ -6,6 +6,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "compiler/front/lex.h"
@@ -99,15 +100,28 @@ static void put_quoted(Buf *b, const char *s, int n)
     buf_put(b, "\"", 1);
 }
 
-static void print_node(Buf *b, SrcMgr *src, const Node *n, int indent, const char *role);
-
-static void print_child(Buf *b, SrcMgr *src, const Node *n, int indent, const char *role)
+/* A number's value after its spelling when the two differ (`Int 0x1F = 31`, `Float .5 = 0.5`): the
+ * tests see what the literal converted to. Floats print in the shortest form that reads back exactly. */
+static void print_value(Buf *b, const Node *n)
 {
-    if (n)
-        print_node(b, src, n, indent, role);
+    char v[64];
+    if (n->kind == AST_INT) {
+        snprintf(v, sizeof v, "%llu", (unsigned long long)n->lit.i);
+    } else {
+        for (int prec = 1; prec <= 17; prec++) {
+            snprintf(v, sizeof v, "%.*g", prec, n->lit.f);
+            if (strtod(v, NULL) == n->lit.f)
+                break;
+        }
+        if (strchr(v, 'e') && n->lit.f < 1e16 && n->lit.f > -1e16 && n->lit.f == (double)(int64_t)n->lit.f)
+            snprintf(v, sizeof v, "%.0f", n->lit.f); /* 25000, not 2.5e+04 */
+    }
+    if (strcmp(v, n->str) != 0)
+        buf_printf(b, " = %s", v);
 }
 
-static void print_node(Buf *b, SrcMgr *src, const Node *n, int indent, const char *role)
+/* One line: indentation, role, kind, fields, flags and line:col. */
+static void print_line(Buf *b, SrcMgr *src, const Node *n, int indent, const char *role)
 {
     for (int i = 0; i < indent; i++)
         buf_put(b, "  ", 2);
@@ -118,6 +132,7 @@ static void print_node(Buf *b, SrcMgr *src, const Node *n, int indent, const cha
     case AST_INT:
     case AST_FLOAT:
         buf_printf(b, " %s", n->str);
+        print_value(b, n);
         break;
     case AST_BOOL:
         buf_printf(b, " %s", n->lit.i ? "true" : "false");
@@ -150,66 +165,103 @@ static void print_node(Buf *b, SrcMgr *src, const Node *n, int indent, const cha
         buf_printf(b, " <%d:%d>", line, col);
     }
     buf_put(b, "\n", 1);
-    int in = indent + 1;
+}
+
+/* A node's children in print order, as up to six segments: one child with its role, or a list. */
+typedef struct Seg {
+    const Node *one;
+    const char *role;
+    const NodeList *list;
+} Seg;
+
+static int segments(const Node *n, Seg *s)
+{
+    int k = 0;
+#define ONE(x, r) (s[k++] = (Seg){(x), (r), NULL})
+#define LIST(l) (s[k++] = (Seg){NULL, NULL, &(l)})
     switch (n->kind) {
     case AST_CAST:
-        print_child(b, src, n->a, in, NULL);
-        print_child(b, src, n->b, in, "type");
-        return;
+        ONE(n->a, NULL), ONE(n->b, "type");
+        break;
     case AST_CALL:
-        print_child(b, src, n->a, in, "callee");
+        ONE(n->a, "callee"), LIST(n->list);
         break;
     case AST_IF:
-        print_child(b, src, n->a, in, "cond");
-        print_child(b, src, n->b, in, "then");
-        print_child(b, src, n->c, in, "else");
-        return;
+        ONE(n->a, "cond"), ONE(n->b, "then"), ONE(n->c, "else");
+        break;
     case AST_FOR:
-        print_child(b, src, n->a, in, "from");
-        print_child(b, src, n->b, in, "to");
-        print_child(b, src, n->c, in, "step");
-        print_child(b, src, n->d, in, "body");
-        return;
+        ONE(n->a, "from"), ONE(n->b, "to"), ONE(n->c, "step"), ONE(n->d, "body");
+        break;
     case AST_WHILE:
-        print_child(b, src, n->a, in, "cond");
-        print_child(b, src, n->b, in, "body");
-        return;
+        ONE(n->a, "cond"), ONE(n->b, "body");
+        break;
+    case AST_LET_TUPLE:
+        LIST(n->list), ONE(n->a, "value");
+        break;
     case AST_CONST:
-        print_child(b, src, n->b, in, "type");
-        print_child(b, src, n->a, in, "value");
-        return;
+        ONE(n->b, "type"), ONE(n->a, "value");
+        break;
     case AST_PARAM:
-        print_child(b, src, n->a, in, "type");
-        print_child(b, src, n->b, in, "default");
-        return;
+        ONE(n->a, "type"), ONE(n->b, "default");
+        break;
     case AST_FN:
-        for (int i = 0; i < n->list.n; i++)
-            print_node(b, src, n->list.items[i], in, NULL);
-        print_child(b, src, n->a, in, "returns");
-        print_child(b, src, n->b, in, "body");
-        return;
+        LIST(n->list), ONE(n->a, "returns"), ONE(n->b, "body");
+        break;
     case AST_KERNEL:
-        for (int i = 0; i < n->list2.n; i++)
-            print_node(b, src, n->list2.items[i], in, NULL);
-        for (int i = 0; i < n->list.n; i++)
-            print_node(b, src, n->list.items[i], in, NULL);
-        print_child(b, src, n->b, in, "body");
-        return;
+        LIST(n->list2), LIST(n->list), ONE(n->b, "body");
+        break;
     default:
-        print_child(b, src, n->a, in, NULL);
-        print_child(b, src, n->b, in, NULL);
-        print_child(b, src, n->c, in, NULL);
-        print_child(b, src, n->d, in, NULL);
+        ONE(n->a, NULL), ONE(n->b, NULL), ONE(n->c, NULL), ONE(n->d, NULL), LIST(n->list);
         break;
     }
-    for (int i = 0; i < n->list.n; i++)
-        print_node(b, src, n->list.items[i], in, NULL);
+#undef ONE
+#undef LIST
+    return k;
+}
+
+/* Depth-first with an explicit stack, so that printing never recurses however deep the tree is. */
+typedef struct Item {
+    const Node *n;
+    int indent;
+    const char *role;
+} Item;
+
+typedef struct Stack {
+    Arena *a;
+    Item *items;
+    size_t n, cap;
+} Stack;
+
+static void push(Stack *st, const Node *n, int indent, const char *role)
+{
+    if (!n)
+        return;
+    if (st->n == st->cap) {
+        size_t cap = st->cap ? st->cap * 2 : 256;
+        st->items = arena_realloc(st->a, st->items, sizeof(Item) * st->cap, sizeof(Item) * cap);
+        st->cap = cap;
+    }
+    st->items[st->n++] = (Item){n, indent, role};
 }
 
 char *ast_print(Arena *a, SrcMgr *src, const Node *module)
 {
     Buf b = {a, NULL, 0, 0};
     buf_put(&b, "", 0);
-    print_node(&b, src, module, 0, NULL);
+    Stack st = {a, NULL, 0, 0};
+    push(&st, module, 0, NULL);
+    while (st.n) {
+        Item it = st.items[--st.n];
+        print_line(&b, src, it.n, it.indent, it.role);
+        Seg seg[6];
+        int ns = segments(it.n, seg);
+        for (int i = ns - 1; i >= 0; i--) {
+            if (seg[i].list)
+                for (int j = seg[i].list->n - 1; j >= 0; j--)
+                    push(&st, seg[i].list->items[j], it.indent + 1, NULL);
+            else
+                push(&st, seg[i].one, it.indent + 1, seg[i].role);
+        }
+    }
     return b.p;
 }

@@ -28,9 +28,11 @@ void parse_fail_depth(Parser *P, Node *n)
     fail(P, n->loc, "expression nested too deeply (more than %d levels)", PARSE_MAX_EXPR_DEPTH);
 }
 
-void parse_too_deep(Parser *P)
+/* Lemon's stack is full: what is left after the limits of check_nesting, such as a very long chain of
+ * `else if` or of '*' in a type. */
+void parse_too_deep(Parser *P, int stack_depth)
 {
-    fail(P, loc_make(P->file->id, 0), "program nested too deeply for the parser");
+    fail(P, loc_of(P, P->tok), "program nested too deeply (the parser's stack of %d entries is full)", stack_depth);
 }
 
 /* Copies a literal's spelling without '_' separators. */
@@ -83,6 +85,8 @@ Node *mk_float(Parser *P, Token t)
         n->lit.f = __builtin_nan("");
     else
         n->lit.f = strtod(digits(P, t), NULL);
+    if (t.kind == TOK_FLOAT && n->lit.f == __builtin_inf())
+        fail(P, n->loc, "float literal '%s' is too large (the largest is about 1.8e308)", n->str);
     return n;
 }
 
@@ -110,13 +114,24 @@ void set_string(Parser *P, Node *n, Token t)
 /* Token groups that read better as one word in "expected ..." messages. */
 static const int expr_start[] = {TOK_IDENT, TOK_INT,   TOK_FLOAT, TOK_STRING, TOK_LPAREN, TOK_LBRACKET, TOK_MINUS,
                                  TOK_BANG,  TOK_TILDE, TOK_TRUE,  TOK_FALSE,  TOK_NONE,   TOK_INF,      TOK_NAN, 0};
-static const int stmt_start[] = {TOK_LET,   TOK_VAR,      TOK_IF,     TOK_FOR, TOK_STATIC,
-                                 TOK_WHILE, TOK_CONTINUE, TOK_RETURN, TOK_BREAK, 0};
+static const int stmt_start[] = {TOK_LET,   TOK_VAR,      TOK_IF,     TOK_FOR,   TOK_STATIC,
+                                 TOK_WHILE, TOK_CONTINUE, TOK_RETURN, TOK_BREAK, TOK_LBRACE, 0};
 static const int item_start[] = {TOK_IMPORT, TOK_CONST, TOK_FN, TOK_KERNEL, TOK_AT, 0};
+static const int type_start[] = {TOK_IDENT, TOK_STAR, 0};
 static const int operators[] = {TOK_OROR, TOK_ANDAND, TOK_PIPE, TOK_CARET,   TOK_AMP,  TOK_EQ,     TOK_NE,
                                 TOK_LT,   TOK_LE,     TOK_GT,   TOK_GE,      TOK_SHL,  TOK_SHR,    TOK_PLUS,
                                 TOK_MINUS, TOK_STAR,  TOK_SLASH, TOK_PERCENT, TOK_AS,  TOK_LPAREN, TOK_LBRACKET, 0};
 static const int comparisons[] = {TOK_LT, TOK_LE, TOK_GT, TOK_GE, TOK_EQ, TOK_NE, 0};
+static const int assignments[] = {TOK_ASSIGN,  TOK_PLUSEQ, TOK_MINUSEQ, TOK_STAREQ, TOK_SLASHEQ, TOK_PERCENTEQ,
+                                  TOK_AMPEQ,   TOK_PIPEEQ, TOK_CARETEQ, TOK_SHLEQ,  TOK_SHREQ,   0};
+
+static int in_group(int tok, const int *g)
+{
+    for (int i = 0; g[i]; i++)
+        if (g[i] == tok)
+            return 1;
+    return 0;
+}
 
 static int group_in(const char *ok, const int *g)
 {
@@ -132,18 +147,27 @@ static void group_clear(char *ok, const int *g)
         ok[g[i]] = 0;
 }
 
-void parse_syntax_error(Parser *P, int major, const Token *minor, void *engine, int (*probe)(int, void *))
+/* A token kind as the object of "expected": with an article where it names a class of tokens. */
+static const char *expected_name(int t)
 {
-    char ok[256] = {0};
-    int ntok = 0;
-    for (int t = 1; t < 256; t++) {
-        int r = probe(t, engine);
-        if (r < 0)
-            break;
-        ok[t] = (char)r;
-        ntok = t + 1;
+    switch (t) {
+    case TOK_IDENT:
+        return "an identifier";
+    case TOK_INT:
+        return "an integer literal";
+    case TOK_FLOAT:
+        return "a float literal";
+    case TOK_STRING:
+        return "a string literal";
+    default:
+        return lex_token_name(t);
     }
-    const char *words[40];
+}
+
+/* "expected a statement, ')' or an operator": the tokens lemon would accept, grouped into words. */
+static void expected_words(char *ok, int ntok, char *out, size_t size)
+{
+    const char *words[16];
     int nw = 0;
     if (group_in(ok, item_start)) {
         group_clear(ok, item_start);
@@ -158,63 +182,217 @@ void parse_syntax_error(Parser *P, int major, const Token *minor, void *engine, 
         group_clear(ok, expr_start);
         words[nw++] = "an expression";
     }
+    /* Outside expressions, an identifier or '*' starts a type (`*` is never a prefix operator). */
+    if (group_in(ok, type_start) && !ok[TOK_MINUS]) {
+        group_clear(ok, type_start);
+        words[nw++] = "a type";
+    }
     /* After an expression, almost any binary operator may follow: say so in a word. Comparisons are
      * left out of that test because they are refused after a comparison (they do not chain). */
-    int chained = 0;
-    for (int i = 0; comparisons[i]; i++)
-        chained |= major == comparisons[i];
-    int ops_ok = 1;
-    for (int i = 0; operators[i]; i++) {
-        int is_cmp = 0;
-        for (int j = 0; comparisons[j]; j++)
-            is_cmp |= operators[i] == comparisons[j];
-        if (!is_cmp && !ok[operators[i]])
-            ops_ok = 0;
-    }
-    int operator_word = 0;
-    if (ops_ok) {
+    int operator_word = 1;
+    for (int i = 0; operators[i]; i++)
+        if (!in_group(operators[i], comparisons) && !ok[operators[i]])
+            operator_word = 0;
+    if (operator_word)
         group_clear(ok, operators);
-        operator_word = 1;
-    }
+    int assign_word = group_in(ok, assignments);
+    if (assign_word)
+        group_clear(ok, assignments);
     int extra = 0;
     for (int t = 1; t < ntok; t++)
         if (ok[t]) {
             if (nw < 8)
-                words[nw++] = lex_token_name(t);
+                words[nw++] = expected_name(t);
             else
                 extra++;
         }
-    if (operator_word && nw < 8)
+    if (operator_word)
         words[nw++] = "an operator";
-    char expected[512];
-    int k = 0;
-    expected[0] = 0;
-    for (int i = 0; i < nw && k < (int)sizeof expected - 64; i++)
-        k += snprintf(expected + k, sizeof expected - (size_t)k, "%s%s", i == 0 ? "" : i == nw - 1 && !extra ? " or " : ", ",
-                      words[i]);
-    if (extra)
-        snprintf(expected + k, sizeof expected - (size_t)k, " or %d more", extra);
+    if (assign_word)
+        words[nw++] = "an assignment";
+    size_t k = 0;
+    out[0] = 0;
+    for (int i = 0; i < nw && k + 64 < size; i++)
+        k += (size_t)snprintf(out + k, size - k, "%s%s", i == 0 ? "" : i == nw - 1 && !extra ? " or " : ", ",
+                              words[i]);
+    if (extra && k + 32 < size)
+        snprintf(out + k, size - k, " or %d more", extra);
+}
 
+static void token_text(Parser *P, int kind, const Token *t, char *out, size_t size)
+{
+    if (kind == TOK_EOF)
+        snprintf(out, size, "end of file");
+    else if (kind == TOK_IDENT || kind == TOK_INT || kind == TOK_FLOAT)
+        snprintf(out, size, "%s '%.*s'", lex_token_name(kind), t->len > 40 ? 40 : (int)t->len, P->file->text + t->off);
+    else
+        snprintf(out, size, "%s", lex_token_name(kind));
+}
+
+static int line_of(Parser *P, uint32_t off)
+{
+    int line, col;
+    src_linecol(P->file, off, &line, &col);
+    return line;
+}
+
+/* The first syntax error: the unexpected token and what could have come instead, or, for the mistakes
+ * that the bare token sets explain badly, a message that names the mistake. */
+void parse_syntax_error(Parser *P, int major, const Token *minor, void *engine, int (*probe)(int, void *))
+{
+    char ok[256] = {0};
+    int ntok = 0;
+    for (int t = 1; t < 256; t++) {
+        int r = probe(t, engine);
+        if (r < 0)
+            break;
+        ok[t] = (char)r;
+        ntok = t + 1;
+    }
     Loc loc = loc_make(P->file->id, minor->off);
     char got[96];
-    if (major == TOK_EOF)
-        snprintf(got, sizeof got, "end of file");
-    else if (major == TOK_IDENT || major == TOK_INT || major == TOK_FLOAT)
-        snprintf(got, sizeof got, "%s '%.*s'", lex_token_name(major), minor->len > 40 ? 40 : (int)minor->len,
-                 P->file->text + minor->off);
-    else
-        snprintf(got, sizeof got, "%s", lex_token_name(major));
-    if (chained && operator_word)
+    token_text(P, major, minor, got, sizeof got);
+    int prev = P->prev.kind;
+
+    if (in_group(major, comparisons) && ok[TOK_PLUS] && ok[TOK_AS]) {
         fail(P, loc, "unexpected %s; comparisons do not chain: write (a < b) & (b < c)", got);
-    else if (nw)
-        fail(P, loc, "unexpected %s; expected %s", got, expected);
+        return;
+    }
+    if (ok[TOK_KERNEL] && !ok[TOK_FN]) {
+        fail(P, loc, "unexpected %s after an attribute; attributes go only before 'kernel'", got);
+        return;
+    }
+    if (major == TOK_COLON && prev == TOK_IDENT && P->prev2_kind == TOK_LBRACE && ok[TOK_PLUSEQ]) {
+        fail(P, loc, "unexpected ':'; a '{' that starts a statement opens a block (dict literals appear only in "
+                     "attribute arguments)");
+        return;
+    }
+    if (major == TOK_LBRACE && ok[TOK_IDENT] && ok[TOK_MINUS] &&
+        (prev == TOK_COMMA || prev == TOK_LPAREN || prev == TOK_LBRACKET || in_group(prev, assignments))) {
+        fail(P, loc, "unexpected '{'; expected an expression (dict literals appear only in attribute arguments)");
+        return;
+    }
+    if (in_group(major, stmt_start) && major != TOK_LBRACE && ok[TOK_FN]) {
+        fail(P, loc, "unexpected %s at the top level; statements go inside a fn or kernel body", got);
+        return;
+    }
+    if (in_group(major, assignments) && !ok[major] && ok[TOK_SEMI] && (prev == TOK_RBRACKET || prev == TOK_RPAREN)) {
+        fail(P, loc, "unexpected %s; only a variable can be assigned to", got);
+        return;
+    }
+    if (major == TOK_RPAREN && prev == TOK_COMMA && ok[TOK_MINUS] && !ok[TOK_RPAREN]) {
+        fail(P, loc, "unexpected ')'; expected an expression (a tuple has two or more elements)");
+        return;
+    }
+    if (prev == TOK_AS && !ok[TOK_MINUS]) {
+        fail(P, loc, "unexpected %s; 'as' takes a scalar or pointer type (f32, *f16)", got);
+        return;
+    }
+    /* A statement that ends at the end of a line without its ';': point there, not at the next line. */
+    if (ok[TOK_SEMI] && major != TOK_EOF && P->prev.len && line_of(P, minor->off) > line_of(P, P->prev.off)) {
+        Loc end = loc_make(P->file->id, P->prev.off + P->prev.len);
+        fail(P, end, "missing ';' at the end of the line (the next line starts with %s)", got);
+        return;
+    }
+
+    /* The end of the file is shown where the last token ends, not on an empty last line. */
+    if (major == TOK_EOF && P->prev.len)
+        loc = loc_make(P->file->id, P->prev.off + P->prev.len);
+    char expected[512];
+    expected_words(ok, ntok, expected, sizeof expected);
+    char open[96] = "";
+    if (major == TOK_EOF && P->nopen > 0 && P->nopen <= PARSE_MAX_NESTING) {
+        const Token *o = &P->open[P->nopen - 1];
+        int line, col;
+        src_linecol(P->file, o->off, &line, &col);
+        snprintf(open, sizeof open, " (the %s at %d:%d is not closed)", lex_token_name(o->kind), line, col);
+    }
+    if (expected[0])
+        fail(P, loc, "unexpected %s; expected %s%s", got, expected, open);
     else
-        fail(P, loc, "unexpected %s", got);
+        fail(P, loc, "unexpected %s%s", got, open);
+}
+
+/* Token-level limits, checked before lemon sees the token. Brackets open at once are counted (and
+ * remembered, for "not closed" notes); so are runs of '-', '!' and '~': a run of n of them holds at
+ * least n - 1 prefix operators over an operand, an expression at least n deep. Without these checks
+ * such input would only meet lemon's stack limit, far later and with a vaguer message. */
+static int check_nesting(Parser *P, Token t)
+{
+    switch (t.kind) {
+    case TOK_LPAREN:
+    case TOK_LBRACKET:
+    case TOK_LBRACE:
+        if (P->nopen == PARSE_MAX_NESTING) {
+            fail(P, loc_of(P, t), "brackets nested too deeply (more than %d '(', '[' and '{' open at once)",
+                 PARSE_MAX_NESTING);
+            return 0;
+        }
+        P->open[P->nopen++] = t;
+        break;
+    case TOK_RPAREN:
+    case TOK_RBRACKET:
+    case TOK_RBRACE:
+        if (P->nopen > 0)
+            P->nopen--;
+        break;
+    default:
+        break;
+    }
+    if (t.kind == TOK_MINUS || t.kind == TOK_BANG || t.kind == TOK_TILDE) {
+        if (++P->unary_run > PARSE_MAX_EXPR_DEPTH) {
+            fail(P, loc_of(P, t), "expression nested too deeply (more than %d levels)", PARSE_MAX_EXPR_DEPTH);
+            return 0;
+        }
+    } else {
+        P->unary_run = 0;
+    }
+    return 1;
+}
+
+/* The whole tree at most PARSE_MAX_DEPTH deep. Expressions are bounded as they are built; what nests
+ * without brackets otherwise (a chain of `else if`, '*' in a type) is caught here, by a walk with an
+ * explicit stack so that the check itself cannot overflow. */
+static void check_depth(Parser *P, Node *root)
+{
+    typedef struct {
+        Node *n;
+        int depth;
+    } Item;
+    size_t n = 0, cap = 256;
+    Item *st = arena_alloc(P->arena, sizeof(Item) * cap);
+    st[n++] = (Item){root, 1};
+    while (n) {
+        Item it = st[--n];
+        if (it.depth > PARSE_MAX_DEPTH) {
+            fail(P, it.n->loc, "program nested too deeply (more than %d levels)", PARSE_MAX_DEPTH);
+            return;
+        }
+        Node *kids[4] = {it.n->a, it.n->b, it.n->c, it.n->d};
+        size_t need = n + 4 + (size_t)it.n->list.n + (size_t)it.n->list2.n;
+        if (need > cap) {
+            size_t ncap = cap * 2 > need ? cap * 2 : need;
+            st = arena_realloc(P->arena, st, sizeof(Item) * cap, sizeof(Item) * ncap);
+            cap = ncap;
+        }
+        for (int i = 0; i < 4; i++)
+            if (kids[i])
+                st[n++] = (Item){kids[i], it.depth + 1};
+        for (int i = 0; i < it.n->list.n; i++)
+            st[n++] = (Item){it.n->list.items[i], it.depth + 1};
+        for (int i = 0; i < it.n->list2.n; i++)
+            st[n++] = (Item){it.n->list2.items[i], it.depth + 1};
+    }
 }
 
 Node *parse_module(Arena *a, StrTab *strs, Diags *diags, SrcFile *f)
 {
-    Parser P = {a, strs, diags, f, NULL, 0, NULL, 0};
+    Parser P;
+    memset(&P, 0, sizeof P);
+    P.arena = a;
+    P.strs = strs;
+    P.diags = diags;
+    P.file = f;
     P.module = ast_new(a, AST_MODULE, loc_make(f->id, 0));
     void *engine = arena_alloc(a, parse_engine_size());
     ParseInit(engine);
@@ -226,11 +404,18 @@ Node *parse_module(Arena *a, StrTab *strs, Diags *diags, SrcFile *f)
             P.failed = 1;
             break;
         }
+        if (!check_nesting(&P, t))
+            break;
+        P.tok = t;
         parse_snapshot(engine, &P);
         Parse(engine, t.kind, t, &P);
         if (P.failed || t.kind == TOK_EOF)
             break;
+        P.prev2_kind = P.prev.kind;
+        P.prev = t;
     }
     ParseFinalize(engine);
+    if (!P.failed)
+        check_depth(&P, P.module);
     return P.failed ? NULL : P.module;
 }

@@ -19,6 +19,11 @@ typedef struct Parser {
     int failed;
     unsigned short *snap; /* lemon's state stack before the current token (parse_snapshot) */
     int snap_top;
+    Token tok, prev;      /* the token being parsed and the one before it */
+    int prev2_kind;       /* the kind of the token before prev */
+    int unary_run;        /* consecutive '-', '!', '~' tokens up to tok */
+    int nopen;            /* brackets open before tok; the innermost PARSE_MAX_NESTING are in open[] */
+    Token open[PARSE_MAX_NESTING];
 } Parser;
 
 static inline Loc loc_of(Parser *P, Token t)
@@ -99,11 +104,21 @@ static inline Node *mk_un(Parser *P, Token op, Node *a)
     return n;
 }
 
+static inline Node *mk_tuple(Parser *P, Token t, Node *first, Node *rest)
+{
+    Node *n = mk(P, AST_TUPLE, t);
+    ast_push(P->arena, &n->list, first);
+    for (int i = 0; i < rest->list.n; i++)
+        ast_push(P->arena, &n->list, rest->list.items[i]);
+    set_depth_list(P, n, NULL, &n->list);
+    return n;
+}
+
 Node *mk_int(Parser *P, Token t);
 Node *mk_float(Parser *P, Token t);
 void set_string(Parser *P, Node *n, Token t);
 void parse_syntax_error(Parser *P, int major, const Token *minor, void *engine, int (*probe)(int, void *));
 void parse_snapshot(void *engine, Parser *P);
-void parse_too_deep(Parser *P);
+void parse_too_deep(Parser *P, int stack_depth);
 
 #endif

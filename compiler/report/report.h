@@ -3,7 +3,27 @@
  * Resources come from the AMDGPU metadata note (code object v5 msgpack: .vgpr_count, .agpr_count,
  * .sgpr_count, .group_segment_fixed_size, .private_segment_fixed_size, spill counts, ...); the
  * instruction mix from disassembling each kernel's code with LLVM's disassembler. Occupancy follows
- * AMD's documented procedure for CDNA3 (see ../shared/background/rocm-kernel-optimization.md). */
+ * AMD's documented procedure for CDNA3 (see ../shared/background/rocm-kernel-optimization.md),
+ * with per-CPU limits (report_occupancy.c holds the table and its sources).
+ *
+ * What is counted, and how (report_isa.c):
+ *   instructions  every instruction from the kernel symbol's st_value to st_value + st_size (the
+ *                 alignment padding after s_endpgm is outside the symbol and not counted); an
+ *                 undecodable word counts as one instruction.
+ *   mfma          mnemonics v_mfma_* and v_smfmac_*, by mnemonic as LLVM prints it.
+ *   memory        global_, buffer_, flat_ and scratch_ load and store (not atomics), and LDS reads
+ *                 (ds_read*, ds_load*) and writes (ds_write*, ds_store*; not ds atomics, permutes or
+ *                 swizzles), by the bits
+ *                 each lane moves: byte/ubyte/sbyte/u8/i8/b8 = 8, short/ushort/sshort/u16/i16/b16/d16
+ *                 = 16, dword/b32 = 32, dwordx2/b64 = 64, dwordx3/b96 = 96, dwordx4/b128 = 128,
+ *                 format_x/xy/xyz/xyzw = 32 per component (16 with d16). The two-address LDS forms
+ *                 (ds_read2*, ds_write2*, ds_load_2addr*, ds_store_2addr*) move two elements per lane:
+ *                 ds_read2_b32 counts as 64, ds_read2_b64 as 128. Widths outside the six classes
+ *                 (format_d16_xyz = 48) are not counted.
+ *   s_waitcnt     every s_waitcnt* (s_waitcnt, s_waitcnt_vmcnt, s_waitcnt_lgkmcnt, ...) and the gfx12
+ *                 s_wait_*cnt forms.
+ *   main loop     the instructions from the target of the backward branch (s_branch, s_cbranch_*)
+ *                 that spans the most instructions, to that branch, inclusive. */
 #ifndef RK_REPORT_H
 #define RK_REPORT_H
 
@@ -24,19 +44,26 @@ typedef struct MfmaCount {
 
 typedef struct KernelReport {
     const char *name;
-    int vgprs, agprs, sgprs;
+    int vgprs, agprs;   /* architectural VGPRs and AGPRs (accumulation registers) */
+    int vgprs_total;    /* .vgpr_count: the unified file on gfx90a+, alignTo(vgprs, 4) + agprs */
+    int sgprs;          /* .sgpr_count: includes VCC, FLAT_SCRATCH and XNACK_MASK when reserved */
     int lds_bytes, scratch_bytes;
     int vgpr_spills, sgpr_spills;
     int workgroup_size;  /* .max_flat_workgroup_size */
-    int waves_per_simd;  /* occupancy: waves per SIMD */
-    const char *limiter; /* "vgprs", "lds", "workgroup" (waves per workgroup) or "max waves" */
+    int wave_size;       /* .wavefront_size */
+    int waves_per_simd;  /* occupancy: waves per SIMD; -1 where there is no model for the CPU */
+    const char *limiter; /* "vgprs", "sgprs", "lds", "workgroup" (whole workgroups), "max waves",
+                            or "unknown target" */
     /* instruction mix */
     int instructions;
     int mfma_total;
-    MfmaCount mfma[REPORT_MAX_MFMA_SHAPES];
+    MfmaCount mfma[REPORT_MAX_MFMA_SHAPES]; /* sorted by mnemonic; shapes beyond the 16th count
+                                               only in mfma_total */
     int nmfma;
     int global_loads[NWIDTHS], global_stores[NWIDTHS];
     int buffer_loads[NWIDTHS], buffer_stores[NWIDTHS];
+    int flat_loads[NWIDTHS], flat_stores[NWIDTHS];
+    int scratch_loads[NWIDTHS], scratch_stores[NWIDTHS];
     int lds_reads[NWIDTHS], lds_writes[NWIDTHS];
     int waitcnt;
     int loop_instructions; /* instructions inside the largest loop (backward branch), 0 if none */
@@ -49,12 +76,24 @@ typedef struct CodeReport {
 } CodeReport;
 
 /* Reads an AMDGPU code object (the linked .hsaco, ELF64). Returns 0, or -1 with a message in *err
- * (allocated in the arena) when the bytes are not a code object it can read. */
+ * (allocated in the arena) when the bytes are not a code object it can read. Any byte string is
+ * safe to pass. Thread-safe: each call makes its own disassembler (0.1-0.3 ms), used for all of
+ * its kernels; disassembly costs about 1.5 us an instruction. */
 int report_code_object(Arena *a, const void *elf, size_t size, CodeReport *out, const char **err);
 /* The report as text (the `rkc --report` format) and as JSON (`--report=json`). */
 char *report_text(Arena *a, const CodeReport *r);
 char *report_json(Arena *a, const CodeReport *r);
-/* CDNA3 occupancy: waves per SIMD for a kernel, and what limits it. */
+/* Occupancy on `cpu`: waves per SIMD for a kernel, and what limits it (a static string). 0 when a
+ * workgroup does not fit on a CU at all; -1, with limiter "unknown target", for a CPU without a
+ * model (only gfx90a, gfx940/941/942, gfx950 and gfx9-4-generic have one). sgprs <= 0: not a limit. */
+int report_occupancy_for(const char *cpu, int vgprs_total, int sgprs, int lds_bytes,
+                         int workgroup_size, const char **limiter);
+/* CDNA3 (gfx942) occupancy: report_occupancy_for("gfx942", vgprs_total, 0, ...). */
 int report_occupancy(int vgprs_total, int lds_bytes, int workgroup_size, const char **limiter);
+/* The bits per lane that a load/store mnemonic moves, and its class; for tests and tools. */
+enum { MEM_NONE, MEM_GLOBAL_LOAD, MEM_GLOBAL_STORE, MEM_BUFFER_LOAD, MEM_BUFFER_STORE,
+       MEM_FLAT_LOAD, MEM_FLAT_STORE, MEM_SCRATCH_LOAD, MEM_SCRATCH_STORE, MEM_LDS_READ,
+       MEM_LDS_WRITE };
+int report_classify_memory(const char *mnemonic, int *bits);
 
 #endif

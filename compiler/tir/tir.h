@@ -175,6 +175,8 @@ struct Module {
 Module *tir_module_new(Arena *a, TypeTab *types, StrTab *strs);
 uint32_t tir_module_file(Module *m, const char *path); /* index of a file name, added if new */
 Func *tir_func_new(Module *m, FuncKind kind, const char *name);
+/* Adds an argument. Arguments live in one array that this may move: take &b->args[i] only after
+ * the last argument is added. */
 Value *tir_block_add_arg(Block *b, const Type *type, const char *name);
 Block *tir_block_new(Func *f);
 Func *tir_module_find(Module *m, FuncKind kind, const char *name);

@@ -22,6 +22,11 @@ typedef struct EmuLaunch {
     uint32_t lds_bytes; /* LDS the kernel uses, at most 65536 */
     int threads;        /* host threads; 0 = one per core */
     double timeout_s;   /* 0 = RK_EMU_TIMEOUT from the environment, default 60 */
+    /* Optional: receives the lines of fns->print, "pid (x, y, z) idx (i, j) msg: value", after the
+     * launch ends (also when it failed), sorted by workgroup (x fastest), then lane, then call order,
+     * on the calling thread. NULL: print does nothing. */
+    void (*print_sink)(void *ud, const char *line);
+    void *print_ud;
 } EmuLaunch;
 
 typedef enum EmuStatus {
@@ -30,7 +35,8 @@ typedef enum EmuStatus {
     EMU_ERR_ASSERT,  /* device_assert failed */
     EMU_ERR_WAVE,    /* a wave operation reached by only some lanes of a wave, or lanes disagreeing */
     EMU_ERR_TIMEOUT, /* ran past the timeout */
-    EMU_ERR_INVALID, /* bad launch parameters */
+    EMU_ERR_INVALID, /* bad launch parameters, or an operand the emulator does not know (DPP control,
+                        MFMA op) */
     EMU_ERR_NOMEM,
 } EmuStatus;
 

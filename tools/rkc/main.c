@@ -8,8 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <limits.h>
+#include <unistd.h>
+
 #include "compiler/front/lex.h"
 #include "compiler/front/parse.h"
+#include "compiler/sema/sema.h"
 #include "parser.h"
 
 #ifndef RK_VERSION
@@ -21,11 +25,7 @@ enum { EXIT_PROGRAM = 1, EXIT_USAGE = 2, EXIT_DEVICE = 3, EXIT_INTERNAL = 4 };
 static const char *const known_targets[] = {"gfx942", "gfx90a", "gfx950", "emu", "sm_90", NULL};
 static const char *const known_emits[] = {"tokens", "ast", "tir", "lir", "llvm", "asm", "obj", "hsaco", NULL};
 /* Stages that exist today; the rest are accepted by the parser and refused with exit 2. */
-static const char *const built_emits[] = {"tokens", "ast", NULL};
-
-typedef struct Define {
-    const char *name, *value;
-} Define;
+static const char *const built_emits[] = {"tokens", "ast", "tir", NULL};
 
 typedef struct Options {
     const char *input, *output, *target, *emit, *kernel;
@@ -63,6 +63,8 @@ static int in_list(const char *s, const char *const *list)
             return 1;
     return 0;
 }
+
+static FILE *open_output(const Options *o, int *is_stdout);
 
 static int bad_usage(const char *fmt, const char *arg)
 {
@@ -223,6 +225,49 @@ static int emit_tokens(Arena *a, SrcFile *f, Diags *diags, FILE *out)
     (void)a;
 }
 
+/* The stdlib: $RK_STDLIB_DIR, else <prefix>/share/rk/stdlib next to an installed rkc, else the source
+ * tree's stdlib/ (a build tree). */
+static const char *stdlib_dir(void)
+{
+    static char buf[PATH_MAX + 32];
+    const char *env = getenv("RK_STDLIB_DIR");
+    if (env && *env)
+        return env;
+    char exe[PATH_MAX - 32];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = 0;
+            snprintf(buf, sizeof buf, "%s/../share/rk/stdlib", exe);
+            if (access(buf, R_OK) == 0)
+                return buf;
+        }
+    }
+#ifdef RK_SOURCE_STDLIB
+    return RK_SOURCE_STDLIB;
+#else
+    return NULL;
+#endif
+}
+
+static int emit_tir(const Options *o, Arena *arena, SrcMgr *src, Diags *diags, StrTab *strs, SrcFile *f, FILE **outp,
+                    int *is_stdout)
+{
+    TypeTab types;
+    typetab_init(&types, arena);
+    SemaOptions so = {o->incdirs, o->nincdirs, stdlib_dir(), o->defines, o->ndefines, o->kernel};
+    SemaResult r;
+    if (!sema_compile(arena, strs, &types, src, diags, f, &so, NULL, &r))
+        return EXIT_PROGRAM;
+    *outp = open_output(o, is_stdout);
+    if (!*outp)
+        return EXIT_USAGE;
+    fputs(tir_print_module(arena, r.module, 0), *outp);
+    return 0;
+}
+
 static int compile(const Options *o)
 {
     size_t len = 0;
@@ -233,7 +278,7 @@ static int compile(const Options *o)
     }
     if (!in_list(o->emit, built_emits)) {
         free(text);
-        fprintf(stderr, "rkc: error: --emit=%s is not built yet (this rkc reaches: tokens, ast)\n", o->emit);
+        fprintf(stderr, "rkc: error: --emit=%s is not built yet (this rkc reaches: tokens, ast, tir)\n", o->emit);
         return EXIT_USAGE;
     }
     Arena arena;
@@ -255,6 +300,8 @@ static int compile(const Options *o)
     } else if (strcmp(o->emit, "tokens") == 0) {
         out = open_output(o, &is_stdout);
         rc = out ? emit_tokens(&arena, f, &diags, out) : EXIT_USAGE;
+    } else if (strcmp(o->emit, "tir") == 0) {
+        rc = emit_tir(o, &arena, &src, &diags, &strs, f, &out, &is_stdout);
     } else {
         Node *m = parse_module(&arena, &strs, &diags, f);
         if (!m) {

@@ -1,0 +1,247 @@
+/* The report as text (`rkc --report`) and as JSON (`rkc --report=json`).
+ *
+ * Text: one block per kernel, one line per topic, fixed labels in a 10-character column, so golden
+ * tests and eyes can rely on the layout:
+ *
+ *   kernel matmul (gfx942)
+ *     registers  vgpr 128  agpr 64  total 192  sgpr 48   spills vgpr 0 sgpr 0   scratch 0 B
+ *     lds        32768 B
+ *     occupancy  2 waves/SIMD (limited by vgprs)   workgroup 256 = 4 waves
+ *     mfma       256   v_mfma_f32_16x16x16_bf16 x256
+ *     global     load b32 x2 b128 x8   store b64 x16
+ *     buffer     -
+ *     flat       -
+ *     scratch    -
+ *     lds ops    read b128 x32   write b128 x8
+ *     s_waitcnt  24   instructions 1234   in main loop 456
+ *
+ * Widths print in increasing order and only when non-zero; "-" means none at all. Kernel names are
+ * printed with control characters replaced by '?'. JSON: {"cpu": ..., "kernels": [...]} with every
+ * field of KernelReport; width arrays as objects keyed "8" ... "128" (all six keys, zeros included);
+ * mfma as an object mnemonic -> count. Strings are escaped, and bytes that are not UTF-8 are written
+ * as \u00XX, so the output is valid JSON whatever the names hold. */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+
+typedef struct Buf {
+    Arena *a;
+    char *s;
+    size_t n, cap;
+} Buf;
+
+static void buf_put(Buf *b, const char *s, size_t n)
+{
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 1024;
+        while (b->n + n + 1 > cap)
+            cap *= 2;
+        b->s = arena_realloc(b->a, b->s, b->cap, cap);
+        b->cap = cap;
+    }
+    memcpy(b->s + b->n, s, n);
+    b->n += n;
+    b->s[b->n] = 0;
+}
+
+static void bprintf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void bprintf(Buf *b, const char *fmt, ...)
+{
+    char tmp[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof tmp) {
+        buf_put(b, tmp, (size_t)n);
+        return;
+    }
+    char *big = arena_alloc(b->a, (size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    buf_put(b, big, (size_t)n);
+}
+
+static const int width_bits[NWIDTHS] = {8, 16, 32, 64, 96, 128};
+
+/* ---- text ------------------------------------------------------------------------------------- */
+
+static void text_name(Buf *b, const char *s)
+{
+    for (; *s; s++) {
+        char c = (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s;
+        buf_put(b, &c, 1);
+    }
+}
+
+static bool any(const int *w)
+{
+    for (int i = 0; i < NWIDTHS; i++)
+        if (w[i])
+            return true;
+    return false;
+}
+
+static void text_widths(Buf *b, const char *what, const int *w)
+{
+    bprintf(b, "%s", what);
+    for (int i = 0; i < NWIDTHS; i++)
+        if (w[i])
+            bprintf(b, " b%d x%d", width_bits[i], w[i]);
+}
+
+static void text_mem(Buf *b, const char *label, const char *in, const int *lo, const char *out, const int *st)
+{
+    bprintf(b, "  %-10s ", label);
+    if (!any(lo) && !any(st)) {
+        bprintf(b, "-\n");
+        return;
+    }
+    if (any(lo))
+        text_widths(b, in, lo);
+    if (any(lo) && any(st))
+        bprintf(b, "   ");
+    if (any(st))
+        text_widths(b, out, st);
+    bprintf(b, "\n");
+}
+
+char *report_text(Arena *a, const CodeReport *r)
+{
+    Buf b = {.a = a};
+    buf_put(&b, "", 0);
+    for (int i = 0; i < r->nkernels; i++) {
+        const KernelReport *k = &r->kernels[i];
+        if (i)
+            bprintf(&b, "\n");
+        bprintf(&b, "kernel ");
+        text_name(&b, k->name ? k->name : "?");
+        bprintf(&b, " (%s)\n", r->cpu ? r->cpu : "?");
+        bprintf(&b, "  registers  vgpr %d  agpr %d  total %d  sgpr %d   spills vgpr %d sgpr %d   scratch %d B\n",
+                k->vgprs, k->agprs, k->vgprs_total, k->sgprs, k->vgpr_spills, k->sgpr_spills, k->scratch_bytes);
+        bprintf(&b, "  lds        %d B\n", k->lds_bytes);
+        int wave = k->wave_size > 0 ? k->wave_size : 64;
+        int nw = k->workgroup_size > 0 ? (k->workgroup_size + wave - 1) / wave : 0;
+        if (k->waves_per_simd < 0)
+            bprintf(&b, "  occupancy  - (no model for %s)", r->cpu ? r->cpu : "?");
+        else
+            bprintf(&b, "  occupancy  %d waves/SIMD (limited by %s)", k->waves_per_simd, k->limiter ? k->limiter : "?");
+        bprintf(&b, "   workgroup %d = %d wave%s\n", k->workgroup_size, nw, nw == 1 ? "" : "s");
+        bprintf(&b, "  mfma       %d", k->mfma_total);
+        int listed = 0;
+        for (int m = 0; m < k->nmfma; m++) {
+            bprintf(&b, "%s%s x%d", m ? "  " : "   ", k->mfma[m].mnemonic, k->mfma[m].count);
+            listed += k->mfma[m].count;
+        }
+        if (listed < k->mfma_total)
+            bprintf(&b, "  other x%d", k->mfma_total - listed);
+        bprintf(&b, "\n");
+        text_mem(&b, "global", "load", k->global_loads, "store", k->global_stores);
+        text_mem(&b, "buffer", "load", k->buffer_loads, "store", k->buffer_stores);
+        text_mem(&b, "flat", "load", k->flat_loads, "store", k->flat_stores);
+        text_mem(&b, "scratch", "load", k->scratch_loads, "store", k->scratch_stores);
+        text_mem(&b, "lds ops", "read", k->lds_reads, "write", k->lds_writes);
+        bprintf(&b, "  s_waitcnt  %d   instructions %d   in main loop %d\n", k->waitcnt, k->instructions,
+                k->loop_instructions);
+    }
+    return b.s;
+}
+
+/* ---- JSON ------------------------------------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at s (1-4), or 0. */
+static int utf8_len(const unsigned char *s)
+{
+    int n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
+    for (int i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    if (n == 3 && ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0)))
+        return 0; /* overlong, surrogate */
+    if (n == 4 && ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90)))
+        return 0; /* overlong, beyond U+10FFFF */
+    return n;
+}
+
+static void json_str(Buf *b, const char *str)
+{
+    const unsigned char *s = (const unsigned char *)(str ? str : "");
+    buf_put(b, "\"", 1);
+    while (*s) {
+        if (*s == '"' || *s == '\\') {
+            bprintf(b, "\\%c", *s);
+            s++;
+        } else if (*s < 0x20 || *s == 0x7f) {
+            bprintf(b, "\\u%04x", *s);
+            s++;
+        } else if (*s < 0x80) {
+            buf_put(b, (const char *)s, 1);
+            s++;
+        } else {
+            int n = utf8_len(s);
+            if (n) {
+                buf_put(b, (const char *)s, (size_t)n);
+                s += n;
+            } else {
+                bprintf(b, "\\u%04x", *s); /* read the stray byte as Latin-1 */
+                s++;
+            }
+        }
+    }
+    buf_put(b, "\"", 1);
+}
+
+static void json_widths(Buf *b, const char *key, const int *w)
+{
+    bprintf(b, ", \"%s\": {", key);
+    for (int i = 0; i < NWIDTHS; i++)
+        bprintf(b, "%s\"%d\": %d", i ? ", " : "", width_bits[i], w[i]);
+    bprintf(b, "}");
+}
+
+char *report_json(Arena *a, const CodeReport *r)
+{
+    Buf b = {.a = a};
+    bprintf(&b, "{\"cpu\": ");
+    json_str(&b, r->cpu);
+    bprintf(&b, ", \"kernels\": [");
+    for (int i = 0; i < r->nkernels; i++) {
+        const KernelReport *k = &r->kernels[i];
+        bprintf(&b, "%s\n  {\"name\": ", i ? "," : "");
+        json_str(&b, k->name);
+        bprintf(&b, ", \"vgprs\": %d, \"agprs\": %d, \"vgprs_total\": %d, \"sgprs\": %d", k->vgprs, k->agprs,
+                k->vgprs_total, k->sgprs);
+        bprintf(&b, ", \"lds_bytes\": %d, \"scratch_bytes\": %d, \"vgpr_spills\": %d, \"sgpr_spills\": %d",
+                k->lds_bytes, k->scratch_bytes, k->vgpr_spills, k->sgpr_spills);
+        bprintf(&b, ", \"workgroup_size\": %d, \"wave_size\": %d, \"waves_per_simd\": %d, \"limiter\": ",
+                k->workgroup_size, k->wave_size, k->waves_per_simd);
+        json_str(&b, k->limiter);
+        bprintf(&b, ",\n   \"instructions\": %d, \"mfma_total\": %d, \"mfma\": {", k->instructions, k->mfma_total);
+        for (int m = 0; m < k->nmfma; m++) {
+            if (m)
+                bprintf(&b, ", ");
+            json_str(&b, k->mfma[m].mnemonic);
+            bprintf(&b, ": %d", k->mfma[m].count);
+        }
+        bprintf(&b, "}");
+        json_widths(&b, "global_loads", k->global_loads);
+        json_widths(&b, "global_stores", k->global_stores);
+        json_widths(&b, "buffer_loads", k->buffer_loads);
+        json_widths(&b, "buffer_stores", k->buffer_stores);
+        json_widths(&b, "flat_loads", k->flat_loads);
+        json_widths(&b, "flat_stores", k->flat_stores);
+        json_widths(&b, "scratch_loads", k->scratch_loads);
+        json_widths(&b, "scratch_stores", k->scratch_stores);
+        json_widths(&b, "lds_reads", k->lds_reads);
+        json_widths(&b, "lds_writes", k->lds_writes);
+        bprintf(&b, ",\n   \"waitcnt\": %d, \"loop_instructions\": %d}", k->waitcnt, k->loop_instructions);
+    }
+    bprintf(&b, "%s]}\n", r->nkernels ? "\n" : "");
+    return b.s;
+}

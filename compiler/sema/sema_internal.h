@@ -1,0 +1,161 @@
+/* Shared state and helpers of the semantic analysis (the files in compiler/sema). See sema.h. */
+#ifndef RK_SEMA_INTERNAL_H
+#define RK_SEMA_INTERNAL_H
+
+#include <setjmp.h>
+#include <stdbool.h>
+
+#include "compiler/sema/sema.h"
+
+/* ---- values during evaluation ---- */
+
+typedef enum SvKind {
+    SV_ERR,    /* after an error: propagates without further diagnostics */
+    SV_VOID,   /* a call with no result */
+    SV_CONST,  /* a compile-time scalar (int, float or bool) */
+    SV_DYN,    /* an IR value (scalar or tile) */
+    SV_TYPE,   /* a dtype: f32, *f16, ... */
+    SV_LIST,   /* [a, b, ...] */
+    SV_TUPLE,  /* (a, b) from a fn */
+    SV_STRING, /* "..." */
+    SV_NONE,   /* None */
+    SV_SLICE,  /* ':' inside an index */
+    SV_UNINIT, /* a hidden var not yet assigned (see sema_stmt.c) */
+} SvKind;
+
+typedef struct SVal SVal;
+struct SVal {
+    SvKind kind;
+    bool weak;        /* SV_CONST from an untyped literal: adopts the other operand's type */
+    const Type *type; /* SV_CONST: scalar type; SV_TYPE: the type denoted */
+    union {
+        int64_t i; /* ints (normalised to the type's width) and bools */
+        double f;
+    } c;
+    Value *v; /* SV_DYN */
+    SVal *items;
+    int n;           /* SV_LIST, SV_TUPLE */
+    const char *str; /* SV_STRING */
+    int slen;
+};
+
+/* ---- scopes ---- */
+
+typedef enum BindKind { BIND_LET, BIND_VAR, BIND_CONST, BIND_FN, BIND_KERNEL, BIND_HIDDEN } BindKind;
+
+typedef struct Binding Binding;
+struct Binding {
+    const char *name;
+    BindKind kind;
+    SVal val;
+    Loc loc;        /* where it was declared */
+    Node *decl;     /* fn / kernel / module const declaration */
+    bool evaluating; /* module const being evaluated (cycle check) */
+    bool evaluated;
+    Binding *next; /* next binding in the same scope */
+};
+
+typedef struct Scope Scope;
+struct Scope {
+    Scope *parent;
+    Binding *first;
+};
+
+/* A loop or function being emitted, for break/continue/return. */
+typedef struct Frame Frame;
+struct Frame {
+    Frame *outer;
+    bool is_loop;      /* else a fn or the kernel */
+    Binding *brk;      /* hidden var: a break happened (loops) */
+    Binding *cont;     /* hidden var: a continue happened (loops) */
+    Binding *ret;      /* hidden var: a return happened (fn / kernel) */
+    Binding *retval;   /* hidden var: the value returned (fn) */
+    const char *fn_name;
+};
+
+typedef struct Sema {
+    Arena *arena;
+    StrTab *strs;
+    TypeTab *types;
+    SrcMgr *src;
+    Diags *diags;
+    const SemaOptions *opts;
+    const Config *config;
+    Module *module;
+    Scope *globals;
+    Scope *scope;     /* innermost local scope (NULL at module level) */
+    Builder b;        /* insertion point while a kernel is emitted */
+    Frame *frame;     /* innermost loop or function */
+    int call_depth;
+    Node *kernel;     /* the kernel being compiled */
+    KernelOptions kopts;
+    /* interned names used often */
+    const char *n_mask, *n_other, *n_keepdims, *n_precision, *n_sem, *n_scope, *n_type;
+} Sema;
+
+/* ---- sema_value.c: constants, promotion, conversion, broadcasting ---- */
+
+SVal sv_err(void);
+SVal sv_void(void);
+SVal sv_int(const Type *t, int64_t v);
+SVal sv_weak_int(Sema *S, int64_t v);
+SVal sv_float(const Type *t, double v);
+SVal sv_weak_float(Sema *S, double v);
+SVal sv_bool(Sema *S, bool v);
+SVal sv_dyn(Value *v);
+SVal sv_typeval(const Type *t);
+const Type *sv_type(Sema *S, const SVal *v); /* the value's type (scalar or tile); NULL if none */
+bool sv_is_value(const SVal *v);             /* CONST or DYN */
+bool sv_is_tile(const SVal *v);
+const char *sv_describe(Sema *S, const SVal *v); /* for messages: "f32[64, 32]", "a list", ... */
+int64_t norm_int(ScalarKind sk, int64_t v);
+double round_float(ScalarKind sk, double v);
+/* A weak literal takes a concrete type: ints i32 (i64 if too large), floats f32. */
+SVal sv_harden(Sema *S, SVal v);
+Value *materialize(Sema *S, SVal v, Loc loc);
+/* Converts v to element type elem, keeping its shape (cast rules of `as`). */
+SVal sv_convert(Sema *S, SVal v, const Type *elem, Loc loc);
+/* Broadcasts v (scalar or tile) to a tile of the given shape; v's dims must be 1 or equal. */
+SVal sv_broadcast(Sema *S, SVal v, int rank, const int64_t *shape, Loc loc);
+/* The numpy-broadcast shape of two values; false (no diagnostic) if incompatible. */
+bool broadcast_shape(const Type *a, const Type *b, int *rank, int64_t *shape);
+/* The element type two operands promote to (the contract's rules); NULL if they do not mix. */
+const Type *promote_elem(Sema *S, const SVal *a, const SVal *b);
+bool is_pow2(int64_t v);
+const Type *tile_type(Sema *S, const Type *elem, int rank, const int64_t *shape);
+
+/* ---- sema_expr.c ---- */
+
+SVal eval_expr(Sema *S, Node *e);
+SVal eval_binary(Sema *S, int op, SVal a, SVal b, Loc loc);
+SVal eval_unary(Sema *S, int op, SVal a, Loc loc);
+SVal eval_cast(Sema *S, SVal v, const Type *to, Loc loc);
+const Type *eval_type(Sema *S, Node *t); /* a type expression; NULL after an error */
+Binding *lookup(Sema *S, const char *name);
+Binding *bind(Sema *S, Scope *sc, const char *name, BindKind kind, SVal v, Loc loc);
+/* The integer value of a compile-time expression, with a diagnostic naming `what` otherwise. */
+bool const_int(Sema *S, Node *e, const char *what, int64_t *out);
+bool sval_const_int(Sema *S, SVal v, Loc loc, const char *what, int64_t *out);
+
+/* ---- sema_builtin.c ---- */
+
+/* True when `name` is a builtin; then *out is its result. */
+bool eval_builtin(Sema *S, const char *name, Node *call, SVal *out);
+bool is_builtin(const char *name);
+
+/* ---- sema_stmt.c ---- */
+
+void emit_block(Sema *S, Node *block, Scope *scope);
+SVal inline_call(Sema *S, Binding *fn, Node *call);
+void push_scope(Sema *S, Scope *sc);
+
+/* ---- sema_decl.c ---- */
+
+SrcPos sema_pos(Sema *S, Loc loc);
+void sema_set_loc(Sema *S, Loc loc); /* stamps the builder's position */
+SVal eval_global(Sema *S, Binding *b, Loc use);
+
+/* Errors: located at an AST position; return SV_ERR for convenience. */
+SVal sema_error(Sema *S, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

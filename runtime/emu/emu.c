@@ -1,0 +1,650 @@
+/* The emulator's launch: workgroups over host threads, lanes as fibers, barriers, access checks,
+ * device_assert, print and the timeout. Wave operations are in emu_wave.c, fibers in fiber.c, the
+ * registry of global memory in emu_mem.c.
+ *
+ * Scheduling. A workgroup runs on one worker thread. Its lanes start ready; the scheduler (the worker
+ * thread's own context) takes the waves in turn and switches to the first ready lane of the wave. A lane
+ * runs until it blocks — at a wave operation, at a barrier, or by returning — and then switches straight
+ * to the next ready lane of its wave (one switch per lane and operation), or back to the scheduler when
+ * none is left. Wave operations complete inside their wave (the last lane to arrive executes them and
+ * readies the wave), so a wave only goes back to the scheduler when all its lanes wait at a barrier or
+ * have returned. When every wave has gone back, either all lanes have returned (the workgroup is done) or
+ * all wait at the barrier, which then opens: every lane is ready again.
+ *
+ * Errors. Each condition is detected by the lane that makes it true (an access out of bounds, a failed
+ * assert, a lane reaching a barrier after another returned, ...). That lane records the first error of
+ * the launch, raises the launch's stop flag and leaves for the scheduler for good: it never returns into
+ * generated code. The scheduler then abandons the workgroup: its suspended lanes are never resumed and
+ * their stacks are simply reinitialised by the next workgroup. Other workers see the stop flag between
+ * workgroups, at barriers and in tick, and abandon theirs the same way. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime/emu/emu_internal.h"
+
+enum {
+    TICK_EVERY = 4096, /* tick looks at the clock once per this many calls on a worker */
+    POOL_MAX = 64,     /* workers kept for later launches */
+    MAX_THREADS = 256,
+};
+
+static const uint64_t ALL_LANES = ~(uint64_t)0;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- errors ------------------------------------------------------------------------------------ */
+
+/* Records the launch's first error and stops it. */
+static void launch_error(Launch *L, EmuStatus st, const char *msg)
+{
+    pthread_mutex_lock(&L->lock);
+    if (L->status == EMU_OK) {
+        L->status = st;
+        snprintf(L->msg, sizeof L->msg, "%s", msg);
+    }
+    pthread_mutex_unlock(&L->lock);
+    atomic_store(&L->stop, 1);
+}
+
+static int wg_prefix(Worker *w, char *buf, size_t len)
+{
+    const uint32_t *g = w->lanes[0].abi.wg;
+    return snprintf(buf, len, "kernel %s, workgroup (%u, %u, %u)", w->L->name, g[0], g[1], g[2]);
+}
+
+/* An error of the workgroup found by the scheduler, outside any lane. */
+static void wg_fail(Worker *w, EmuStatus st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void wg_fail(Worker *w, EmuStatus st, const char *fmt, ...)
+{
+    char buf[EMU_MSG_MAX];
+    int n = wg_prefix(w, buf, sizeof buf);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);
+    va_end(ap);
+    launch_error(w->L, st, buf);
+    w->stop_wg = true;
+}
+
+void emu_lane_fail(Lane *l, EmuStatus st, const char *fmt, ...)
+{
+    Worker *w = l->w;
+    char buf[EMU_MSG_MAX];
+    int n = wg_prefix(w, buf, sizeof buf);
+    n += snprintf(buf + n, sizeof buf - (size_t)n, ", lane %u: ", l->abi.lane);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);
+    va_end(ap);
+    launch_error(w->L, st, buf);
+    w->stop_wg = true;
+    emu_ctx_exit(&l->ctx, &w->sched);
+}
+
+/* Leaves a lane whose workgroup is abandoned because another one failed. */
+static _Noreturn void lane_abandon(Lane *l)
+{
+    l->w->stop_wg = true;
+    emu_ctx_exit(&l->ctx, &l->w->sched);
+}
+
+static void timeout_message(Launch *L, char *buf, size_t len)
+{
+    snprintf(buf, len, "kernel %s ran past %g s (RK_EMU_TIMEOUT)", L->name, L->timeout_s);
+}
+
+/* ---- scheduling --------------------------------------------------------------------------------- */
+
+/* The errors of a lane that returns or reaches a barrier while its wave waits at a wave operation, or
+ * the workgroup at a barrier; out of line so that the hot paths keep no arrays (see emu_ctx_start). */
+__attribute__((noinline, cold)) static _Noreturn void split_fail(Lane *l, bool at_barrier)
+{
+    Wave *wv = l->wave;
+    Worker *w = l->w;
+    if (wv->n_op) {
+        char name[96];
+        emu_wave_op_name(&wv->op, name, sizeof name);
+        emu_lane_fail(l, EMU_ERR_WAVE, "wave operation reached by only some lanes (lane %u at %s, lane %u %s)",
+                      wv->op_lane, name, l->abi.lane, at_barrier ? "at a barrier" : "returned");
+    }
+    if (at_barrier)
+        emu_lane_fail(l, EMU_ERR_WAVE, "waits at a barrier after lane %u returned", w->done_lane);
+    emu_lane_fail(l, EMU_ERR_WAVE, "returned while lane %u waits at a barrier", w->bar_lane);
+}
+
+/* A lane's fiber: the kernel, then the bookkeeping of its return. */
+static EmuCtx *lane_main(void *arg)
+{
+    Lane *l = arg;
+    Worker *w = l->w;
+    Wave *wv = l->wave;
+    const EmuLaunch *p = w->L->p;
+    p->entry(p->kernarg, &l->abi);
+    if (wv->n_op || w->n_bar)
+        split_fail(l, false);
+    if (wv->n_done++ == 0)
+        wv->done_lane = l->abi.lane;
+    if (w->n_done++ == 0)
+        w->done_lane = l->abi.lane;
+    wv->ready &= ~((uint64_t)1 << l->wl);
+    return emu_next_ctx(l);
+}
+
+static void fn_barrier(EmuLane *el)
+{
+    Lane *l = (Lane *)el;
+    Worker *w = l->w;
+    Wave *wv = l->wave;
+    if (wv->n_op || w->n_done)
+        split_fail(l, true);
+    if (wv->n_bar++ == 0)
+        wv->bar_lane = l->abi.lane;
+    if (w->n_bar++ == 0)
+        w->bar_lane = l->abi.lane;
+    wv->ready &= ~((uint64_t)1 << l->wl);
+    emu_lane_block(l);
+}
+
+/* Runs workgroup `id` to completion on w; false when it failed or was abandoned. */
+static bool run_wg(Worker *w, uint64_t id)
+{
+    Launch *L = w->L;
+    const EmuLaunch *p = L->p;
+    uint64_t gx = p->grid[0], gy = p->grid[1];
+    uint32_t wg[3] = {(uint32_t)(id % gx), (uint32_t)(id / gx % gy), (uint32_t)(id / (gx * gy))};
+    int block = (int)p->block;
+
+    w->wg_lin = id;
+    w->nwaves = block / EMU_WAVE;
+    w->n_bar = w->n_done = 0;
+    w->stop_wg = false;
+    memset(w->lds, EMU_LDS_POISON, p->lds_bytes);
+    for (int v = 0; v < w->nwaves; v++) {
+        Wave *wv = &w->waves[v];
+        wv->ready = ALL_LANES;
+        wv->n_op = wv->n_bar = wv->n_done = 0;
+    }
+    for (int i = 0; i < block; i++) {
+        Lane *l = &w->lanes[i];
+        memcpy(l->abi.wg, wg, sizeof wg);
+        memcpy(l->abi.nwg, p->grid, sizeof l->abi.nwg);
+        l->abi.lds_size = p->lds_bytes;
+        l->abi.block = p->block;
+        l->hit_lo = UINTPTR_MAX;
+        l->hit_hi = 0;
+        emu_ctx_start(&l->ctx, lane_main, l);
+    }
+
+    for (;;) {
+        for (int v = 0; v < w->nwaves; v++) {
+            Wave *wv = &w->waves[v];
+            if (!wv->ready)
+                continue;
+            emu_ctx_switch(&w->sched, &w->lanes[v * EMU_WAVE + __builtin_ctzll(wv->ready)].ctx);
+            if (w->stop_wg)
+                return false;
+        }
+        /* Every wave is back: its lanes wait at the barrier or have returned, never a mix (lanes check
+         * that on arrival). */
+        if (w->n_done == block)
+            return true;
+        if (w->n_bar != block) {
+            wg_fail(w, EMU_ERR_WAVE, ": internal error: %d lanes at a barrier, %d returned, of %d", w->n_bar,
+                    w->n_done, block);
+            return false;
+        }
+        if (atomic_load_explicit(&L->stop, memory_order_relaxed))
+            return false;
+        if (now_s() > L->deadline) {
+            char buf[EMU_MSG_MAX];
+            timeout_message(L, buf, sizeof buf);
+            launch_error(L, EMU_ERR_TIMEOUT, buf);
+            return false;
+        }
+        w->n_bar = 0;
+        for (int v = 0; v < w->nwaves; v++) {
+            w->waves[v].n_bar = 0;
+            w->waves[v].ready = ALL_LANES;
+        }
+    }
+}
+
+/* ---- checks, assert, print, tick --------------------------------------------------------------- */
+
+__attribute__((noinline, cold)) static _Noreturn void access_fail(Lane *l, uintptr_t a, uint64_t bytes, int32_t flags,
+                                                                  const char *site)
+{
+    const char *what = flags & EMU_ACCESS_ATOMIC ? "atomic" : flags & EMU_ACCESS_STORE ? "store" : "load";
+    const char *unit = bytes == 1 ? "byte" : "bytes";
+    char where[300] = "";
+    if (site)
+        snprintf(where, sizeof where, " (%s)", site);
+    if (flags & EMU_ACCESS_LDS) {
+        intptr_t off = (intptr_t)(a - (uintptr_t)l->abi.lds);
+        emu_lane_fail(l, EMU_ERR_ACCESS,
+                      "out-of-bounds LDS %s of %" PRIu64 " %s at offset %" PRIdPTR ", LDS is %u bytes%s", what, bytes,
+                      unit, off, l->abi.lds_size, where);
+    }
+    emu_lane_fail(l, EMU_ERR_ACCESS, "out-of-bounds %s of %" PRIu64 " %s at 0x%" PRIxPTR "%s", what, bytes, unit, a,
+                  where);
+}
+
+static void fn_check(EmuLane *el, const void *addr, uint64_t bytes, int32_t flags, const char *site)
+{
+    Lane *l = (Lane *)el;
+    uintptr_t a = (uintptr_t)addr;
+    if (flags & EMU_ACCESS_LDS) {
+        uintptr_t lo = (uintptr_t)el->lds;
+        if (a >= lo && bytes <= el->lds_size && a - lo <= el->lds_size - bytes)
+            return;
+        access_fail(l, a, bytes, flags, site);
+    }
+    if (a >= l->hit_lo && a < l->hit_hi && bytes <= l->hit_hi - a)
+        return;
+    const EmuRange *r = emu_mem_find(&l->w->L->mem, a, bytes);
+    if (!r)
+        access_fail(l, a, bytes, flags, site);
+    l->hit_lo = r->lo;
+    l->hit_hi = r->hi;
+}
+
+static void fn_assert_fail(EmuLane *el, const char *msg, const char *site)
+{
+    Lane *l = (Lane *)el;
+    if (site)
+        emu_lane_fail(l, EMU_ERR_ASSERT, "assertion failed: %s (%s)", msg ? msg : "", site);
+    emu_lane_fail(l, EMU_ERR_ASSERT, "assertion failed: %s", msg ? msg : "");
+}
+
+static int format_value(char *buf, size_t len, int32_t kind, uint64_t bits)
+{
+    switch (kind) {
+    case EMU_PRINT_I64:
+        return snprintf(buf, len, "%" PRId64, (int64_t)bits);
+    case EMU_PRINT_U64:
+        return snprintf(buf, len, "%" PRIu64, bits);
+    case EMU_PRINT_F64: {
+        double d;
+        memcpy(&d, &bits, sizeof d);
+        /* 9 significant digits round-trip an f32 (which arrives widened); an f64 needs 17. */
+        return snprintf(buf, len, (double)(float)d == d ? "%.9g" : "%.17g", d);
+    }
+    case EMU_PRINT_BOOL:
+        return snprintf(buf, len, "%s", bits ? "true" : "false");
+    default: /* EMU_PRINT_PTR */
+        return snprintf(buf, len, "0x%" PRIx64, bits);
+    }
+}
+
+/* Room for `need` elements of `elem` bytes in *p (capacity *cap); false when out of memory. */
+static void *grow(void *p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return p;
+    size_t cap2 = *cap ? *cap : 64;
+    while (cap2 < need)
+        cap2 *= 2;
+    void *q = realloc(p, cap2 * elem);
+    if (q)
+        *cap = cap2;
+    return q;
+}
+
+/* One line per call, "pid (x, y, z) idx (i, j) msg: value" (idx left out for a scalar), kept on the
+ * worker and handed to print_sink in (workgroup, lane, call) order when the launch ends. */
+static void fn_print(EmuLane *el, const char *msg, int32_t rank, const int32_t *coords, int32_t kind, uint64_t bits)
+{
+    Lane *l = (Lane *)el;
+    Worker *w = l->w;
+    if (!w->L->p->print_sink)
+        return;
+    char line[1024];
+    size_t n = (size_t)snprintf(line, sizeof line, "pid (%u, %u, %u)", el->wg[0], el->wg[1], el->wg[2]);
+    if (rank > 0) {
+        n += (size_t)snprintf(line + n, sizeof line - n, " idx (");
+        for (int32_t i = 0; i < rank && n < sizeof line; i++)
+            n += (size_t)snprintf(line + n, sizeof line - n, i ? ", %d" : "%d", coords[i]);
+        if (n < sizeof line)
+            n += (size_t)snprintf(line + n, sizeof line - n, ")");
+    }
+    if (msg && *msg && n < sizeof line)
+        n += (size_t)snprintf(line + n, sizeof line - n, " %s", msg);
+    if (n < sizeof line)
+        n += (size_t)snprintf(line + n, sizeof line - n, ": ");
+    if (n < sizeof line)
+        n += (size_t)format_value(line + n, sizeof line - n, kind, bits);
+    if (n >= sizeof line)
+        n = sizeof line - 1;
+
+    char *text = grow(w->text, &w->ctext, w->ntext + n + 1, 1);
+    if (text)
+        w->text = text;
+    PrintRec *recs = text ? grow(w->prints, &w->cprints, w->nprints + 1, sizeof *recs) : NULL;
+    if (!recs)
+        emu_lane_fail(l, EMU_ERR_NOMEM, "out of memory for print output");
+    w->prints = recs;
+    memcpy(w->text + w->ntext, line, n + 1);
+    w->prints[w->nprints++] = (PrintRec){w->wg_lin, el->lane, w->print_seq++, w->ntext};
+    w->ntext += n + 1;
+}
+
+static void tick_slow(Lane *l)
+{
+    Launch *L = l->w->L;
+    if (atomic_load_explicit(&L->stop, memory_order_relaxed))
+        lane_abandon(l);
+    if (now_s() > L->deadline) {
+        char buf[EMU_MSG_MAX];
+        timeout_message(L, buf, sizeof buf);
+        launch_error(L, EMU_ERR_TIMEOUT, buf);
+        lane_abandon(l);
+    }
+}
+
+static void fn_tick(EmuLane *el)
+{
+    Lane *l = (Lane *)el;
+    if (++l->w->ticks % TICK_EVERY == 0)
+        tick_slow(l);
+}
+
+const EmuFns emu_fns = {
+    .barrier = fn_barrier,
+    .bpermute = emu_op_bpermute,
+    .permute = emu_op_permute,
+    .dpp = emu_op_dpp,
+    .readlane = emu_op_readlane,
+    .readfirstlane = emu_op_readfirstlane,
+    .ballot = emu_op_ballot,
+    .mfma = emu_op_mfma,
+    .check = fn_check,
+    .assert_fail = fn_assert_fail,
+    .print = fn_print,
+    .tick = fn_tick,
+};
+
+/* ---- workers ------------------------------------------------------------------------------------ */
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static Worker *pool;
+static int pool_n;
+
+static void worker_free(Worker *w)
+{
+    if (!w)
+        return;
+    for (int i = 0; i < w->nstacks; i++)
+        emu_ctx_destroy(&w->lanes[i].ctx);
+    for (int v = 0; v < w->nstacks / EMU_WAVE; v++)
+        emu_stacks_unmap(w->stack_maps[v], EMU_WAVE);
+    free(w->lanes);
+    free(w->lds);
+    free(w->prints);
+    free(w->text);
+    free(w);
+}
+
+static Worker *worker_new(void)
+{
+    Worker *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    w->lanes = calloc(EMU_MAX_BLOCK, sizeof *w->lanes);
+    w->lds = malloc(EMU_MAX_LDS);
+    if (!w->lanes || !w->lds) {
+        worker_free(w);
+        return NULL;
+    }
+    for (int i = 0; i < EMU_MAX_BLOCK; i++) {
+        Lane *l = &w->lanes[i];
+        l->abi.fns = &emu_fns;
+        l->abi.lds = w->lds;
+        l->abi.lane = (uint32_t)i;
+        l->w = w;
+        l->wave = &w->waves[i / EMU_WAVE];
+        l->wl = (uint32_t)(i % EMU_WAVE);
+    }
+    return w;
+}
+
+/* Gives w a stack for each of its first `block` lanes. */
+static bool worker_reserve(Worker *w, int block)
+{
+    size_t stride = emu_stack_stride();
+    while (w->nstacks < block) {
+        int v = w->nstacks / EMU_WAVE;
+        char *base = emu_stacks_map(EMU_WAVE);
+        if (!base)
+            return false;
+        w->stack_maps[v] = base;
+        for (int i = 0; i < EMU_WAVE; i++) {
+            EmuCtx *c = &w->lanes[v * EMU_WAVE + i].ctx;
+            c->stack_lo = base + (size_t)i * stride + EMU_GUARD_BYTES;
+            c->stack_size = EMU_STACK_BYTES;
+        }
+        w->nstacks += EMU_WAVE;
+    }
+    return true;
+}
+
+static Worker *worker_get(int block)
+{
+    pthread_mutex_lock(&pool_lock);
+    Worker *w = pool;
+    if (w) {
+        pool = w->next_free;
+        pool_n--;
+    }
+    pthread_mutex_unlock(&pool_lock);
+    if (!w)
+        w = worker_new();
+    if (w && !worker_reserve(w, block)) {
+        worker_free(w);
+        return NULL;
+    }
+    return w;
+}
+
+static void worker_put(Worker *w)
+{
+    pthread_mutex_lock(&pool_lock);
+    if (pool_n < POOL_MAX) {
+        w->next_free = pool;
+        pool = w;
+        pool_n++;
+        w = NULL;
+    }
+    pthread_mutex_unlock(&pool_lock);
+    worker_free(w);
+}
+
+/* Takes workgroups until there are none left or the launch stops. */
+static void *worker_run(void *arg)
+{
+    Worker *w = arg;
+    Launch *L = w->L;
+    emu_ctx_thread(&w->sched);
+    while (!atomic_load_explicit(&L->stop, memory_order_relaxed)) {
+        uint64_t id = atomic_fetch_add(&L->next, 1);
+        if (id >= L->nwg || !run_wg(w, id))
+            break;
+        if (now_s() > L->deadline) {
+            char buf[EMU_MSG_MAX];
+            timeout_message(L, buf, sizeof buf);
+            launch_error(L, EMU_ERR_TIMEOUT, buf);
+            break;
+        }
+    }
+    return NULL;
+}
+
+/* ---- the launch --------------------------------------------------------------------------------- */
+
+typedef struct PrintRef {
+    const PrintRec *rec;
+    const char *text;
+} PrintRef;
+
+static int print_cmp(const void *pa, const void *pb)
+{
+    const PrintRec *a = ((const PrintRef *)pa)->rec, *b = ((const PrintRef *)pb)->rec;
+    if (a->wg != b->wg)
+        return a->wg < b->wg ? -1 : 1;
+    if (a->lane != b->lane)
+        return a->lane < b->lane ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Hands the printed lines to the sink, sorted by workgroup, then lane, then call order. */
+static bool deliver_prints(const EmuLaunch *p, Worker **ws, int nw)
+{
+    size_t n = 0;
+    for (int i = 0; i < nw; i++)
+        n += ws[i]->nprints;
+    if (n == 0 || !p->print_sink)
+        return true;
+    PrintRef *refs = malloc(n * sizeof *refs);
+    if (!refs)
+        return false;
+    size_t k = 0;
+    for (int i = 0; i < nw; i++)
+        for (size_t j = 0; j < ws[i]->nprints; j++)
+            refs[k++] = (PrintRef){&ws[i]->prints[j], ws[i]->text + ws[i]->prints[j].text};
+    qsort(refs, n, sizeof *refs, print_cmp);
+    for (size_t i = 0; i < n; i++)
+        p->print_sink(p->print_ud, refs[i].text);
+    free(refs);
+    return true;
+}
+
+static double launch_timeout(const EmuLaunch *p)
+{
+    if (p->timeout_s > 0)
+        return p->timeout_s;
+    const char *e = getenv("RK_EMU_TIMEOUT");
+    if (e && *e) {
+        char *end;
+        double t = strtod(e, &end);
+        if (end != e && t > 0)
+            return t;
+    }
+    return 60;
+}
+
+static EmuStatus invalid(char *msg, size_t msglen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static EmuStatus invalid(char *msg, size_t msglen, const char *fmt, ...)
+{
+    if (msg && msglen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, msglen, fmt, ap);
+        va_end(ap);
+    }
+    return EMU_ERR_INVALID;
+}
+
+static EmuStatus validate(const EmuLaunch *p, const char *name, char *msg, size_t msglen)
+{
+    if (!p->entry)
+        return invalid(msg, msglen, "kernel %s: no entry point", name);
+    if (p->block == 0 || p->block % EMU_WAVE != 0)
+        return invalid(msg, msglen, "kernel %s: a block of %u work-items is not a whole number of waves of %d", name,
+                       p->block, EMU_WAVE);
+    if (p->block > EMU_MAX_BLOCK)
+        return invalid(msg, msglen, "kernel %s: a block of %u work-items is more than %d", name, p->block,
+                       EMU_MAX_BLOCK);
+    if (p->lds_bytes > EMU_MAX_LDS)
+        return invalid(msg, msglen, "kernel %s: %u bytes of LDS is more than %d", name, p->lds_bytes, EMU_MAX_LDS);
+    if (p->grid[0] == 0 || p->grid[1] == 0 || p->grid[2] == 0)
+        return invalid(msg, msglen, "kernel %s: empty grid (%u, %u, %u)", name, p->grid[0], p->grid[1], p->grid[2]);
+    if ((uint64_t)p->grid[0] * p->grid[1] > UINT64_MAX / p->grid[2])
+        return invalid(msg, msglen, "kernel %s: grid (%u, %u, %u) has more than 2^64 workgroups", name, p->grid[0],
+                       p->grid[1], p->grid[2]);
+    return EMU_OK;
+}
+
+EmuStatus emu_launch(const EmuLaunch *p, char *msg, size_t msglen)
+{
+    if (msg && msglen)
+        msg[0] = '\0';
+    const char *name = p->kernel_name ? p->kernel_name : "?";
+    EmuStatus st = validate(p, name, msg, msglen);
+    if (st != EMU_OK)
+        return st;
+
+    Launch L = {.p = p, .name = name, .status = EMU_OK};
+    L.nwg = (uint64_t)p->grid[0] * p->grid[1] * p->grid[2];
+    L.timeout_s = launch_timeout(p);
+    L.deadline = now_s() + L.timeout_s;
+    atomic_init(&L.next, 0);
+    atomic_init(&L.stop, 0);
+    pthread_mutex_init(&L.lock, NULL);
+
+    long nthreads = p->threads > 0 ? p->threads : sysconf(_SC_NPROCESSORS_ONLN);
+    if (nthreads < 1)
+        nthreads = 1;
+    if (nthreads > MAX_THREADS)
+        nthreads = MAX_THREADS;
+    if ((uint64_t)nthreads > L.nwg)
+        nthreads = (long)L.nwg;
+
+    Worker *ws[MAX_THREADS];
+    pthread_t tids[MAX_THREADS];
+    int nw = 0;
+    if (!emu_mem_snapshot(&L.mem)) {
+        invalid(msg, msglen, "kernel %s: out of memory", name);
+        pthread_mutex_destroy(&L.lock);
+        return EMU_ERR_NOMEM;
+    }
+    for (; nw < nthreads; nw++) {
+        ws[nw] = worker_get((int)p->block);
+        if (!ws[nw])
+            break;
+        ws[nw]->L = &L;
+        ws[nw]->nprints = ws[nw]->ntext = 0;
+        ws[nw]->print_seq = 0;
+        ws[nw]->ticks = 0;
+    }
+    if (nw == 0) {
+        emu_mem_snap_free(&L.mem);
+        pthread_mutex_destroy(&L.lock);
+        invalid(msg, msglen, "kernel %s: out of memory for lane stacks", name);
+        return EMU_ERR_NOMEM;
+    }
+
+    /* The calling thread is worker 0; a thread that cannot be created just leaves its share to the
+     * others. */
+    int started = 1;
+    for (int i = 1; i < nw; i++)
+        if (pthread_create(&tids[started], NULL, worker_run, ws[i]) == 0)
+            ws[started++] = ws[i];
+        else
+            worker_put(ws[i]);
+    nw = started;
+    worker_run(ws[0]);
+    for (int i = 1; i < nw; i++)
+        pthread_join(tids[i], NULL);
+
+    if (!deliver_prints(p, ws, nw))
+        launch_error(&L, EMU_ERR_NOMEM, "out of memory for print output");
+    for (int i = 0; i < nw; i++) {
+        ws[i]->L = NULL;
+        worker_put(ws[i]);
+    }
+    emu_mem_snap_free(&L.mem);
+    st = L.status;
+    if (st != EMU_OK && msg && msglen)
+        snprintf(msg, msglen, "%s", L.msg);
+    pthread_mutex_destroy(&L.lock);
+    return st;
+}

@@ -1,0 +1,349 @@
+/* Wave operations: the cross-lane instructions of a gfx942 wave64, executed once all 64 lanes of the
+ * wave have arrived, with all their operands at once.
+ *
+ * Protocol: a lane arriving at an operation first checks that its wave is not split (no lane of it at a
+ * barrier or returned) and that it agrees with the lanes already waiting (same kind, same uniform
+ * parameters), then stores its operands in the wave's arrays and blocks. The 64th arrival executes the
+ * operation for the whole wave in its own fiber, marks every lane ready and carries on; the others read
+ * their results when they are resumed. A result slot is rewritten only when all 64 lanes have arrived
+ * at the next operation, that is after each has read its previous result.
+ *
+ * Semantics, from AMD's "AMD Instinct MI300 Instruction Set Architecture" (CDNA3), "LDS Lane-permute
+ * Ops" (ds_permute_b32 / ds_bpermute_b32) and "Microcode Formats: DPP" (the tables "DPP Fields" and
+ * "DPP_CTRL Enumeration", identical in the CDNA4 guide as Tables 93 and 94), and from LLVM's
+ * AMDGPUUsage / AMDGPUModifierSyntax documentation of llvm.amdgcn.update.dpp and the dpp_ctrl, row_mask,
+ * bank_mask and bound_ctrl modifiers. Every lane of a wave is active in rk's code (EXEC is full), so
+ * the rules about inactive lanes never apply. */
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/emu/emu_internal.h"
+#include "runtime/emu/mfma_ref.h"
+
+static const uint64_t ALL_LANES = ~(uint64_t)0;
+
+static const char *const OP_NAMES[] = {
+    [WOP_BPERMUTE] = "bpermute",   [WOP_PERMUTE] = "permute",
+    [WOP_DPP] = "dpp",             [WOP_READLANE] = "readlane",
+    [WOP_READFIRSTLANE] = "readfirstlane", [WOP_BALLOT] = "ballot",
+    [WOP_MFMA] = "mfma",
+};
+
+static void dpp_ctrl_name(int32_t c, char *buf, size_t len)
+{
+    int k = c & 15;
+    if (c >= 0 && c <= 0xFF)
+        snprintf(buf, len, "quad_perm:[%d,%d,%d,%d]", c & 3, (c >> 2) & 3, (c >> 4) & 3, (c >> 6) & 3);
+    else if (c > 0x100 && c <= 0x10F)
+        snprintf(buf, len, "row_shl:%d", k);
+    else if (c > 0x110 && c <= 0x11F)
+        snprintf(buf, len, "row_shr:%d", k);
+    else if (c > 0x120 && c <= 0x12F)
+        snprintf(buf, len, "row_ror:%d", k);
+    else if (c == 0x130)
+        snprintf(buf, len, "wave_shl:1");
+    else if (c == 0x134)
+        snprintf(buf, len, "wave_rol:1");
+    else if (c == 0x138)
+        snprintf(buf, len, "wave_shr:1");
+    else if (c == 0x13C)
+        snprintf(buf, len, "wave_ror:1");
+    else if (c == 0x140)
+        snprintf(buf, len, "row_mirror");
+    else if (c == 0x141)
+        snprintf(buf, len, "row_half_mirror");
+    else if (c == 0x142)
+        snprintf(buf, len, "row_bcast:15");
+    else if (c == 0x143)
+        snprintf(buf, len, "row_bcast:31");
+    else if (c >= 0x150 && c <= 0x15F)
+        snprintf(buf, len, "row_newbcast:%d", k);
+    else
+        snprintf(buf, len, "0x%x", (unsigned)c);
+}
+
+void emu_wave_op_name(const WaveOp *op, char *buf, size_t len)
+{
+    switch (op->kind) {
+    case WOP_DPP: {
+        char ctrl[32];
+        dpp_ctrl_name(op->p[0], ctrl, sizeof ctrl);
+        snprintf(buf, len, "dpp %s (row_mask 0x%x, bank_mask 0x%x, bound_ctrl %d)", ctrl, (unsigned)op->p[1],
+                 (unsigned)op->p[2], op->p[3]);
+        break;
+    }
+    case WOP_READLANE:
+        snprintf(buf, len, "readlane %d", op->p[0]);
+        break;
+    case WOP_MFMA: {
+        const EmuMfmaInfo *info =
+            op->p[0] >= 0 && op->p[0] < EMU_MFMA_COUNT ? emu_mfma_info((EmuMfmaOp)op->p[0]) : NULL;
+        if (info)
+            snprintf(buf, len, "mfma %s", info->name);
+        else
+            snprintf(buf, len, "mfma op %d", op->p[0]);
+        break;
+    }
+    default:
+        snprintf(buf, len, "%s", OP_NAMES[op->kind]);
+        break;
+    }
+}
+
+/* ---- DPP ---------------------------------------------------------------------------------------- */
+
+/* The DPP_CTRL enumeration. A row is 16 lanes; "pix[n].srca = pix[m].srca" in the ISA's table means lane
+ * n reads lane m's source. Out of range (-1) is where the table says "else use bound_cntl". */
+int emu_dpp_source(int32_t c, int n)
+{
+    if (c < 0 || c > 0x15F)
+        return -2;
+    if (c <= 0xFF) /* DPP_QUAD_PERM: pix[(n & 0x3c) + dpp_cntl[n%4*2+1 : n%4*2]] */
+        return (n & ~3) | ((c >> (2 * (n & 3))) & 3);
+    int k = c & 15;
+    switch (c & ~15) {
+    case 0x100: /* DPP_ROW_SL1..15: if ((n & 0xf) < 16 - k) pix[n + k] else bound_cntl */
+        return k == 0 ? -2 : (n & 15) < 16 - k ? n + k : -1;
+    case 0x110: /* DPP_ROW_SR1..15: if ((n & 0xf) >= k) pix[n - k] else bound_cntl */
+        return k == 0 ? -2 : (n & 15) >= k ? n - k : -1;
+    case 0x120: /* DPP_ROW_RR1..15: pix[n - k], or pix[n + 16 - k] when that leaves the row */
+        return k == 0 ? -2 : (n & ~15) | ((n - k) & 15);
+    case 0x130:
+        switch (c) {
+        case 0x130: /* DPP_WF_SL1: if (n < 63) pix[n + 1] else bound_cntl */
+            return n < 63 ? n + 1 : -1;
+        case 0x134: /* DPP_WF_RL1: if (n < 63) pix[n + 1] else pix[0] */
+            return (n + 1) & 63;
+        case 0x138: /* DPP_WF_SR1: if (n > 0) pix[n - 1] else bound_cntl */
+            return n > 0 ? n - 1 : -1;
+        case 0x13C: /* DPP_WF_RR1: if (n > 0) pix[n - 1] else pix[63] */
+            return (n + 63) & 63;
+        default:
+            return -2;
+        }
+    case 0x140:
+        switch (c) {
+        case 0x140: /* DPP_ROW_MIRROR: pix[15 - (n & 0xf)] within the row */
+            return (n & ~15) | (15 - (n & 15));
+        case 0x141: /* DPP_ROW_HALF_MIRROR: pix[7 - (n & 7)] within the half row */
+            return (n & ~7) | (7 - (n & 7));
+        case 0x142: /* DPP_ROW_BCAST15: if (n > 15) pix[(n & 0x30) - 1]. The table gives no else branch,
+                     * so row 0 keeps reading its own source; code masks row 0 off (row_mask 0xa). */
+            return n > 15 ? (n & 0x30) - 1 : n;
+        case 0x143: /* DPP_ROW_BCAST31: if (n > 31) pix[(n & 0x20) - 1]; rows 0-1 as above (row_mask 0xc) */
+            return n > 31 ? (n & 0x20) - 1 : n;
+        default:
+            return -2;
+        }
+    case 0x150: /* DPP_ROW_NEWBCAST (row_newbcast:k, gfx90a and later): lane k of the row, whole row */
+        return (n & ~15) | k;
+    default:
+        return -2;
+    }
+}
+
+/* v_mov_b32_dpp over the wave, as llvm.amdgcn.update.dpp defines it: dest starts as `old`; ROW_MASK and
+ * BANK_MASK "apply to the VGPR destination write only" (a disabled lane keeps old); a lane whose source
+ * is out of range gets 0 when bound_ctrl is set ("BC: 1 = write", the invalid lane reads as zero) and
+ * keeps old otherwise. Banks are lanes 4b..4b+3 of every row. */
+static void dpp_exec(Wave *wv)
+{
+    int32_t ctrl = wv->op.p[0], row_mask = wv->op.p[1], bank_mask = wv->op.p[2], bound_ctrl = wv->op.p[3];
+    for (int n = 0; n < EMU_WAVE; n++) {
+        int32_t old = wv->x[n];
+        if (!((row_mask >> (n >> 4)) & 1) || !((bank_mask >> ((n >> 2) & 3)) & 1)) {
+            wv->res[n] = old;
+            continue;
+        }
+        int src = emu_dpp_source(ctrl, n);
+        wv->res[n] = src >= 0 ? wv->y[src] : bound_ctrl ? 0 : old;
+    }
+}
+
+/* ---- arrival and execution --------------------------------------------------------------------- */
+
+static void mfma_exec(Worker *w, Wave *wv)
+{
+    EmuMfmaOp op = (EmuMfmaOp)wv->op.p[0];
+    const EmuMfmaInfo *info = emu_mfma_info(op);
+    int na = info->a_regs, nb = info->b_regs, ncd = info->cd_regs;
+    for (int i = 0; i < EMU_WAVE; i++) {
+        memcpy(&w->mfma_a[i * na], wv->ma[i], (size_t)na * sizeof(uint32_t));
+        memcpy(&w->mfma_b[i * nb], wv->mb[i], (size_t)nb * sizeof(uint32_t));
+        memcpy(&w->mfma_c[i * ncd], wv->mc[i], (size_t)ncd * sizeof(uint32_t));
+    }
+    emu_mfma_exec(op, w->mfma_a, w->mfma_b, w->mfma_c, w->mfma_d);
+    for (int i = 0; i < EMU_WAVE; i++)
+        memcpy(wv->md[i], &w->mfma_d[i * ncd], (size_t)ncd * sizeof(uint32_t));
+}
+
+/* Out of line: only the last lane of 64 runs it. */
+__attribute__((noinline)) static void op_exec(Worker *w, Wave *wv)
+{
+    switch (wv->op.kind) {
+    case WOP_BPERMUTE: /* returnVal = LDS[dst]: lane i reads lane (addr / 4) % 64; high bits ignored */
+        for (int i = 0; i < EMU_WAVE; i++)
+            wv->res[i] = wv->y[((uint32_t)wv->x[i] >> 2) & 63];
+        break;
+    case WOP_PERMUTE: { /* LDS[dst] = src0: lane i sends to lane (addr / 4) % 64; a lane nobody sends to
+                         * gets 0; when several send to one lane the highest-numbered sender wins */
+        memset(wv->res, 0, sizeof wv->res);
+        for (int i = 0; i < EMU_WAVE; i++)
+            wv->res[((uint32_t)wv->x[i] >> 2) & 63] = wv->y[i];
+        break;
+    }
+    case WOP_DPP:
+        dpp_exec(wv);
+        break;
+    case WOP_READLANE: /* the lane select is wave-uniform (an SGPR); bits [5:0] are used */
+        for (int i = 0; i < EMU_WAVE; i++)
+            wv->res[i] = wv->x[wv->op.p[0] & 63];
+        break;
+    case WOP_READFIRSTLANE: /* the lowest active lane: lane 0, EXEC being full */
+        for (int i = 0; i < EMU_WAVE; i++)
+            wv->res[i] = wv->x[0];
+        break;
+    case WOP_BALLOT: {
+        uint64_t m = 0;
+        for (int i = 0; i < EMU_WAVE; i++)
+            m |= (uint64_t)(wv->x[i] != 0) << i;
+        wv->ballot = m;
+        break;
+    }
+    case WOP_MFMA:
+        mfma_exec(w, wv);
+        break;
+    }
+}
+
+/* The errors of an arrival, out of line so that the operations keep no arrays (see emu_ctx_start). */
+__attribute__((noinline, cold)) static _Noreturn void arrive_fail(Lane *l, int kind, int32_t p0, int32_t p1,
+                                                                 int32_t p2, int32_t p3)
+{
+    Wave *wv = l->wave;
+    WaveOp op = {kind, {p0, p1, p2, p3}};
+    char a[96], b[96];
+    emu_wave_op_name(&op, b, sizeof b);
+    if (wv->n_bar || wv->n_done)
+        emu_lane_fail(l, EMU_ERR_WAVE, "wave operation reached by only some lanes (lane %u at %s, lane %u %s)",
+                      l->abi.lane, b, wv->n_bar ? wv->bar_lane : wv->done_lane,
+                      wv->n_bar ? "at a barrier" : "returned");
+    emu_wave_op_name(&wv->op, a, sizeof a);
+    emu_lane_fail(l, EMU_ERR_WAVE, "lanes of a wave disagree on a wave operation (lane %u at %s, lane %u at %s)",
+                  wv->op_lane, a, l->abi.lane, b);
+}
+
+/* Checks an arrival at operation `kind` with uniform parameters p0..p3; returns the wave, whose operand
+ * slots the caller then fills. Scalars, not a WaveOp: an address-taken local would cost a fake-stack
+ * frame per call under ASan. */
+static inline Wave *op_arrive(Lane *l, int kind, int32_t p0, int32_t p1, int32_t p2, int32_t p3)
+{
+    Wave *wv = l->wave;
+    if (wv->n_bar | wv->n_done)
+        arrive_fail(l, kind, p0, p1, p2, p3);
+    if (wv->n_op == 0) {
+        wv->op.kind = kind;
+        wv->op.p[0] = p0;
+        wv->op.p[1] = p1;
+        wv->op.p[2] = p2;
+        wv->op.p[3] = p3;
+        wv->op_lane = l->abi.lane;
+    } else if (wv->op.kind != kind || wv->op.p[0] != p0 || wv->op.p[1] != p1 || wv->op.p[2] != p2 ||
+               wv->op.p[3] != p3) {
+        arrive_fail(l, kind, p0, p1, p2, p3);
+    }
+    return wv;
+}
+
+/* Counts the arrival; the last one executes, the others block until it has. */
+static inline void op_wait(Lane *l, Wave *wv)
+{
+    if (++wv->n_op == EMU_WAVE) {
+        op_exec(l->w, wv);
+        wv->n_op = 0;
+        wv->ready = ALL_LANES;
+        return;
+    }
+    wv->ready &= ~((uint64_t)1 << l->wl);
+    emu_lane_block(l);
+}
+
+int32_t emu_op_bpermute(EmuLane *el, int32_t byte_addr, int32_t value)
+{
+    Lane *l = (Lane *)el;
+    Wave *wv = op_arrive(l, WOP_BPERMUTE, 0, 0, 0, 0);
+    wv->x[l->wl] = byte_addr;
+    wv->y[l->wl] = value;
+    op_wait(l, wv);
+    return wv->res[l->wl];
+}
+
+int32_t emu_op_permute(EmuLane *el, int32_t byte_addr, int32_t value)
+{
+    Lane *l = (Lane *)el;
+    Wave *wv = op_arrive(l, WOP_PERMUTE, 0, 0, 0, 0);
+    wv->x[l->wl] = byte_addr;
+    wv->y[l->wl] = value;
+    op_wait(l, wv);
+    return wv->res[l->wl];
+}
+
+int32_t emu_op_dpp(EmuLane *el, int32_t old, int32_t src, int32_t dpp_ctrl, int32_t row_mask, int32_t bank_mask,
+                   int32_t bound_ctrl)
+{
+    Lane *l = (Lane *)el;
+    if (emu_dpp_source(dpp_ctrl, 0) == -2)
+        emu_lane_fail(l, EMU_ERR_INVALID, "dpp control 0x%x is not a CDNA3 DPP_CTRL", (unsigned)dpp_ctrl);
+    if ((uint32_t)row_mask > 15 || (uint32_t)bank_mask > 15)
+        emu_lane_fail(l, EMU_ERR_INVALID, "dpp row_mask 0x%x or bank_mask 0x%x is not 4 bits", (unsigned)row_mask,
+                      (unsigned)bank_mask);
+    Wave *wv = op_arrive(l, WOP_DPP, dpp_ctrl, row_mask, bank_mask, bound_ctrl != 0);
+    wv->x[l->wl] = old;
+    wv->y[l->wl] = src;
+    op_wait(l, wv);
+    return wv->res[l->wl];
+}
+
+int32_t emu_op_readlane(EmuLane *el, int32_t value, int32_t lane)
+{
+    Lane *l = (Lane *)el;
+    Wave *wv = op_arrive(l, WOP_READLANE, lane, 0, 0, 0);
+    wv->x[l->wl] = value;
+    op_wait(l, wv);
+    return wv->res[l->wl];
+}
+
+int32_t emu_op_readfirstlane(EmuLane *el, int32_t value)
+{
+    Lane *l = (Lane *)el;
+    Wave *wv = op_arrive(l, WOP_READFIRSTLANE, 0, 0, 0, 0);
+    wv->x[l->wl] = value;
+    op_wait(l, wv);
+    return wv->res[l->wl];
+}
+
+uint64_t emu_op_ballot(EmuLane *el, int32_t pred)
+{
+    Lane *l = (Lane *)el;
+    Wave *wv = op_arrive(l, WOP_BALLOT, 0, 0, 0, 0);
+    wv->x[l->wl] = pred;
+    op_wait(l, wv);
+    return wv->ballot;
+}
+
+void emu_op_mfma(EmuLane *el, int32_t op, const uint32_t *a, const uint32_t *b, const uint32_t *c, uint32_t *d)
+{
+    Lane *l = (Lane *)el;
+    const EmuMfmaInfo *info = op >= 0 && op < EMU_MFMA_COUNT ? emu_mfma_info((EmuMfmaOp)op) : NULL;
+    if (!info)
+        emu_lane_fail(l, EMU_ERR_INVALID, "mfma op %d is not an EmuMfmaOp", op);
+    if (info->a_regs > EMU_MFMA_MAX_REGS || info->b_regs > EMU_MFMA_MAX_REGS || info->cd_regs > EMU_MFMA_MAX_REGS)
+        emu_lane_fail(l, EMU_ERR_INVALID, "internal error: %s needs more than %d registers per operand", info->name,
+                      EMU_MFMA_MAX_REGS);
+    Wave *wv = op_arrive(l, WOP_MFMA, op, 0, 0, 0);
+    wv->ma[l->wl] = a;
+    wv->mb[l->wl] = b;
+    wv->mc[l->wl] = c;
+    wv->md[l->wl] = d;
+    op_wait(l, wv);
+}
