@@ -5,7 +5,8 @@
  * and pointer parameters, every statement, every operator, calls with named arguments, indexing with
  * ':' and None, casts, all literal kinds, comments). Each timed run lexes and parses the whole text into
  * a fresh arena and string table; the figure is the median of the runs. A second line times the lexer
- * alone. Usage: bench_front [MEGABYTES] [RUNS]. Figures go to docs/performance.md. */
+ * alone. Usage: bench_front [MEGABYTES] [RUNS]; `bench_front --source [MEGABYTES]` prints the text instead.
+ * Figures go to docs/performance.md. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -286,6 +287,13 @@ static double median(double *v, int n)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--source") == 0) { /* the text that is measured, for a look or a profile */
+        Text text = {0};
+        generate(&text, (size_t)(argc > 2 ? atof(argv[2]) * 1024 * 1024 : 1024 * 1024));
+        fputs(text.p, stdout);
+        free(text.p);
+        return 0;
+    }
     double mb = argc > 1 ? atof(argv[1]) : 1.0;
     int runs = argc > 2 ? atoi(argv[2]) : 11;
     if (mb <= 0 || runs < 1 || runs > 1000) {

@@ -139,7 +139,8 @@ Token lex_next(Lexer *lx)
             char c[16], msg[128];
             show_char(YYCURSOR - 1, YYLIMIT, c, sizeof c);
             if (c[0] == '\\')
-                snprintf(msg, sizeof msg, "unknown escape sequence in string: '\\' followed by %s (known: \\\" \\\\ \\n \\t)", c);
+                snprintf(msg, sizeof msg,
+                         "unknown escape sequence in string: '\\' followed by %s (known: \\\" \\\\ \\n \\t)", c);
             else
                 snprintf(msg, sizeof msg, "unknown escape sequence '\\%s' in string (known: \\\" \\\\ \\n \\t)", c);
             lx->cur = YYCURSOR;

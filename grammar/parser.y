@@ -45,12 +45,11 @@
 #include <string.h>
 
 #include "compiler/front/parse_internal.h"
-
-static int yy_expected_probe(int tok, void *parser);
 }
 
+/* Only noted here; parse_module explains it once the parse has stopped (parse_explain_syntax_error). */
 %syntax_error {
-    parse_syntax_error(P, yymajor, &yyminor, P, yy_expected_probe);
+    parse_note_syntax_error(P, yymajor, yyminor);
 }
 
 %stack_overflow {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets of a RK_FUZZ build for a given number of seconds each, seeded with the
-# examples, the stdlib and the golden tests. A crash, leak or hang fails the run.
+# examples, the stdlib and the golden tests, with a dictionary of the language's keywords and operators
+# (tests/fuzz/tile.dict). A crash, leak or hang fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-asan}
@@ -9,4 +10,4 @@ corpus=$(mktemp -d)
 trap 'rm -rf "$corpus"' EXIT
 find examples stdlib tests/golden -name '*.tile' -exec cp {} "$corpus"/ \; 2>/dev/null || true
 "$build"/tests/fuzz_front -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-  "$corpus" 2>&1 | tail -n 12
+  -dict=tests/fuzz/tile.dict "$corpus" 2>&1 | tail -n 12

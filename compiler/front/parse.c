@@ -1,14 +1,16 @@
-/* Parser support: literal conversion, syntax error messages, and the token loop that drives lemon. */
+/* Parser support: literal conversion, syntax error messages, the limits that keep every accepted tree
+ * shallow enough to walk recursively, and the token loop that drives lemon. */
 #include "compiler/front/parse_internal.h"
 
 #include <stdio.h>
 
 #include "parser.h"
 
-/* Declared by lemon in parser.c. */
+/* Defined in parser.c, by lemon and by parse_driver.inc. */
 void ParseInit(void *parser);
 void Parse(void *parser, int major, Token minor, Parser *P);
 void ParseFinalize(void *parser);
+int parse_stack_height(void *engine);
 size_t parse_engine_size(void);
 
 static void fail(Parser *P, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -236,14 +238,25 @@ static int line_of(Parser *P, uint32_t off)
     return line;
 }
 
-/* The first syntax error: the unexpected token and what could have come instead, or, for the mistakes
- * that the bare token sets explain badly, a message that names the mistake. */
-void parse_syntax_error(Parser *P, int major, const Token *minor, void *engine, int (*probe)(int, void *))
+void parse_note_syntax_error(Parser *P, int major, Token minor)
+{
+    if (P->failed)
+        return;
+    P->failed = 1;
+    P->syntax_error = 1;
+    P->err_kind = major;
+    P->err_tok = minor;
+}
+
+/* The first syntax error: the unexpected token and what could have come instead (from the state stack
+ * saved just before the token), or, for the mistakes that the bare token sets explain badly, a message
+ * that names the mistake. */
+static void syntax_error(Parser *P, int major, const Token *minor)
 {
     char ok[256] = {0};
     int ntok = 0;
     for (int t = 1; t < 256; t++) {
-        int r = probe(t, engine);
+        int r = parse_expected(t, P);
         if (r < 0)
             break;
         ok[t] = (char)r;
@@ -385,6 +398,32 @@ static void check_depth(Parser *P, Node *root)
     }
 }
 
+/* Explains the syntax error that stopped the parse. Lemon performs default reductions before it notices
+ * an error, which narrows what it would report as expected, so the stack it stopped with is not the one
+ * to ask. The tokens before the error are parsed again, by a second engine with a scratch copy of the
+ * parser, and its stack just before the offending token is the one asked. Saving the stack before every
+ * token instead cost a fifth of the parse (bench/bench_front.c); only a failed parse pays for this. */
+static void explain_syntax_error(Parser *P)
+{
+    Parser Q = *P;
+    Q.failed = 1; /* the second pass reports nothing */
+    Q.module = ast_new(P->arena, AST_MODULE, loc_make(P->file->id, 0));
+    void *engine = arena_alloc(P->arena, parse_engine_size());
+    ParseInit(engine);
+    Lexer lx;
+    lex_init(&lx, P->file, P->diags);
+    for (;;) {
+        Token t = lex_next(&lx);
+        if (t.off >= P->err_tok.off || t.kind <= 0)
+            break;
+        Parse(engine, t.kind, t, &Q);
+    }
+    parse_snapshot(engine, P);
+    ParseFinalize(engine);
+    P->failed = 0;
+    syntax_error(P, P->err_kind, &P->err_tok);
+}
+
 Node *parse_module(Arena *a, StrTab *strs, Diags *diags, SrcFile *f)
 {
     Parser P;
@@ -398,6 +437,7 @@ Node *parse_module(Arena *a, StrTab *strs, Diags *diags, SrcFile *f)
     ParseInit(engine);
     Lexer lx;
     lex_init(&lx, f, diags);
+    int stack_peak = 0;
     for (;;) {
         Token t = lex_next(&lx);
         if (t.kind == TOK_LEX_ERROR) {
@@ -407,15 +447,23 @@ Node *parse_module(Arena *a, StrTab *strs, Diags *diags, SrcFile *f)
         if (!check_nesting(&P, t))
             break;
         P.tok = t;
-        parse_snapshot(engine, &P);
         Parse(engine, t.kind, t, &P);
         if (P.failed || t.kind == TOK_EOF)
             break;
+        int h = parse_stack_height(engine);
+        stack_peak = h > stack_peak ? h : stack_peak;
         P.prev2_kind = P.prev.kind;
         P.prev = t;
     }
     ParseFinalize(engine);
-    if (!P.failed)
+    if (P.syntax_error)
+        explain_syntax_error(&P);
+    /* Outside expressions, every level of nesting holds an entry of lemon's stack while its inside is
+     * parsed, so no tree is deeper than the highest stack between two tokens plus the deepest
+     * expression (plus a little for leaves that count no depth of their own). Only a program whose
+     * stack went high needs the walk, which would cost a tenth of the parse on ordinary programs
+     * (bench/bench_front.c). The fuzzer checks the bound on every tree it gets accepted. */
+    if (!P.failed && stack_peak + PARSE_MAX_EXPR_DEPTH + 16 > PARSE_MAX_DEPTH)
         check_depth(&P, P.module);
     return P.failed ? NULL : P.module;
 }

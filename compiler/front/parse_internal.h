@@ -17,8 +17,11 @@ typedef struct Parser {
     SrcFile *file;
     Node *module;
     int failed;
-    unsigned short *snap; /* lemon's state stack before the current token (parse_snapshot) */
+    unsigned short *snap; /* lemon's state stack before the token of a syntax error (parse_snapshot) */
     int snap_top;
+    int syntax_error;     /* a syntax error was noted at err_tok (err_kind) and is still to be explained */
+    int err_kind;
+    Token err_tok;
     Token tok, prev;      /* the token being parsed and the one before it */
     int prev2_kind;       /* the kind of the token before prev */
     int unary_run;        /* consecutive '-', '!', '~' tokens up to tok */
@@ -117,8 +120,9 @@ static inline Node *mk_tuple(Parser *P, Token t, Node *first, Node *rest)
 Node *mk_int(Parser *P, Token t);
 Node *mk_float(Parser *P, Token t);
 void set_string(Parser *P, Node *n, Token t);
-void parse_syntax_error(Parser *P, int major, const Token *minor, void *engine, int (*probe)(int, void *));
+void parse_note_syntax_error(Parser *P, int major, Token minor);
 void parse_snapshot(void *engine, Parser *P);
+int parse_expected(int tok, Parser *P);
 void parse_too_deep(Parser *P, int stack_depth);
 
 #endif

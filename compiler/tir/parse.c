@@ -732,7 +732,6 @@ static void parse_op(P *p, Block *b)
     for (int k = 0; missing && k < TIR_NATTRS; k++)
         if (missing & (1u << k))
             fail(p, name.off, "missing attribute '%s' on '%s'", tir_attr_names[k], info->name);
-    uint32_t colon = p->tok.off;
     if (at_punct(p, ':')) {
         next(p);
         for (;;) {
@@ -748,7 +747,7 @@ static void parse_op(P *p, Block *b)
     if (info->nres >= 0 && nres != info->nres)
         fail(p, name.off, "'%s' has %d result%s, got %d", info->name, info->nres, plural(info->nres), nres);
     if (ntypes != nres)
-        fail(p, colon, "'%s' has %d result%s but %d result type%s", info->name, nres, plural(nres), ntypes,
+        fail(p, name.off, "'%s' has %d result%s but %d result type%s", info->name, nres, plural(nres), ntypes,
              plural(ntypes));
 
     Op *op = tir_op_new(p->f, code, p->types_, nres, NULL, 0);

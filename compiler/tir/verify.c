@@ -204,14 +204,22 @@ static unsigned cls(const Type *t)
     return e->sk == SK_BOOL ? C_BOOL : sk_is_int(e->sk) ? C_INT : C_FLOAT;
 }
 
-static const char *cls_name(unsigned c)
+/* What a class mask admits, for messages: "integers or floats" / "an integer or a float". */
+static const char *cls_name(unsigned c, bool plural)
 {
-    static const char *const names[16] = {
+    static const char *const many[16] = {
         [C_INT] = "integers", [C_FLOAT] = "floats", [C_INT | C_FLOAT] = "integers or floats",
         [C_INT | C_BOOL] = "integers or bools", [C_BOOL] = "bools", [C_INT | C_PTR] = "integers or pointers",
         [C_PTR] = "pointers"};
-    return names[c & 15] ? names[c & 15] : "other types";
+    static const char *const one[16] = {
+        [C_INT] = "an integer", [C_FLOAT] = "a float", [C_INT | C_FLOAT] = "an integer or a float",
+        [C_INT | C_BOOL] = "an integer or a bool", [C_BOOL] = "a bool", [C_INT | C_PTR] = "an integer or a pointer",
+        [C_PTR] = "a pointer"};
+    const char *s = (plural ? many : one)[c & 15];
+    return s ? s : "something else";
 }
+
+static const char *plural(int n) { return n == 1 ? "" : "s"; }
 
 static bool shape_eq(const Type *a, const Type *b)
 {
@@ -253,11 +261,15 @@ static bool check_same(V *v, const Op *op, int n)
     return true;
 }
 
+/* The element class of t is allowed; `what` names the operand, NULL meaning all of them. */
 static bool check_cls(V *v, const Op *op, const Type *t, unsigned allowed, const char *what)
 {
     if (cls(t) & allowed)
         return true;
-    err(v, op, "%s must be %s, not %s", what, cls_name(allowed), tn(v, t));
+    if (what)
+        err(v, op, "%s must be %s, not %s", what, cls_name(allowed, false), tn(v, t));
+    else
+        err(v, op, "takes %s, not %s", cls_name(allowed, true), tn(v, t));
     return false;
 }
 
@@ -361,7 +373,7 @@ static void check_carried(V *v, const Op *op, const Op *t, int first, int n, con
     if (!t)
         return;
     if (t->nopnds - first != n) {
-        err(v, op, "%s carries %d values, expected %d", what, t->nopnds - first, n);
+        err(v, op, "%s carries %d value%s, expected %d", what, t->nopnds - first, plural(t->nopnds - first), n);
         return;
     }
     for (int i = 0; i < n; i++) {
@@ -398,13 +410,13 @@ static void check_for(V *v, const Op *op)
             tn(v, T(2)));
     int k = op->nopnds - 3;
     if (op->nres != k) {
-        err(v, op, "has %d results for %d initial values", op->nres, k);
+        err(v, op, "has %d result%s for %d initial value%s", op->nres, plural(op->nres), k, plural(k));
         return;
     }
     const Block *body = op->regions[0];
     if (body->nargs != k + 1) {
-        err(v, op, "region has %d arguments, expected %d (the induction variable and the iter values)", body->nargs,
-            k + 1);
+        err(v, op, "region has %d argument%s, expected %d (the induction variable and the iter values)",
+            body->nargs, plural(body->nargs), k + 1);
         return;
     }
     if (body->args[0].type != T(0))
@@ -434,7 +446,8 @@ static void check_while(V *v, const Op *op)
     const Block *before = op->regions[0], *after = op->regions[1];
     int n = op->nopnds;
     if (before->nargs != n) {
-        err(v, op, "before region has %d arguments for %d initial values", before->nargs, n);
+        err(v, op, "before region has %d argument%s for %d initial value%s", before->nargs, plural(before->nargs), n,
+            plural(n));
     } else {
         for (int i = 0; i < n; i++)
             if (before->args[i].type != T(i))
@@ -453,7 +466,8 @@ static void check_while(V *v, const Op *op)
             check_carried(v, op, cond, 1, op->nres, result_types(v, op), "condition");
     }
     if (after->nargs != op->nres) {
-        err(v, op, "after region has %d arguments for %d results", after->nargs, op->nres);
+        err(v, op, "after region has %d argument%s for %d result%s", after->nargs, plural(after->nargs), op->nres,
+            plural(op->nres));
         return;
     }
     for (int i = 0; i < op->nres; i++)
@@ -584,15 +598,15 @@ static void check_types(V *v, const Op *op)
     case OP_ARANGE: check_arange(v, op); break;
     case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_REM: case OP_MIN: case OP_MAX:
         if (check_same(v, op, 2))
-            check_cls(v, op, T(0), C_INT | C_FLOAT, "operands");
+            check_cls(v, op, T(0), C_INT | C_FLOAT, NULL);
         break;
     case OP_AND: case OP_OR: case OP_XOR:
         if (check_same(v, op, 2))
-            check_cls(v, op, T(0), C_INT | C_BOOL, "operands");
+            check_cls(v, op, T(0), C_INT | C_BOOL, NULL);
         break;
     case OP_SHL: case OP_SHR:
         if (check_same(v, op, 2))
-            check_cls(v, op, T(0), C_INT, "operands");
+            check_cls(v, op, T(0), C_INT, NULL);
         break;
     case OP_CMP:
         if (T(0) != T(1))
@@ -612,20 +626,20 @@ static void check_types(V *v, const Op *op)
         break;
     case OP_NEG: case OP_ABS:
         if (check_same(v, op, 1))
-            check_cls(v, op, T(0), C_INT | C_FLOAT, "the operand");
+            check_cls(v, op, T(0), C_INT | C_FLOAT, NULL);
         break;
     case OP_NOT:
         if (check_same(v, op, 1))
-            check_cls(v, op, T(0), C_INT | C_BOOL, "the operand");
+            check_cls(v, op, T(0), C_INT | C_BOOL, NULL);
         break;
     case OP_EXP: case OP_EXP2: case OP_LOG: case OP_LOG2: case OP_SQRT: case OP_RSQRT: case OP_FLOOR: case OP_CEIL:
     case OP_SIN: case OP_COS:
         if (check_same(v, op, 1))
-            check_cls(v, op, T(0), C_FLOAT, "the operand");
+            check_cls(v, op, T(0), C_FLOAT, NULL);
         break;
     case OP_FMA:
         if (check_same(v, op, 3))
-            check_cls(v, op, T(0), C_FLOAT, "operands");
+            check_cls(v, op, T(0), C_FLOAT, NULL);
         break;
     case OP_CAST:
         if ((cls(T(0)) == C_PTR) != (cls(R(0)) == C_PTR))
@@ -686,13 +700,13 @@ static void check_types(V *v, const Op *op)
     case OP_REDUCE:
         if (op->at.kind != KIND_SUM && op->at.kind != KIND_MAX && op->at.kind != KIND_MIN)
             err(v, op, "kind must be sum, max or min");
-        else if (check_cls(v, op, T(0), C_INT | C_FLOAT, "the operand"))
+        else if (check_cls(v, op, T(0), C_INT | C_FLOAT, NULL))
             check_reduced(v, op, ty_elem(T(0)));
         break;
     case OP_ARGREDUCE:
         if (op->at.kind != KIND_ARGMAX && op->at.kind != KIND_ARGMIN)
             err(v, op, "kind must be argmax or argmin");
-        else if (check_cls(v, op, T(0), C_INT | C_FLOAT, "the operand"))
+        else if (check_cls(v, op, T(0), C_INT | C_FLOAT, NULL))
             check_reduced(v, op, v->m->types->scalars[SK_I32]);
         break;
     case OP_SCAN:
@@ -700,7 +714,7 @@ static void check_types(V *v, const Op *op)
             err(v, op, "kind must be sum");
         else if (T(0)->kind != TY_TILE || op->at.axis < 0 || op->at.axis >= T(0)->rank)
             err(v, op, "axis %lld is out of range for %s", (long long)op->at.axis, tn(v, T(0)));
-        else if (check_cls(v, op, T(0), C_INT | C_FLOAT, "the operand") && R(0) != T(0))
+        else if (check_cls(v, op, T(0), C_INT | C_FLOAT, NULL) && R(0) != T(0))
             err(v, op, "result type %s differs from the operand type %s", tn(v, R(0)), tn(v, T(0)));
         break;
     case OP_DOT: check_dot(v, op); break;
@@ -761,15 +775,15 @@ static void verify_op(V *v, const Op *op, int depth)
     const OpInfo *info = &tir_op_info[op->code];
     bool sound = true;
     if (op->nopnds < 0 || (info->nopnds >= 0 && op->nopnds != info->nopnds)) {
-        err(v, op, "has %d operands, expected %d", op->nopnds, info->nopnds);
+        err(v, op, "has %d operand%s, expected %d", op->nopnds, plural(op->nopnds), info->nopnds);
         sound = false;
     }
     if (op->nres < 0 || (info->nres >= 0 && op->nres != info->nres)) {
-        err(v, op, "has %d results, expected %d", op->nres, info->nres);
+        err(v, op, "has %d result%s, expected %d", op->nres, plural(op->nres), info->nres);
         sound = false;
     }
     if (op->nregions != info->nregions || (op->nregions && !op->regions)) {
-        err(v, op, "has %d regions, expected %d", op->nregions, info->nregions);
+        err(v, op, "has %d region%s, expected %d", op->nregions, plural(op->nregions), info->nregions);
         sound = false;
     }
     for (int i = 0; i < op->nopnds; i++) {
@@ -864,10 +878,10 @@ static void verify_func(V *v, const Func *f)
     v->nstack = 0;
     for (int i = 0; i < f->body->nargs; i++) {
         const Type *t = f->body->args[i].type;
+        /* Grid functions take the kernel's parameters, pointers included, so that a launch evaluates
+         * them from the same argument list; they never use the pointers. */
         if (t && t->kind == TY_TILE)
             err(v, NULL, "parameter %d has a tile type %s", i, tn(v, t));
-        else if (t && f->kind == FUNC_GRID && t->kind == TY_PTR)
-            err(v, NULL, "grid function parameter %d is a pointer", i);
     }
     if (f->kind == FUNC_KERNEL) {
         const KernelOptions *o = &f->opts;

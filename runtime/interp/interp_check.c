@@ -185,6 +185,8 @@ static bool check_control(const Chk *k)
             const CBlock *b = &n->reg[r];
             if (b->nargs)
                 return BAD("regions take no arguments");
+            if (b->term && b->term->op->code == OP_RETURN)
+                continue; /* an early return: the region yields nothing */
             if (nres || b->term) {
                 if (!term_is(k, b, OP_YIELD, nres, r ? "else" : "then"))
                     return false;

@@ -562,8 +562,11 @@ static Func *matmul_kernel(void)
     /* kk = rk < K - k * BK */
     Value *rem = k_bin(&k, OP_SUB, K, k_bin(&k, OP_MUL, kv, k_ci(&k, i32, BK)));
     Value *kk = k_cmp(&k, PRED_LT, rk, k_splat(&k, rem, rk->type));
-    Value *ma = k_bcast(&k, k_expand(&k, kk, 0), with_elem(tmk, b1));
-    Value *mb = k_bcast(&k, k_expand(&k, kk, 1), with_elem(tkn, b1));
+    /* rows of a past M and columns of b past N are masked too: they lie outside the buffers */
+    Value *ma = k_bin(&k, OP_AND, k_bcast(&k, k_expand(&k, kk, 0), with_elem(tmk, b1)),
+                      k_bcast(&k, k_expand(&k, k_cmp(&k, PRED_LT, rm, k_splat(&k, M, rm->type)), 1), with_elem(tmk, b1)));
+    Value *mb = k_bin(&k, OP_AND, k_bcast(&k, k_expand(&k, kk, 1), with_elem(tkn, b1)),
+                      k_bcast(&k, k_expand(&k, k_cmp(&k, PRED_LT, rn, k_splat(&k, N, rn->type)), 0), with_elem(tkn, b1)));
     Value *x = k_load(&k, pa, ma, k_cf(&k, with_elem(tmk, f32), 0.0));
     Value *y = k_load(&k, pb, mb, k_cf(&k, with_elem(tkn, f32), 0.0));
     Value *d = k_op(&k, OP_DOT, acc->type, 3, x, y, acc);

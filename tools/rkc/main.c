@@ -13,7 +13,7 @@
 
 #include "compiler/front/lex.h"
 #include "compiler/front/parse.h"
-#include "compiler/sema/sema.h"
+#include "compiler/driver/driver.h"
 #include "parser.h"
 
 #ifndef RK_VERSION
@@ -24,8 +24,6 @@ enum { EXIT_PROGRAM = 1, EXIT_USAGE = 2, EXIT_DEVICE = 3, EXIT_INTERNAL = 4 };
 
 static const char *const known_targets[] = {"gfx942", "gfx90a", "gfx950", "emu", "sm_90", NULL};
 static const char *const known_emits[] = {"tokens", "ast", "tir", "lir", "llvm", "asm", "obj", "hsaco", NULL};
-/* Stages that exist today; the rest are accepted by the parser and refused with exit 2. */
-static const char *const built_emits[] = {"tokens", "ast", "tir", NULL};
 
 typedef struct Options {
     const char *input, *output, *target, *emit, *kernel;
@@ -63,8 +61,6 @@ static int in_list(const char *s, const char *const *list)
             return 1;
     return 0;
 }
-
-static FILE *open_output(const Options *o, int *is_stdout);
 
 static int bad_usage(const char *fmt, const char *arg)
 {
@@ -205,26 +201,6 @@ static void print_diags(Arena *a, const Diags *d)
         fprintf(stderr, "rkc: %d more errors not shown\n", d->nerrors - d->max_errors);
 }
 
-static int emit_tokens(Arena *a, SrcFile *f, Diags *diags, FILE *out)
-{
-    Lexer lx;
-    lex_init(&lx, f, diags);
-    for (;;) {
-        Token t = lex_next(&lx);
-        if (t.kind == TOK_LEX_ERROR)
-            return EXIT_PROGRAM;
-        int line, col;
-        src_linecol(f, t.off, &line, &col);
-        fprintf(out, "%d:%d %s", line, col, lex_token_id(t.kind));
-        if (t.kind != TOK_EOF)
-            fprintf(out, " %.*s", (int)t.len, f->text + t.off);
-        fputc('\n', out);
-        if (t.kind == TOK_EOF)
-            return 0;
-    }
-    (void)a;
-}
-
 /* The stdlib: $RK_STDLIB_DIR, else <prefix>/share/rk/stdlib next to an installed rkc, else the source
  * tree's stdlib/ (a build tree). */
 static const char *stdlib_dir(void)
@@ -252,20 +228,21 @@ static const char *stdlib_dir(void)
 #endif
 }
 
-static int emit_tir(const Options *o, Arena *arena, SrcMgr *src, Diags *diags, StrTab *strs, SrcFile *f, FILE **outp,
-                    int *is_stdout)
+static void print_dump(void *ud, const char *stage, const char *kernel, const char *text)
 {
-    TypeTab types;
-    typetab_init(&types, arena);
-    SemaOptions so = {o->incdirs, o->nincdirs, stdlib_dir(), o->defines, o->ndefines, o->kernel};
-    SemaResult r;
-    if (!sema_compile(arena, strs, &types, src, diags, f, &so, NULL, &r))
-        return EXIT_PROGRAM;
-    *outp = open_output(o, is_stdout);
-    if (!*outp)
-        return EXIT_USAGE;
-    fputs(tir_print_module(arena, r.module, 0), *outp);
-    return 0;
+    (void)ud;
+    fprintf(stderr, "// -----// IR Dump After %s (%s) //----- //\n%s", stage, kernel, text);
+    size_t n = strlen(text);
+    if (n && text[n - 1] != '\n')
+        fputc('\n', stderr);
+}
+
+static bool has_internal_error(const Diags *d)
+{
+    for (int i = 0; i < d->n; i++)
+        if (strncmp(d->items[i].msg, "internal error", 14) == 0)
+            return true;
+    return false;
 }
 
 static int compile(const Options *o)
@@ -276,9 +253,10 @@ static int compile(const Options *o)
         fprintf(stderr, "rkc: error: cannot read '%s': %s\n", o->input, strerror(errno));
         return EXIT_USAGE;
     }
-    if (!in_list(o->emit, built_emits)) {
+    Stage stop = (Stage)driver_stage_from_name(o->emit);
+    if (!driver_stage_available(o->target, stop)) {
         free(text);
-        fprintf(stderr, "rkc: error: --emit=%s is not built yet (this rkc reaches: tokens, ast, tir)\n", o->emit);
+        fprintf(stderr, "rkc: error: --emit=%s for target %s is not built yet\n", o->emit, o->target);
         return EXIT_USAGE;
     }
     Arena arena;
@@ -289,34 +267,44 @@ static int compile(const Options *o)
     diags_init(&diags, &arena, &src);
     StrTab strs;
     strtab_init(&strs, &arena);
-    SrcFile *f = src_add(&src, o->input, text, len);
+    DriverOptions d = {0};
+    d.filename = o->input;
+    d.source = text;
+    d.len = len;
+    d.target = o->target;
+    d.defines = o->defines;
+    d.ndefines = o->ndefines;
+    d.incdirs = o->incdirs;
+    d.nincdirs = o->nincdirs;
+    d.stdlib_dir = stdlib_dir();
+    d.kernel = o->kernel;
+    d.opt_level = o->opt_level;
+    d.dump_ir = getenv("RK_DUMP_IR");
+    d.dump_dir = getenv("RK_DUMP_DIR");
+    d.dump_sink = print_dump;
+    DriverResult r;
+    bool ok = driver_compile(&arena, &strs, &src, &diags, &d, stop, &r);
     free(text);
     int rc = 0;
-    int is_stdout = 0;
-    FILE *out = NULL;
-    if (!f) {
-        fprintf(stderr, "rkc: error: '%s' is too large (over 4 GiB)\n", o->input);
-        rc = EXIT_USAGE;
-    } else if (strcmp(o->emit, "tokens") == 0) {
-        out = open_output(o, &is_stdout);
-        rc = out ? emit_tokens(&arena, f, &diags, out) : EXIT_USAGE;
-    } else if (strcmp(o->emit, "tir") == 0) {
-        rc = emit_tir(o, &arena, &src, &diags, &strs, f, &out, &is_stdout);
-    } else {
-        Node *m = parse_module(&arena, &strs, &diags, f);
-        if (!m) {
-            rc = EXIT_PROGRAM;
+    if (ok) {
+        int is_stdout;
+        FILE *out = open_output(o, &is_stdout);
+        if (!out) {
+            rc = EXIT_USAGE;
         } else {
-            out = open_output(o, &is_stdout);
-            if (out)
-                fputs(ast_print(&arena, &src, m), out);
-            else
+            if (r.text)
+                fputs(r.text, out);
+            else if (r.binary)
+                fwrite(r.binary, 1, r.size, out);
+            if (!is_stdout && fclose(out) != 0) {
+                fprintf(stderr, "rkc: error: cannot write '%s': %s\n", o->output, strerror(errno));
                 rc = EXIT_USAGE;
+            }
         }
+    } else {
+        rc = has_internal_error(&diags) ? EXIT_INTERNAL : EXIT_PROGRAM;
     }
     print_diags(&arena, &diags);
-    if (out && !is_stdout)
-        fclose(out);
     arena_free(&arena);
     return rc;
 }

@@ -1,0 +1,213 @@
+/* The compiler driver: stages in order, timings, IR dumps (see driver.h). */
+#include "compiler/driver/driver.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "compiler/front/lex.h"
+#include "compiler/front/parse.h"
+#include "parser.h"
+
+static const char *const stage_names[] = {"tokens", "ast", "tir", "lir", "llvm", "asm", "obj", "hsaco"};
+
+int driver_stage_from_name(const char *name)
+{
+    for (int i = 0; i <= STAGE_BIN; i++)
+        if (strcmp(name, stage_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+const char *driver_stage_name(Stage s)
+{
+    return s <= STAGE_BIN ? stage_names[s] : "?";
+}
+
+bool driver_stage_available(const char *target, Stage s)
+{
+    if (s <= STAGE_TIR)
+        return true;
+    if (target && strcmp(target, "interp") == 0)
+        return s == STAGE_BIN; /* the interpreter's code is the TIR itself */
+    return false;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* ---- dumps ---- */
+
+/* RK_DUMP_IR is "1" or "all" for every stage, or a comma-separated list of stage names. */
+static bool dump_wanted(const DriverOptions *o, const char *stage)
+{
+    const char *d = o->dump_ir;
+    if (!d || !*d || strcmp(d, "0") == 0)
+        return false;
+    if (strcmp(d, "1") == 0 || strcmp(d, "all") == 0)
+        return true;
+    size_t n = strlen(stage);
+    for (const char *p = d; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len == n && strncmp(p, stage, n) == 0)
+            return true;
+        p += len + (comma ? 1 : 0);
+    }
+    return false;
+}
+
+static const char *dump_ext(const char *stage)
+{
+    if (strcmp(stage, "llvm") == 0)
+        return "ll";
+    if (strcmp(stage, "asm") == 0)
+        return "s";
+    return strcmp(stage, "lir") == 0 ? "lir" : "tir";
+}
+
+static void dump(Arena *a, Diags *diags, const DriverOptions *o, DriverResult *r, const char *stage, const char *kernel,
+                 const char *text)
+{
+    if (!dump_wanted(o, stage))
+        return;
+    if (o->dump_dir && *o->dump_dir) {
+        mkdir(o->dump_dir, 0777);
+        const char *path = arena_printf(a, "%s/%s.%s.%s", o->dump_dir, kernel, stage, dump_ext(stage));
+        FILE *f = fopen(path, "wb");
+        if (!f || fputs(text, f) < 0)
+            diag_plain(diags, DIAG_WARNING, "cannot write the IR dump %s", path);
+        if (f)
+            fclose(f);
+        return;
+    }
+    if (o->dump_sink) {
+        o->dump_sink(o->dump_ud, stage, kernel, text);
+        return;
+    }
+    Dump *d = arena_realloc(a, r->dumps, sizeof(Dump) * (size_t)r->ndumps, sizeof(Dump) * (size_t)(r->ndumps + 1));
+    d[r->ndumps] = (Dump){stage, kernel, text};
+    r->dumps = d;
+    r->ndumps++;
+}
+
+/* ---- stages ---- */
+
+static char *tokens_text(Arena *a, SrcFile *f, Diags *diags)
+{
+    Lexer lx;
+    lex_init(&lx, f, diags);
+    size_t cap = 4096, n = 0;
+    char *buf = arena_alloc(a, cap);
+    for (;;) {
+        Token t = lex_next(&lx);
+        if (t.kind == TOK_LEX_ERROR)
+            return NULL;
+        int line, col;
+        src_linecol(f, t.off, &line, &col);
+        char head[96];
+        int hl = snprintf(head, sizeof head, "%d:%d %s", line, col, lex_token_id(t.kind));
+        size_t need = (size_t)hl + (t.kind == TOK_EOF ? 0 : 1 + t.len) + 2;
+        if (n + need > cap) {
+            size_t nc = cap * 2;
+            while (nc < n + need)
+                nc *= 2;
+            buf = arena_realloc(a, buf, cap, nc);
+            cap = nc;
+        }
+        memcpy(buf + n, head, (size_t)hl);
+        n += (size_t)hl;
+        if (t.kind != TOK_EOF) {
+            buf[n++] = ' ';
+            memcpy(buf + n, f->text + t.off, t.len);
+            n += t.len;
+        }
+        buf[n++] = '\n';
+        buf[n] = 0;
+        if (t.kind == TOK_EOF)
+            return buf;
+    }
+}
+
+static const char *func_text(Arena *a, Func *f)
+{
+    return tir_print_func(a, f, 0);
+}
+
+bool driver_compile(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, const DriverOptions *o, Stage stop,
+                    DriverResult *out)
+{
+    memset(out, 0, sizeof *out);
+    out->stage = stop;
+    int errs0 = diags->nerrors;
+    const char *target = o->target ? o->target : "gfx942";
+    if (!driver_stage_available(target, stop)) {
+        diag_plain(diags, DIAG_ERROR, "--emit=%s for target %s is not built yet", driver_stage_name(stop), target);
+        return false;
+    }
+    double t0 = now_ms();
+    SrcFile *f = src_add(src, o->filename ? o->filename : "<source>", o->source, o->len);
+    if (!f) {
+        diag_plain(diags, DIAG_ERROR, "%s is too large (over 4 GiB)", o->filename);
+        return false;
+    }
+    if (stop == STAGE_TOKENS) {
+        out->text = tokens_text(a, f, diags);
+        return out->text != NULL;
+    }
+    if (stop == STAGE_AST) {
+        Node *m = parse_module(a, strs, diags, f);
+        out->ms_front = now_ms() - t0;
+        if (!m)
+            return false;
+        out->text = ast_print(a, src, m);
+        return true;
+    }
+    /* Semantics: parsing of the main file and its imports happens inside. */
+    TypeTab *types = ARENA_NEW(a, TypeTab);
+    typetab_init(types, a);
+    SemaOptions so = {o->incdirs, o->nincdirs, o->stdlib_dir, o->defines, o->ndefines, o->kernel};
+    double t1 = now_ms();
+    if (!sema_compile(a, strs, types, src, diags, f, &so, o->config, &out->sema))
+        return false;
+    Module *m = out->sema.module;
+    for (int i = 0; i < m->nfuncs; i++)
+        tir_canonicalize(m->funcs[i]);
+    if (!tir_verify(m, diags)) {
+        diag_plain(diags, DIAG_ERROR, "internal error: the tile IR of %s failed verification (a bug in rk)",
+                   f->name);
+        return false;
+    }
+    out->ms_sema = now_ms() - t1;
+    for (int i = 0; i < m->nfuncs; i++)
+        if (m->funcs[i]->kind == FUNC_KERNEL)
+            dump(a, diags, o, out, "tir", m->funcs[i]->name, func_text(a, m->funcs[i]));
+    /* What the runtime needs per kernel. */
+    out->nkernels = out->sema.nkernels;
+    out->kernels = ARENA_ARRAY(a, DriverKernel, out->nkernels + 1);
+    for (int i = 0; i < out->nkernels; i++) {
+        DriverKernel *k = &out->kernels[i];
+        k->meta = &out->sema.kernels[i];
+        k->symbol = k->meta->name;
+        k->block = k->meta->opts.num_warps * 64;
+        Func *g = tir_module_find(m, FUNC_GRID, k->meta->name);
+        k->grid_tir = g ? tir_print_func(a, g, TIR_PRINT_LOCS) : NULL;
+    }
+    if (stop == STAGE_TIR) {
+        out->text = tir_print_module(a, m, 0);
+        return diags->nerrors == errs0;
+    }
+    if (strcmp(target, "interp") == 0) {
+        /* The interpreter runs the TIR itself: its code object is the text form with positions. */
+        out->binary = tir_print_module(a, m, TIR_PRINT_LOCS);
+        out->size = strlen(out->binary);
+        return diags->nerrors == errs0;
+    }
+    diag_plain(diags, DIAG_ERROR, "--emit=%s for target %s is not built yet", driver_stage_name(stop), target);
+    return false;
+}

@@ -1,0 +1,85 @@
+/* The compiler driver: one source file through every stage to the requested one.
+ *
+ * Both rkc and rk_compile() call driver_compile. It owns the order of stages (front end, semantics,
+ * TIR passes, layouts and LIR passes, lowering to LLVM, LLVM codegen, linking), their timings, and the
+ * IR dumps RK_DUMP_IR asks for. The library never prints: dumps are handed to a sink, written to
+ * RK_DUMP_DIR, or kept in the result for the caller. */
+#ifndef RK_DRIVER_H
+#define RK_DRIVER_H
+
+#include <stddef.h>
+
+#include "compiler/sema/sema.h"
+
+typedef enum Stage {
+    STAGE_TOKENS,
+    STAGE_AST,
+    STAGE_TIR,
+    STAGE_LIR,
+    STAGE_LLVM,
+    STAGE_ASM,
+    STAGE_OBJ,
+    STAGE_BIN, /* the loadable code: hsaco (gfx*), a shared object (emu), TIR text (interp), PTX (sm_90) */
+} Stage;
+
+/* Called once per dump: `stage` is "tir", a pass name, "lir", "llvm" or "asm". */
+typedef void (*DumpSink)(void *ud, const char *stage, const char *kernel, const char *text);
+
+typedef struct DriverOptions {
+    const char *filename; /* for diagnostics and relative imports */
+    const char *source;
+    size_t len;
+    const char *target; /* gfx942 (default), gfx90a, gfx950, emu, interp, sm_90 */
+    const Define *defines;
+    int ndefines;
+    const char *const *incdirs;
+    int nincdirs;
+    const char *stdlib_dir;
+    const char *kernel; /* only this kernel, or NULL */
+    int opt_level;      /* LLVM -O level, 0..3 */
+    const Config *config; /* an autotune config overriding consts and options, or NULL */
+    /* IR dumps: the RK_DUMP_IR value ("1", "all" or a list of stages such as "tir,llvm"), RK_DUMP_DIR,
+     * and a sink for dumps that are not written to files (NULL: keep them in DriverResult.dumps). */
+    const char *dump_ir;
+    const char *dump_dir;
+    DumpSink dump_sink;
+    void *dump_ud;
+} DriverOptions;
+
+typedef struct Dump {
+    const char *stage, *kernel, *text;
+} Dump;
+
+/* What the runtime needs about one compiled kernel. */
+typedef struct DriverKernel {
+    const KernelMeta *meta;
+    const char *symbol;   /* its name in the binary */
+    int block;            /* work-items per workgroup: num_warps * wave size */
+    int lds_bytes;        /* static LDS (shared memory) */
+    const char *grid_tir; /* the @grid function as TIR text, or NULL */
+} DriverKernel;
+
+typedef struct DriverResult {
+    Stage stage;
+    char *text; /* tokens, ast, tir, lir, llvm, asm: the text form */
+    void *binary; /* obj or bin */
+    size_t size;
+    SemaResult sema;
+    DriverKernel *kernels;
+    int nkernels;
+    Dump *dumps;
+    int ndumps;
+    double ms_front, ms_sema, ms_passes, ms_lower, ms_opt, ms_codegen, ms_link;
+} DriverResult;
+
+/* Runs the stages up to `stop`. Errors are diagnostics; returns false after any. */
+bool driver_compile(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, const DriverOptions *o, Stage stop,
+                    DriverResult *out);
+
+/* "tokens" → STAGE_TOKENS ...; -1 if unknown. */
+int driver_stage_from_name(const char *name);
+const char *driver_stage_name(Stage s);
+/* Whether a stage is implemented for a target yet. */
+bool driver_stage_available(const char *target, Stage s);
+
+#endif
