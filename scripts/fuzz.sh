@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs the libFuzzer targets of a RK_FUZZ build for a given number of seconds each, seeded with the
-# examples, the stdlib and the golden tests, with a dictionary of the language's keywords and operators
-# (tests/fuzz/tile.dict). A crash, leak or hang fails the run.
+# Runs the libFuzzer targets of a RK_FUZZ build for a given number of seconds each: the front end seeded
+# with the examples, the stdlib and the golden tests, with a dictionary of the language's keywords and
+# operators (tests/fuzz/tile.dict); the tile IR's text form seeded with the golden .tir files, with a
+# dictionary of its op names and keywords (tests/fuzz/tir.dict). A crash, leak or hang fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-asan}
@@ -11,3 +12,8 @@ trap 'rm -rf "$corpus"' EXIT
 find examples stdlib tests/golden -name '*.tile' -exec cp {} "$corpus"/ \; 2>/dev/null || true
 "$build"/tests/fuzz_front -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
   -dict=tests/fuzz/tile.dict "$corpus" 2>&1 | tail -n 12
+tircorpus=$(mktemp -d)
+trap 'rm -rf "$corpus" "$tircorpus"' EXIT
+find tests/golden \( -name '*.tir' -o -name '*.tir.pending' \) -exec cp {} "$tircorpus"/ \; 2>/dev/null || true
+"$build"/tests/fuzz_tir -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  -dict=tests/fuzz/tir.dict "$tircorpus" 2>&1 | tail -n 12

@@ -7,7 +7,13 @@
 #include <time.h>
 
 #include "compiler/front/lex.h"
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Core.h>
+
+#include "compiler/codegen/codegen.h"
 #include "compiler/front/parse.h"
+#include "compiler/lower/lower.h"
+#include "compiler/passes/passes.h"
 #include "parser.h"
 
 static const char *const stage_names[] = {"tokens", "ast", "tir", "lir", "llvm", "asm", "obj", "hsaco"};
@@ -31,7 +37,7 @@ bool driver_stage_available(const char *target, Stage s)
         return true;
     if (target && strcmp(target, "interp") == 0)
         return s == STAGE_BIN; /* the interpreter's code is the TIR itself */
-    return false;
+    return true;
 }
 
 static double now_ms(void)
@@ -201,6 +207,109 @@ bool driver_compile(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, const Dri
     if (stop == STAGE_TIR) {
         out->text = tir_print_module(a, m, 0);
         return diags->nerrors == errs0;
+    }
+    if (strcmp(target, "interp") != 0) {
+        /* Layouts: each kernel's LIR, in a module of its own. */
+        double t2 = now_ms();
+        LayoutTab *lt = ARENA_NEW(a, LayoutTab);
+        laytab_init(lt, a);
+        lay_attach_printer(types);
+        Module *lir = tir_module_new(a, types, strs);
+        lir->files = m->files;
+        lir->nfiles = m->nfiles;
+        LirOptions lo = {target, 64, true};
+        for (int i = 0; i < m->nfuncs; i++) {
+            if (m->funcs[i]->kind != FUNC_KERNEL)
+                continue;
+            Func *lf = assign_layouts(a, m->funcs[i], lir, lt, &lo, diags);
+            if (!lf)
+                return false;
+            dump(a, diags, o, out, "assign_layouts", lf->name, func_text(a, lf));
+            tir_canonicalize(lf);
+            remove_converts(lf);
+            dump(a, diags, o, out, "remove_converts", lf->name, func_text(a, lf));
+            dump(a, diags, o, out, "lir", lf->name, func_text(a, lf));
+        }
+        if (!tir_verify(lir, diags)) {
+            diag_plain(diags, DIAG_ERROR, "internal error: the LIR of %s failed verification (a bug in rk)", f->name);
+            return false;
+        }
+        out->ms_passes = now_ms() - t2;
+        if (stop == STAGE_LIR) {
+            out->text = tir_print_module(a, lir, 0);
+            return diags->nerrors == errs0;
+        }
+        /* LLVM IR: every kernel of the file in one module */
+        double t3 = now_ms();
+        LLVMContextRef ctx = LLVMContextCreate();
+        LLVMModuleRef mod = LLVMModuleCreateWithNameInContext(f->name, ctx);
+        bool emu = strcmp(target, "emu") == 0;
+        (void)emu; /* codegen sets the triple, data layout and code object version */
+        LowerOptions lopt = {target, false};
+        bool ok = true;
+        int ki = 0;
+        for (int i = 0; i < lir->nfuncs && ok; i++) {
+            LowerResult lr;
+            ok = lower_kernel(lir->funcs[i], mod, &lopt, diags, &lr);
+            for (int k = 0; k < out->nkernels; k++)
+                if (strcmp(out->kernels[k].symbol, lir->funcs[i]->name) == 0) {
+                    out->kernels[k].lds_bytes = lr.lds_bytes;
+                    out->kernels[k].block = lr.block;
+                }
+            ki++;
+        }
+        char *vmsg = NULL;
+        if (ok && LLVMVerifyModule(mod, LLVMReturnStatusAction, &vmsg)) {
+            diag_plain(diags, DIAG_ERROR, "internal error: rk produced invalid LLVM IR (a bug in rk): %s", vmsg);
+            ok = false;
+        }
+        if (vmsg)
+            LLVMDisposeMessage(vmsg);
+        out->ms_lower = now_ms() - t3;
+        if (ok && (stop == STAGE_LLVM || dump_wanted(o, "llvm"))) {
+            char *ir = LLVMPrintModuleToString(mod);
+            out->text = arena_strdup(a, ir);
+            LLVMDisposeMessage(ir);
+            for (int i = 0; i < lir->nfuncs; i++)
+                dump(a, diags, o, out, "llvm", lir->funcs[i]->name, out->text);
+        }
+        (void)ki;
+        if (ok && stop > STAGE_LLVM) {
+            /* LLVM: optimise, generate code, link */
+            out->text = NULL;
+            const Target *tg = target_find(target);
+            unsigned want = stop == STAGE_ASM ? CG_WANT_ASM : stop == STAGE_OBJ ? CG_WANT_OBJ : CG_WANT_BINARY;
+            if (dump_wanted(o, "asm"))
+                want |= CG_WANT_ASM;
+            CodegenResult cr;
+            const char *err = NULL;
+            CgStatus st = tg ? codegen_module(tg, mod, o->opt_level, want, a, &cr, &err) : CG_ERR_USAGE;
+            if (st != CG_OK) {
+                diag_plain(diags, DIAG_ERROR, "%s%s", st == CG_ERR_INVALID || st == CG_ERR_LLVM ? "internal error: " : "",
+                           err ? err : "code generation failed");
+                ok = false;
+            } else {
+                out->ms_opt = cr.t_opt_ms;
+                out->ms_codegen = cr.t_codegen_ms;
+                out->ms_link = cr.t_link_ms;
+                if (cr.asm_text)
+                    for (int i = 0; i < lir->nfuncs; i++)
+                        dump(a, diags, o, out, "asm", lir->funcs[i]->name, cr.asm_text);
+                if (stop == STAGE_ASM) {
+                    out->text = cr.asm_text;
+                } else if (stop == STAGE_OBJ) {
+                    out->binary = cr.obj;
+                    out->size = cr.obj_size;
+                } else {
+                    out->binary = cr.binary;
+                    out->size = cr.binary_size;
+                }
+            }
+        }
+        LLVMDisposeModule(mod);
+        LLVMContextDispose(ctx);
+        if (!ok || stop >= STAGE_LLVM)
+            return ok && diags->nerrors == errs0;
     }
     if (strcmp(target, "interp") == 0) {
         /* The interpreter runs the TIR itself: its code object is the text form with positions. */

@@ -5,15 +5,14 @@
  * Mnemonics come from LLVM's printer (what llvm-objdump shows), so a count matches what a user sees
  * when reading the ISA. Branch targets are decoded from the instruction word itself (SOPP: bits
  * 31:23 = 0x17f, target = pc + 4 + 4 * simm16), not parsed from the printed operand.
- * Thread safety: the target is registered once (pthread_once); each report_code_object call makes
+ * Thread safety: the target is registered once (codegen_init_llvm); each report_code_object call makes
  * its own disassembler context (0.1-0.3 ms, small next to the disassembly at about 1.5 us an
  * instruction, and to a compile), so nothing is cached and no lock is needed. */
 #include <llvm-c/Disassembler.h>
-#include <llvm-c/Target.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
 
+#include "compiler/codegen/codegen.h"
 #include "report_int.h"
 
 /* ---- memory operations ------------------------------------------------------------------------ */
@@ -164,15 +163,6 @@ static void sort_mfma(KernelReport *k)
         }
 }
 
-static pthread_once_t amdgpu_once = PTHREAD_ONCE_INIT;
-
-static void init_amdgpu(void)
-{
-    LLVMInitializeAMDGPUTargetInfo();
-    LLVMInitializeAMDGPUTargetMC();
-    LLVMInitializeAMDGPUDisassembler();
-}
-
 typedef struct Branch {
     int index;      /* instruction index of the branch */
     int64_t target; /* byte offset of its target from the kernel's start */
@@ -184,7 +174,7 @@ struct IsaDisasm {
 
 IsaDisasm *isa_open(Arena *a, const char *llvm_cpu, const char **err)
 {
-    pthread_once(&amdgpu_once, init_amdgpu);
+    codegen_init_llvm(); /* one registration for the whole process: LLVM's registry has no lock */
     IsaDisasm *d = ARENA_NEW(a, IsaDisasm);
     d->dc = LLVMCreateDisasmCPU("amdgcn-amd-amdhsa", llvm_cpu, NULL, 0, NULL, NULL);
     if (!d->dc) {

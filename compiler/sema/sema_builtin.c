@@ -84,11 +84,13 @@ static bool want_shape(Sema *S, BArgs *a, int i, int *rank, int64_t *shape)
                    a->name, TIR_MAX_RANK);
         return false;
     }
+    Node *ln = a->n[i] && a->n[i]->kind == AST_LIST && a->n[i]->list.n == v.n ? a->n[i] : NULL;
     for (int k = 0; k < v.n; k++) {
-        if (!sval_const_int(S, v.items[k], arg_loc(a, i), "a tile dimension", &shape[k]))
+        Loc at = ln ? ln->list.items[k]->loc : arg_loc(a, i);
+        if (!sval_const_int(S, v.items[k], at, "a tile dimension", &shape[k]))
             return false;
         if (!is_pow2(shape[k])) {
-            sema_error(S, arg_loc(a, i), "tile dimension %lld is not a power of two", (long long)shape[k]);
+            sema_error(S, at, "tile dimension %lld is not a power of two", (long long)shape[k]);
             return false;
         }
     }
@@ -96,14 +98,15 @@ static bool want_shape(Sema *S, BArgs *a, int i, int *rank, int64_t *shape)
     return true;
 }
 
-/* An axis in [-rank, rank), normalised. */
-static bool want_axis(Sema *S, BArgs *a, int i, int rank, int *axis)
+/* An axis in [-rank, rank), normalised; `of` names the operand in the message. */
+static bool want_axis(Sema *S, BArgs *a, int i, int rank, const char *of, int *axis)
 {
     int64_t ax;
     if (!want_int_const(S, a, i, "the axis", &ax))
         return false;
     if (ax < -rank || ax >= rank) {
-        sema_error(S, arg_loc(a, i), "axis %lld is out of range for a tile of rank %d", (long long)ax, rank);
+        sema_error(S, arg_loc(a, i), "axis %lld is out of range for %s (rank %d: axes %d to %d)", (long long)ax, of,
+                   rank, -rank, rank - 1);
         return false;
     }
     *axis = (int)(ax < 0 ? ax + rank : ax);
@@ -170,7 +173,7 @@ static SVal make_full(Sema *S, BArgs *a, int shape_i, SVal value, const Type *el
     if (c.kind == SV_CONST) {
         sema_set_loc(S, a->loc);
         const Type *t = tile_type(S, elem, rank, shape);
-        return sv_dyn(sk_is_float(elem->sk) ? b_const_float(&S->b, t, c.c.f) : b_const_int(&S->b, t, c.c.i));
+        return sv_dyn(const_value(S, t, c));
     }
     if (sv_is_tile(&c))
         return sema_error(S, arg_loc(a, 1), "the fill value of %s must be a scalar", a->name);
@@ -192,7 +195,8 @@ static SVal b_full(Sema *S, BArgs *a)
 /* ---- memory ---- */
 
 /* Broadcasts the values to their common shape; false after a diagnostic. */
-static bool common_shape(Sema *S, BArgs *a, const int *idx, int n, int *rank, int64_t *shape)
+static bool common_shape(Sema *S, BArgs *a, const int *idx, int n, int *rank, int64_t *shape,
+                         const char *const *roles)
 {
     const Type *acc = NULL;
     *rank = 0;
@@ -211,8 +215,12 @@ static bool common_shape(Sema *S, BArgs *a, const int *idx, int n, int *rank, in
         }
         const Type *cur = *rank ? tile_type(S, ty_elem(acc), *rank, shape) : ty_elem(acc);
         if (!broadcast_shape(cur, t, rank, shape)) {
-            sema_error(S, arg_loc(a, i), "%s: cannot broadcast %s to %s", a->name, sv_describe(S, &a->v[i]),
-                       ty_str(S->arena, S->types, cur));
+            if (k == 1)
+                sema_error(S, arg_loc(a, i), "%s: the %s (%s) does not broadcast with the %s (%s)", a->name, roles[i],
+                           sv_describe(S, &a->v[i]), roles[idx[0]], sv_describe(S, &a->v[idx[0]]));
+            else
+                sema_error(S, arg_loc(a, i), "%s: the %s (%s) does not broadcast with the shape %s of the arguments "
+                           "before it", a->name, roles[i], sv_describe(S, &a->v[i]), ty_str(S->arena, S->types, cur));
             return false;
         }
     }
@@ -254,7 +262,8 @@ static SVal b_load(Sema *S, BArgs *a)
         return sema_error(S, arg_loc(a, 2), "'other' of load is used only with a mask");
     int idx[] = {0, 1, 2}, rank;
     int64_t shape[TIR_MAX_RANK];
-    if (!common_shape(S, a, idx, 3, &rank, shape))
+    static const char *const roles[] = {"pointer", "mask", "other value"};
+    if (!common_shape(S, a, idx, 3, &rank, shape, roles))
         return sv_err();
     const Type *elem = ty_elem(sv_type(S, &a->v[0]))->pointee;
     Value *ops[3];
@@ -282,7 +291,8 @@ static SVal b_store(Sema *S, BArgs *a)
         return sv_err();
     int idx[] = {0, 1, 2}, rank;
     int64_t shape[TIR_MAX_RANK];
-    if (!common_shape(S, a, idx, 3, &rank, shape))
+    static const char *const roles[] = {"pointer", "value", "mask"};
+    if (!common_shape(S, a, idx, 3, &rank, shape, roles))
         return sv_err();
     const Type *elem = ty_elem(sv_type(S, &a->v[0]))->pointee;
     SVal val = a->v[1];
@@ -358,7 +368,8 @@ static SVal b_atomic(Sema *S, BArgs *a)
         return sv_err();
     int idx[] = {0, 1, 2, 3}, rank;
     int64_t shape[TIR_MAX_RANK];
-    if (!common_shape(S, a, idx, mi + 1, &rank, shape))
+    static const char *const roles_rmw[] = {"pointer", "value", "mask"}, *const roles_cas[] = {"pointer", "compared value", "value", "mask"};
+    if (!common_shape(S, a, idx, mi + 1, &rank, shape, cas ? roles_cas : roles_rmw))
         return sv_err();
     const Type *elem = ty_elem(sv_type(S, &a->v[0]))->pointee;
     OpKind kind = cas ? KIND_XCHG : (OpKind)a->code;
@@ -403,8 +414,8 @@ static SVal b_dot(Sema *S, BArgs *a)
                           sv_describe(S, &a->v[1]));
     int64_t M = ta->shape[0], K = ta->shape[1], N = tb->shape[1];
     if (tb->shape[0] != K)
-        return sema_error(S, a->loc, "dot: the inner dimensions differ: %s and %s", sv_describe(S, &a->v[0]),
-                          sv_describe(S, &a->v[1]));
+        return sema_error(S, a->loc, "dot: the inner dimensions differ (%lld and %lld): %s and %s", (long long)K,
+                          (long long)tb->shape[0], sv_describe(S, &a->v[0]), sv_describe(S, &a->v[1]));
     if (M < 16 || N < 16 || K < 16)
         return sema_error(S, a->loc, "dot needs M, N and K of at least 16, got %s and %s", sv_describe(S, &a->v[0]),
                           sv_describe(S, &a->v[1]));
@@ -518,7 +529,7 @@ static SVal b_reduce(Sema *S, BArgs *a)
     int rank = t->rank;
     if (given(a, 1) && a->v[1].kind != SV_NONE) {
         int axis;
-        if (!want_axis(S, a, 1, rank, &axis))
+        if (!want_axis(S, a, 1, rank, sv_describe(S, &x), &axis))
             return sv_err();
         Value *r = reduce_axis(S, code, (OpKind)a->code, v, axis, relem, a->loc);
         if (keep) {
@@ -556,7 +567,7 @@ static SVal b_cumsum(Sema *S, BArgs *a)
     if (t->kind != TY_TILE || t->elem->kind != TY_SCALAR)
         return sema_error(S, a->loc, "cumsum scans a tile of numbers, not %s", sv_describe(S, &a->v[0]));
     int axis = t->rank - 1;
-    if (given(a, 1) && !want_axis(S, a, 1, t->rank, &axis))
+    if (given(a, 1) && !want_axis(S, a, 1, t->rank, sv_describe(S, &a->v[0]), &axis))
         return sv_err();
     const Type *relem = sum_type(S, t->elem);
     Value *v = a->v[0].v;
@@ -606,13 +617,18 @@ static SVal do_permute(Sema *S, BArgs *a, const int64_t *dims, int n)
 {
     const Type *t = sv_type(S, &a->v[0]);
     if (n != t->rank)
-        return sema_error(S, a->loc, "%s of %s needs %d dimensions in its order, got %d", a->name,
+        return sema_error(S, arg_loc(a, 1), "%s of %s needs %d dimensions in its order, got %d", a->name,
                           sv_describe(S, &a->v[0]), t->rank, n);
     int64_t shape[TIR_MAX_RANK];
     bool seen[TIR_MAX_RANK] = {0};
     for (int i = 0; i < n; i++) {
-        if (dims[i] < 0 || dims[i] >= n || seen[dims[i]])
-            return sema_error(S, a->loc, "the order of %s must be a permutation of 0..%d", a->name, n - 1);
+        if (dims[i] < 0 || dims[i] >= n || seen[dims[i]]) {
+            const char *l = "[";
+            for (int k = 0; k < n; k++)
+                l = arena_printf(S->arena, "%s%s%lld", l, k ? ", " : "", (long long)dims[k]);
+            return sema_error(S, arg_loc(a, 1), "%s: %s] is not a permutation of the %d dimensions of %s", a->name, l, n,
+                              sv_describe(S, &a->v[0]));
+        }
         seen[dims[i]] = true;
         shape[i] = t->shape[dims[i]];
     }
@@ -671,7 +687,8 @@ static SVal b_expand_dims(Sema *S, BArgs *a)
     const Type *t = sv_type(S, &a->v[0]);
     int rank = t->kind == TY_TILE ? t->rank : 0;
     int axis;
-    if (!want_axis(S, a, 1, rank + 1, &axis))
+    if (!want_axis(S, a, 1, rank + 1, arena_printf(S->arena, "the result of expanding %s", sv_describe(S, &a->v[0])),
+                   &axis))
         return sv_err();
     if (rank + 1 > TIR_MAX_RANK)
         return sema_error(S, a->loc, "tiles have at most %d dimensions", TIR_MAX_RANK);
@@ -982,11 +999,16 @@ static SVal b_bitcast(Sema *S, BArgs *a)
     if (x.kind == SV_CONST && x.weak)
         x = sv_harden(S, x);
     const Type *from = ty_elem(sv_type(S, &x)), *to = a->v[1].type;
-    int fb = from->kind == TY_PTR ? 64 : sk_bits(from->sk), tb = to->kind == TY_PTR ? 64 : sk_bits(to->sk);
-    if (fb != tb || to->kind == TY_TILE || (from->kind == TY_SCALAR && from->sk == SK_BOOL) ||
-        (to->kind == TY_SCALAR && to->sk == SK_BOOL))
-        return sema_error(S, a->loc, "bitcast needs types of the same width, got %s and %s", sv_describe(S, &x),
+    if (to->kind == TY_TILE)
+        return sema_error(S, arg_loc(a, 1), "bitcast converts elements: name a scalar type, not %s",
                           ty_str(S->arena, S->types, to));
+    if ((from->kind == TY_SCALAR && from->sk == SK_BOOL) || (to->kind == TY_SCALAR && to->sk == SK_BOOL))
+        return sema_error(S, a->loc, "bitcast does not apply to bool (%s to %s): use 'as'", sv_describe(S, &x),
+                          ty_str(S->arena, S->types, to));
+    int fb = from->kind == TY_PTR ? 64 : sk_bits(from->sk), tb = to->kind == TY_PTR ? 64 : sk_bits(to->sk);
+    if (fb != tb)
+        return sema_error(S, a->loc, "bitcast needs types of the same width: %s has %d-bit elements, %s has %d bits",
+                          sv_describe(S, &x), fb, ty_str(S->arena, S->types, to), tb);
     Value *v = materialize(S, x, a->loc);
     sema_set_loc(S, a->loc);
     return sv_dyn(b_op1(&S->b, OP_BITCAST, ty_with_elem(S->types, v->type, to), v));

@@ -818,7 +818,7 @@ static bool compile_kernel(Sema *S, Node *k, KernelMeta *meta, bool *used_define
     S->kopts = o;
     Scope ksc = {0};
     for (int i = 0; i < kc.ncps; i++)
-        bind(S, &ksc, kc.cps[i].name, BIND_LET, kc.cps[i].value, kc.cps[i].node->loc);
+        bind(S, &ksc, kc.cps[i].name, BIND_LET, kc.cps[i].value, kc.cps[i].node->loc)->role = "a const parameter";
     meta->params = ARENA_ARRAY(S->arena, ParamMeta, kc.nrparams + 1);
     Scope *saved = S->scope;
     S->scope = &ksc;
@@ -843,7 +843,8 @@ static bool compile_kernel(Sema *S, Node *k, KernelMeta *meta, bool *used_define
     if (S->diags->nerrors != errs0)
         return false;
     for (int i = 0; i < f->body->nargs; i++)
-        bind(S, &ksc, f->body->args[i].name, BIND_LET, sv_dyn(&f->body->args[i]), kc.rparams[i]->loc);
+        bind(S, &ksc, f->body->args[i].name, BIND_LET, sv_dyn(&f->body->args[i]), kc.rparams[i]->loc)->role =
+            "a kernel parameter";
     /* The body, in the kernel frame (which holds the return flag). */
     tir_builder_at_end(&S->b, f->body);
     S->b.pos = f->pos;
@@ -952,9 +953,8 @@ bool sema_compile(Arena *a, StrTab *strs, TypeTab *types, SrcMgr *src, Diags *di
     if (!found) {
         char names[512] = "";
         size_t len = 0;
-        for (int k = 0; k < nk; k++)
-            len += (size_t)snprintf(names + len, len < sizeof names ? sizeof names - len : 0, "%s%s", k ? ", " : "",
-                                    ks[k]->name);
+        for (int k = 0; k < nk && len < sizeof names; k++)
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", k ? ", " : "", ks[k]->name);
         diag_plain(diags, DIAG_ERROR, "no kernel named '%s' in %s (kernels: %s)", S.opts->only_kernel,
                    main_file->name, nk ? names : "none");
     }

@@ -267,7 +267,7 @@ static bool int_literal_fits(ScalarKind sk, SVal v)
 }
 
 /* Converts an operand to the promoted element type; a weak integer literal must fit. */
-static SVal to_elem(Sema *S, SVal v, const Type *elem, Loc loc)
+SVal convert_operand(Sema *S, SVal v, const Type *elem, Loc loc)
 {
     if (v.kind == SV_CONST && v.weak && elem->kind == TY_SCALAR && sk_is_int(elem->sk) && !sk_is_float(v.type->sk) &&
         !int_literal_fits(elem->sk, v))
@@ -282,11 +282,12 @@ static bool elem_is_intlike(const Type *e) { return e->kind == TY_SCALAR && !sk_
 static SVal eval_addptr(Sema *S, SVal p, SVal off, bool negate, Loc loc)
 {
     const Type *pt = sv_type(S, &p), *ot = sv_type(S, &off);
+    if (!ty_is_int(ot))
+        return sema_error(S, loc, "cannot offset %s by %s (offsets are integers)", sv_describe(S, &p),
+                          sv_describe(S, &off));
     if (off.kind == SV_CONST && off.weak)
         off = sv_harden(S, off);
     ot = sv_type(S, &off);
-    if (!ty_is_int(ot))
-        return sema_error(S, loc, "cannot offset a pointer by %s (offsets are integers)", sv_describe(S, &off));
     int rank;
     int64_t shape[TIR_MAX_RANK];
     if (!broadcast_shape(pt, ot, &rank, shape))
@@ -324,7 +325,8 @@ SVal eval_binary(Sema *S, int tok, SVal a, SVal b, Loc loc)
             return eval_addptr(S, b, a, false, loc);
         if (tok == TOK_MINUS && pa && !pb)
             return eval_addptr(S, a, b, true, loc);
-        return sema_error(S, loc, "cannot %s %s and %s", bo->verb, sv_describe(S, &a), sv_describe(S, &b));
+        return sema_error(S, loc, "cannot %s %s and %s (a pointer takes only + and - of an integer offset)",
+                          bo->verb, sv_describe(S, &a), sv_describe(S, &b));
     }
     int rank;
     int64_t shape[TIR_MAX_RANK];
@@ -359,8 +361,8 @@ SVal eval_binary(Sema *S, int tok, SVal a, SVal b, Loc loc)
         return sema_error(S, loc, "cannot %s %s and %s", bo->verb, sv_describe(S, &a), sv_describe(S, &b));
     bool both_weak = a.kind == SV_CONST && a.weak && b.kind == SV_CONST && b.weak;
     if (!both_weak) {
-        a = to_elem(S, a, elem, loc);
-        b = to_elem(S, b, elem, loc);
+        a = convert_operand(S, a, elem, loc);
+        b = convert_operand(S, b, elem, loc);
         if (a.kind == SV_ERR || b.kind == SV_ERR)
             return sv_err();
     }
@@ -374,6 +376,9 @@ SVal eval_binary(Sema *S, int tok, SVal a, SVal b, Loc loc)
         }
         if (bo->op == OP_CMP)
             return sv_bool(S, fold_cmp(bo->pred, elem, a, b));
+        if ((bo->op == OP_DIV || bo->op == OP_REM) && !sk_is_float(elem->sk) && b.c.i == 0)
+            return sema_error(S, loc, "integer %s by zero in a compile-time expression",
+                              bo->op == OP_DIV ? "division" : "remainder");
         SVal r = sk_is_float(elem->sk) ? fold_float(S, bo->op, elem, a.c.f, b.c.f, both_weak)
                                        : fold_int(S, bo->op, elem, a.c.i, b.c.i);
         if (both_weak && !sk_is_float(elem->sk))
@@ -451,8 +456,7 @@ SVal eval_cast(Sema *S, SVal v, const Type *to, Loc loc)
                           ty_str(S->arena, S->types, to));
     if ((from->kind == TY_PTR) != (to->kind == TY_PTR))
         return sema_error(S, loc, "cannot cast %s to %s", sv_describe(S, &v), ty_str(S->arena, S->types, to));
-    if (v.kind == SV_CONST && v.weak)
-        v = sv_harden(S, v);
+    /* A literal converts from its exact value: `0.1 as f64` is the f64 nearest 0.1, not an f32's. */
     return sv_convert(S, v, to, loc);
 }
 
@@ -517,6 +521,9 @@ static SVal eval_index(Sema *S, Node *e)
             nslices++;
         else if (ix->kind == AST_NONE)
             nnone++;
+        else if (e->a->kind == AST_CAST)
+            return sema_error(S, ix->loc, "'as' converts elements to a scalar type, not to a tile type: write "
+                              "'x as T', the shape stays");
         else
             return sema_error(S, ix->loc, "tiles are indexed only with ':' and None (no element or range indexing)");
     }

@@ -50,6 +50,7 @@ struct Binding {
     SVal val;
     Loc loc;        /* where it was declared */
     Node *decl;     /* fn / kernel / module const declaration */
+    const char *role; /* for messages about a BIND_LET: "a kernel parameter", ...; NULL for `let` */
     bool evaluating; /* module const being evaluated (cycle check) */
     bool evaluated;
     Binding *next; /* next binding in the same scope */
@@ -71,6 +72,8 @@ struct Frame {
     Binding *ret;      /* hidden var: a return happened (fn / kernel) */
     Binding *retval;   /* hidden var: the value returned (fn) */
     const char *fn_name;
+    bool void_ret;     /* a `return;` was emitted (on any path) */
+    bool value_ret;    /* a `return e;` was emitted (on any path): mixing the two is an error */
 };
 
 typedef struct Sema {
@@ -113,6 +116,8 @@ double round_float(ScalarKind sk, double v);
 /* A weak literal takes a concrete type: ints i32 (i64 if too large), floats f32. */
 SVal sv_harden(Sema *S, SVal v);
 Value *materialize(Sema *S, SVal v, Loc loc);
+/* A `const` op of type t (scalar or tile) holding the constant c (already of t's element type). */
+Value *const_value(Sema *S, const Type *t, SVal c);
 /* Converts v to element type elem, keeping its shape (cast rules of `as`). */
 SVal sv_convert(Sema *S, SVal v, const Type *elem, Loc loc);
 /* Broadcasts v (scalar or tile) to a tile of the given shape; v's dims must be 1 or equal. */
@@ -130,6 +135,8 @@ SVal eval_expr(Sema *S, Node *e);
 SVal eval_binary(Sema *S, int op, SVal a, SVal b, Loc loc);
 SVal eval_unary(Sema *S, int op, SVal a, Loc loc);
 SVal eval_cast(Sema *S, SVal v, const Type *to, Loc loc);
+/* Converts an operand to a promoted element type; an untyped integer literal must fit in it. */
+SVal convert_operand(Sema *S, SVal v, const Type *elem, Loc loc);
 const Type *eval_type(Sema *S, Node *t); /* a type expression; NULL after an error */
 Binding *lookup(Sema *S, const char *name);
 Binding *bind(Sema *S, Scope *sc, const char *name, BindKind kind, SVal v, Loc loc);

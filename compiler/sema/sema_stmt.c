@@ -115,7 +115,8 @@ static SVal zero_like(Sema *S, const SVal *like, Loc loc)
             t.items[i] = zero_like(S, &like->items[i], loc);
         return t;
     }
-    const Type *ty = sv_type(S, like);
+    SVal h = sv_harden(S, *like); /* a literal is yielded as its hardened type */
+    const Type *ty = sv_type(S, &h);
     sema_set_loc(S, loc);
     Value *z = ty_is_float(ty) ? b_const_float(&S->b, ty, 0.0)
                : ty_is_ptr(ty) ? NULL
@@ -167,17 +168,66 @@ static bool types_match(Sema *S, const SVal *a, const SVal *b)
     return ta && ta == tb;
 }
 
-static const char *var_label(const Binding *b)
+/* An untyped literal meeting a typed value of the same shape (a fn returning `0.0` on one path and
+ * an f16 on another) takes that value's element type, as it would in an operator. Tuples item by item. */
+static void adopt_type(Sema *S, SVal *x, const SVal *like, Loc loc)
 {
-    return b->kind == BIND_HIDDEN ? "the returned value" : b->name;
+    if (x->kind == SV_TUPLE && like->kind == SV_TUPLE && x->n == like->n) {
+        SVal *items = ARENA_ARRAY(S->arena, SVal, x->n + 1);
+        for (int i = 0; i < x->n; i++) {
+            items[i] = x->items[i];
+            adopt_type(S, &items[i], &like->items[i], loc);
+        }
+        x->items = items;
+        return;
+    }
+    if (x->kind != SV_CONST || !x->weak || !sv_is_value(like) || (like->kind == SV_CONST && like->weak))
+        return;
+    const Type *e = ty_elem(sv_type(S, like));
+    if (e->kind != TY_SCALAR || e->sk == SK_BOOL || (sk_is_float(x->type->sk) && !sk_is_float(e->sk)))
+        return;
+    SVal c = convert_operand(S, *x, e, loc);
+    if (c.kind != SV_ERR)
+        *x = c;
+}
+
+/* For messages: the value as it would be stored (literals hardened). */
+static const char *describe_hard(Sema *S, const SVal *v)
+{
+    if (v->kind == SV_TUPLE) {
+        const char *s = "(";
+        for (int i = 0; i < v->n; i++)
+            s = arena_printf(S->arena, "%s%s%s", s, i ? ", " : "", describe_hard(S, &v->items[i]));
+        return arena_printf(S->arena, "%s)", s);
+    }
+    SVal h = sv_harden(S, *v);
+    return sv_describe(S, &h);
+}
+
+static const char *var_label(Sema *S, const Binding *b)
+{
+    return b->kind == BIND_HIDDEN ? "the returned value" : arena_printf(S->arena, "var '%s'", b->name);
+}
+
+/* The name of the fn being inlined, for messages. */
+static const char *fn_name_of(Sema *S)
+{
+    for (Frame *f = S->frame; f; f = f->outer)
+        if (!f->is_loop)
+            return f->fn_name ? f->fn_name : "?";
+    return "?";
 }
 
 /* ---- if ---- */
 
 typedef void (*EmitFn)(Sema *S, void *ctx);
 
-/* Emits `if cond { then_fn } else { else_fn }` (either may be NULL) with var carrying. */
-static void emit_if(Sema *S, Value *cond, EmitFn then_fn, void *then_ctx, EmitFn else_fn, void *else_ctx, Loc loc)
+/* Emits `if cond { then_fn } else { else_fn }` (either may be NULL) with var carrying. `pin`, when not
+ * NULL, is an exit flag whose value is the negation of cond: it is known clear in the then branch and
+ * set in the else branch, which keeps flags constant where every path sets them
+ * (`if c { return a; } return b;` returns on every path). */
+static void emit_if(Sema *S, Value *cond, EmitFn then_fn, void *then_ctx, EmitFn else_fn, void *else_ctx,
+                    Binding *pin, Loc loc)
 {
     VarSet vs = visible_vars(S);
     SVal *before = snapshot(S, vs);
@@ -190,30 +240,64 @@ static void emit_if(Sema *S, Value *cond, EmitFn then_fn, void *then_ctx, EmitFn
     for (int r = 0; r < 2; r++) {
         tir_builder_at_end(&S->b, op_block(op, r));
         S->b.pos = outer.pos;
+        if (pin)
+            pin->val = sv_bool(S, r == 1);
         if (fns[r])
             fns[r](S, ctxs[r]);
         after[r] = snapshot(S, vs);
         restore(vs, before);
     }
-    /* Which vars changed, and their merged types. */
+    /* Which vars changed, and their merged types. A var that ends with the same value on both paths
+     * (a flag set on both, a constant assigned on both) needs no result: it simply has that value. */
     int nres = 0;
     bool *changed = ARENA_ARRAY(S->arena, bool, vs.n + 1);
+    SVal *same = ARENA_ARRAY(S->arena, SVal, vs.n + 1);
     for (int i = 0; i < vs.n; i++) {
+        same[i].kind = SV_VOID;
         changed[i] = !same_val(&after[0][i], &before[i]) || !same_val(&after[1][i], &before[i]);
         if (!changed[i])
             continue;
         SVal *x = &after[0][i], *y = &after[1][i];
         if (x->kind == SV_ERR || y->kind == SV_ERR) {
             changed[i] = false;
-            vs.b[i]->val = sv_err();
+            same[i] = sv_err();
             continue;
         }
-        if (x->kind != SV_UNINIT && y->kind != SV_UNINIT && !types_match(S, x, y)) {
-            const SVal *old = same_val(x, &before[i]) ? x : y, *nw = old == x ? y : x;
-            sema_error(S, loc, "var '%s' changes type inside this if: %s before, %s after", var_label(vs.b[i]),
-                       sv_describe(S, old), sv_describe(S, nw));
+        if (same_val(x, y)) {
             changed[i] = false;
-            vs.b[i]->val = sv_err();
+            same[i] = *x;
+            continue;
+        }
+        if (vs.b[i] == pin && x->kind == SV_CONST && !x->c.i && y->kind == SV_CONST && y->c.i) {
+            changed[i] = false; /* clear where it was clear, set where it was set: unchanged */
+            same[i] = before[i];
+            continue;
+        }
+        if (x->kind == SV_CONST && y->kind == SV_CONST && x->type->sk == SK_BOOL && y->type == x->type) {
+            changed[i] = false; /* true on one side, false on the other: the condition or its negation */
+            if (x->c.i) {
+                same[i] = sv_dyn(cond);
+            } else {
+                Builder after_if = outer; /* right after the if op (the builder is in a branch now) */
+                sema_set_loc(S, loc);
+                after_if.pos = S->b.pos;
+                same[i] = sv_dyn(b_op1(&after_if, OP_NOT, cond->type, cond));
+            }
+            continue;
+        }
+        if (x->kind != SV_UNINIT && y->kind != SV_UNINIT) {
+            adopt_type(S, x, y, loc);
+            adopt_type(S, y, x, loc);
+        }
+        if (x->kind != SV_UNINIT && y->kind != SV_UNINIT && !types_match(S, x, y)) {
+            if (vs.b[i]->kind == BIND_HIDDEN)
+                sema_error(S, loc, "fn '%s' returns %s on one path of this if but %s on the other",
+                           fn_name_of(S), describe_hard(S, x), describe_hard(S, y));
+            else
+                sema_error(S, loc, "%s has type %s on one path of this if but %s on the other (a var keeps its type)",
+                           var_label(S, vs.b[i]), describe_hard(S, x), describe_hard(S, y));
+            changed[i] = false;
+            same[i] = sv_err();
             continue;
         }
         nres += flat_count(x->kind != SV_UNINIT ? x : y);
@@ -247,6 +331,8 @@ static void emit_if(Sema *S, Value *cond, EmitFn then_fn, void *then_ctx, EmitFn
     S->b = outer;
     int k = 0;
     for (int i = 0; i < vs.n; i++) {
+        if (same[i].kind != SV_VOID)
+            vs.b[i]->val = same[i];
         if (!changed[i])
             continue;
         const SVal *like = after[0][i].kind != SV_UNINIT ? &after[0][i] : &after[1][i];
@@ -353,23 +439,45 @@ static Frame *fn_frame(Sema *S)
     return f;
 }
 
-/* brk || cont || ret for the innermost loop and function, as a value (CONST or DYN). */
-static SVal exiting(Sema *S, Loc loc)
+/* The OR of exit flags, as a value (CONST or DYN). *pin, when not NULL, receives the one flag that is
+ * not a constant, if exactly one is (see emit_if). */
+static SVal flags_or(Sema *S, Binding *const *flags, int n, Loc loc, Binding **pin)
 {
     SVal acc = sv_bool(S, false);
+    int ndyn = 0;
+    if (pin)
+        *pin = NULL;
+    for (int i = 0; i < n; i++) {
+        if (!flags[i])
+            continue;
+        SVal f = flags[i]->val;
+        if (f.kind == SV_ERR)
+            return f;
+        if (f.kind == SV_CONST) {
+            if (f.c.i)
+                return sv_bool(S, true); /* a flag known to be set decides alone */
+            continue; /* a flag known to be clear adds nothing */
+        }
+        if (pin)
+            *pin = flags[i];
+        ndyn++;
+        acc = acc.kind == SV_CONST ? f : eval_binary(S, TOK_PIPE, acc, f, loc);
+    }
+    if (pin && ndyn != 1)
+        *pin = NULL;
+    return acc;
+}
+
+/* brk || cont || ret for the innermost loop and function. */
+static SVal exiting_pin(Sema *S, Loc loc, Binding **pin)
+{
     Frame *loop = S->frame && S->frame->is_loop ? S->frame : NULL;
     Frame *fn = fn_frame(S);
     Binding *flags[3] = {loop ? loop->brk : NULL, loop ? loop->cont : NULL, fn ? fn->ret : NULL};
-    for (int i = 0; i < 3; i++) {
-        if (!flags[i] || flags[i]->val.kind == SV_ERR)
-            continue;
-        SVal f = flags[i]->val;
-        if (f.kind == SV_CONST && !f.c.i)
-            continue; /* a flag known to be clear adds nothing */
-        acc = acc.kind == SV_CONST && !acc.c.i ? f : eval_binary(S, TOK_PIPE, acc, f, loc);
-    }
-    return acc;
+    return flags_or(S, flags, 3, loc, pin);
 }
+
+static SVal exiting(Sema *S, Loc loc) { return exiting_pin(S, loc, NULL); }
 
 typedef struct Rest {
     Node **stmts;
@@ -384,6 +492,7 @@ static void emit_rest(Sema *S, void *ctx)
     emit_stmts(S, r->stmts, r->n);
 }
 
+
 /* Emits statements in order; after one that may have set an exit flag, the rest runs under
  * `if !(flags)`, or not at all when a flag is known to be set. */
 static void emit_stmt(Sema *S, Node *n);
@@ -394,7 +503,8 @@ static void emit_stmts(Sema *S, Node **stmts, int n)
         emit_stmt(S, stmts[i]);
         if (!may_exit(stmts[i]) || i + 1 == n)
             continue;
-        SVal ex = exiting(S, stmts[i]->loc);
+        Binding *pin;
+        SVal ex = exiting_pin(S, stmts[i]->loc, &pin);
         if (ex.kind == SV_ERR)
             return;
         if (ex.kind == SV_CONST) {
@@ -404,7 +514,7 @@ static void emit_stmts(Sema *S, Node **stmts, int n)
         }
         Value *notx = b_op1(&S->b, OP_NOT, ex.v->type, ex.v);
         Rest rest = {stmts + i + 1, n - i - 1};
-        emit_if(S, notx, emit_rest, &rest, NULL, NULL, stmts[i + 1]->loc);
+        emit_if(S, notx, emit_rest, &rest, NULL, NULL, pin, stmts[i + 1]->loc);
         return;
     }
 }
@@ -474,7 +584,12 @@ static void emit_assign(Sema *S, Node *n)
         return;
     }
     if (b->kind != BIND_VAR) {
-        sema_error(S, n->loc, "cannot assign to '%s': it is not declared with var", n->name);
+        const char *what = b->kind == BIND_CONST ? "a module const"
+                           : b->kind == BIND_FN   ? "a fn"
+                           : b->kind == BIND_KERNEL ? "a kernel"
+                           : b->role              ? b->role
+                                                  : "declared with let";
+        sema_error(S, n->loc, "cannot assign to '%s': it is %s (only a var can be assigned)", n->name, what);
         return;
     }
     SVal v = eval_expr(S, n->a);
@@ -571,7 +686,7 @@ static Value **carried_now(Sema *S, LoopInfo *li, Loc loc)
             return NULL;
         for (int j = before; j < k; j++)
             if (vals[j]->type != li->types[j]) {
-                sema_error(S, loc, "var '%s' changes type inside the loop: %s before, %s after", var_label(b),
+                sema_error(S, loc, "%s changes type inside the loop: %s before, %s after", var_label(S, b),
                            ty_str(S->arena, S->types, li->types[j]), ty_str(S->arena, S->types, vals[j]->type));
                 return NULL;
             }
@@ -660,6 +775,20 @@ static void loop_end(Sema *S, LoopCtx *lc, Frame *outer_frame, Scope *outer_scop
     (void)lc;
 }
 
+/* At the top of a `while` body the carried break and return flags are clear: the condition that led
+ * there tested them. Knowing it keeps their updates in the body constant where they can be. */
+static void clear_flags(Sema *S, LoopCtx *lc)
+{
+    Frame *fn = lc->frame.outer;
+    while (fn && fn->is_loop)
+        fn = fn->outer;
+    for (int i = 0; i < lc->li.vars.n; i++) {
+        Binding *b = lc->li.vars.b[i];
+        if (b == lc->frame.brk || (fn && b == fn->ret))
+            b->val = sv_bool(S, false);
+    }
+}
+
 /* The body of a loop iteration: a scope with the induction variable and a fresh continue flag. */
 static void emit_body(Sema *S, Node *n, Frame *fr, const char *ivname, SVal iv)
 {
@@ -699,10 +828,9 @@ static void static_iters(Sema *S, void *ctx)
     for (; it->step > 0 ? it->k < it->hi : it->k > it->hi; it->k += it->step) {
         emit_body(S, it->n, it->fr, it->n->name, sv_weak_int(S, it->k));
         /* after an iteration: a set break (or return) ends the unrolling */
-        SVal ex = it->fr->brk->val;
         Frame *fn = fn_frame(S);
-        if (fn && fn->ret)
-            ex = eval_binary(S, TOK_PIPE, ex, fn->ret->val, it->n->loc);
+        Binding *flags[2] = {it->fr->brk, fn ? fn->ret : NULL}, *pin;
+        SVal ex = flags_or(S, flags, 2, it->n->loc, &pin);
         if (ex.kind == SV_ERR)
             return;
         if (ex.kind == SV_CONST) {
@@ -715,7 +843,7 @@ static void static_iters(Sema *S, void *ctx)
         if (next.step > 0 ? next.k >= next.hi : next.k <= next.hi)
             return;
         Value *notx = b_op1(&S->b, OP_NOT, ex.v->type, ex.v);
-        emit_if(S, notx, static_iters, &next, NULL, NULL, it->n->loc);
+        emit_if(S, notx, static_iters, &next, NULL, NULL, pin, it->n->loc);
         return;
     }
 }
@@ -779,9 +907,11 @@ static void emit_for(Sema *S, Node *n)
     }
     if (probe.weak && st.kind == SV_CONST && st.weak)
         ivt = ty_scalar(S->types, SK_I32);
-    lo = sv_convert(S, lo, ivt, n->a->loc);
-    hi = sv_convert(S, hi, ivt, n->b->loc);
-    st = sv_convert(S, st, ivt, n->loc);
+    lo = convert_operand(S, lo, ivt, n->a->loc);
+    hi = convert_operand(S, hi, ivt, n->b->loc);
+    st = convert_operand(S, st, ivt, n->c ? n->c->loc : n->loc);
+    if (lo.kind == SV_ERR || hi.kind == SV_ERR || st.kind == SV_ERR)
+        return;
     if (lo.kind == SV_CONST && hi.kind == SV_CONST && st.kind == SV_CONST) {
         bool none = sk_is_signed(ivt->sk) ? (st.c.i > 0 ? lo.c.i >= hi.c.i : lo.c.i <= hi.c.i)
                                           : (uint64_t)lo.c.i >= (uint64_t)hi.c.i;
@@ -862,6 +992,7 @@ static void emit_for(Sema *S, Node *n)
         tir_builder_at_end(&S->b, after);
         S->b.pos = outer.pos;
         bind_carried(S, &lc.li, block_args(S, after, 1, nf));
+        clear_flags(S, &lc);
         emit_body(S, n, &lc.frame, n->name, sv_dyn(&after->args[0]));
         Value **vals = carried_now(S, &lc.li, n->loc);
         SVal next = eval_binary(S, TOK_PLUS, sv_dyn(&after->args[0]), sv_dyn(vst), n->loc);
@@ -951,6 +1082,7 @@ static void emit_while(Sema *S, Node *n)
     tir_builder_at_end(&S->b, after);
     S->b.pos = outer.pos;
     bind_carried(S, &lc.li, block_args(S, after, 0, nf));
+    clear_flags(S, &lc);
     emit_body(S, n, &lc.frame, NULL, sv_void());
     Value **vals = carried_now(S, &lc.li, n->loc);
     b_op(&S->b, OP_YIELD, NULL, 0, vals ? vals : lc.li.inits, vals ? nf : 0);
@@ -972,6 +1104,14 @@ static void set_flag(Sema *S, Binding *flag)
         flag->val = sv_bool(S, true);
 }
 
+/* After an error in a return: the fn's value is an error (no further diagnostics), and it has returned. */
+static void return_error(Sema *S, Frame *fn)
+{
+    if (fn->retval)
+        fn->retval->val = sv_err();
+    set_flag(S, fn->ret);
+}
+
 static void emit_return(Sema *S, Node *n)
 {
     Frame *fn = fn_frame(S);
@@ -979,36 +1119,55 @@ static void emit_return(Sema *S, Node *n)
         sema_error(S, n->loc, "return outside a function");
         return;
     }
-    if (n->a) {
-        if (!fn->fn_name) {
-            sema_error(S, n->loc, "a kernel returns nothing: write 'return;'");
+    if (!n->a) {
+        if (fn->fn_name && fn->value_ret) {
+            sema_error(S, n->loc, "fn '%s' returns nothing here but a value on another return", fn->fn_name);
+            return_error(S, fn);
             return;
         }
-        SVal v = eval_expr(S, n->a);
-        if (v.kind == SV_ERR) {
-            fn->retval->val = v;
-            set_flag(S, fn->ret);
-            return;
-        }
-        if (v.kind == SV_TUPLE) {
-            for (int i = 0; i < v.n; i++)
-                if (!sv_is_value(&v.items[i]) && v.items[i].kind != SV_TYPE) {
-                    sema_error(S, n->a->loc, "a fn can return values and tuples of values, not %s",
-                               sv_describe(S, &v.items[i]));
-                    return;
-                }
-        } else if (!sv_is_value(&v) && v.kind != SV_TYPE && v.kind != SV_LIST) {
-            sema_error(S, n->a->loc, "a fn can return values and tuples of values, not %s", sv_describe(S, &v));
-            return;
-        }
-        SVal old = fn->retval->val;
-        if (old.kind != SV_UNINIT && old.kind != SV_ERR && !types_match(S, &old, &v)) {
-            sema_error(S, n->a->loc, "fn '%s' returns %s here but %s elsewhere", fn->fn_name, sv_describe(S, &v),
-                       sv_describe(S, &old));
-            return;
-        }
-        fn->retval->val = v;
+        fn->void_ret = true;
+        set_flag(S, fn->ret);
+        return;
     }
+    if (!fn->fn_name) {
+        sema_error(S, n->loc, "a kernel returns nothing: write 'return;'");
+        return_error(S, fn);
+        return;
+    }
+    SVal v = eval_expr(S, n->a);
+    if (v.kind == SV_ERR) {
+        return_error(S, fn);
+        return;
+    }
+    const SVal *bad = NULL;
+    if (v.kind == SV_TUPLE) {
+        for (int i = 0; i < v.n && !bad; i++)
+            if (!sv_is_value(&v.items[i]) && v.items[i].kind != SV_TYPE)
+                bad = &v.items[i];
+    } else if (!sv_is_value(&v) && v.kind != SV_TYPE && v.kind != SV_LIST) {
+        bad = &v;
+    }
+    if (bad) {
+        sema_error(S, n->a->loc, "a fn can return values and tuples of values, not %s", sv_describe(S, bad));
+        return_error(S, fn);
+        return;
+    }
+    if (fn->void_ret) {
+        sema_error(S, n->loc, "fn '%s' returns a value here but nothing on another 'return;'", fn->fn_name);
+        return_error(S, fn);
+        return;
+    }
+    SVal old = fn->retval->val;
+    if (old.kind != SV_UNINIT && old.kind != SV_ERR)
+        adopt_type(S, &v, &old, n->a->loc);
+    if (old.kind != SV_UNINIT && old.kind != SV_ERR && !types_match(S, &old, &v)) {
+        sema_error(S, n->a->loc, "fn '%s' returns %s here but %s on an earlier return", fn->fn_name,
+                   describe_hard(S, &v), describe_hard(S, &old));
+        return_error(S, fn);
+        return;
+    }
+    fn->value_ret = true;
+    fn->retval->val = v;
     set_flag(S, fn->ret);
 }
 
@@ -1040,7 +1199,7 @@ static void emit_if_stmt(Sema *S, Node *n)
             emit_else_cb(S, n->c);
         return;
     }
-    emit_if(S, c.v, emit_block_cb, n->b, n->c ? emit_else_cb : NULL, n->c, n->loc);
+    emit_if(S, c.v, emit_block_cb, n->b, n->c ? emit_else_cb : NULL, n->c, NULL, n->loc);
 }
 
 static void emit_let(Sema *S, Node *n)
@@ -1195,7 +1354,7 @@ SVal inline_call(Sema *S, Binding *fb, Node *call)
                 return sv_err();
             }
         }
-        bind(S, &sc, p->name, BIND_LET, v, p->loc);
+        bind(S, &sc, p->name, BIND_LET, v, p->loc)->role = "a fn parameter";
     }
     Frame fr = {0};
     fr.outer = NULL; /* loops of the caller are not visible from the callee */
@@ -1216,8 +1375,8 @@ SVal inline_call(Sema *S, Binding *fb, Node *call)
             return sema_error(S, call->loc, "fn '%s' declares a result but returns none on this call", fn->name);
         return sv_void();
     }
-    if (fr.ret->val.kind == SV_CONST && !fr.ret->val.c.i)
-        return sema_error(S, call->loc, "fn '%s' does not return a value on every path", fn->name);
+    if (r.kind != SV_ERR && fr.ret->val.kind != SV_ERR && !(fr.ret->val.kind == SV_CONST && fr.ret->val.c.i))
+        return sema_error(S, call->loc, "fn '%s' can reach its end without returning a value", fn->name);
     if (fn->a && r.kind != SV_ERR) {
         if (fn->a->kind == AST_TYPE_TUPLE) {
             if (r.kind != SV_TUPLE || r.n != fn->a->list.n)

@@ -153,15 +153,32 @@ SVal sv_harden(Sema *S, SVal v)
     return sv_int(ty_scalar(S->types, SK_I64), v.c.i);
 }
 
+/* Sema keeps unsigned constants zero-extended (so folding and comparing them is plain uint64_t
+ * arithmetic); the IR stores every integer constant as its bits sign-extended to 64. */
+static int64_t ir_bits(ScalarKind sk, int64_t v)
+{
+    int w = sk_bits(sk);
+    if (sk == SK_BOOL || w >= 64)
+        return v;
+    uint64_t u = (uint64_t)v << (64 - w);
+    return (int64_t)u >> (64 - w);
+}
+
+Value *const_value(Sema *S, const Type *t, SVal c)
+{
+    ScalarKind sk = ty_elem(t)->sk;
+    if (sk_is_float(sk))
+        return b_const_float(&S->b, t, c.c.f);
+    return b_const_int(&S->b, t, ir_bits(sk, c.c.i));
+}
+
 Value *materialize(Sema *S, SVal v, Loc loc)
 {
     if (v.kind == SV_DYN)
         return v.v;
     v = sv_harden(S, v);
     sema_set_loc(S, loc);
-    if (sk_is_float(v.type->sk))
-        return b_const_float(&S->b, v.type, v.c.f);
-    return b_const_int(&S->b, v.type, v.c.i);
+    return const_value(S, v.type, v);
 }
 
 /* Constant conversion between scalar types, as `as` does at run time. */

@@ -7,19 +7,21 @@
  *    shift amounts are taken modulo the width; shr is arithmetic on signed types;
  *  - floats are computed in double and rounded once to the result type (fp_round). For + - * / and
  *    sqrt this is the correctly rounded result: double has more than 2p+2 bits for every p <= 24,
- *    so the double rounding is innocuous. fmod is exact. fma is folded only for f32 and f64 (fmaf,
- *    fma), where one rounding is guaranteed;
+ *    so the double rounding is innocuous. fmod is exact; fma rounds once (fp_fma);
+ *    min/max: NaN if either is NaN, and -0.0 is below +0.0;
  *  - comparisons are ordered, except ne, which is true on NaN (as C's !=);
  *  - casts: int -> int wraps; int -> float rounds to nearest even; float -> int truncates and
- *    saturates, NaN -> 0; float -> float rounds; int or bool -> bool is x != 0.
+ *    saturates, NaN -> 0; float -> float rounds; anything -> bool is x != 0 (NaN -> true).
+ * These are the interpreter's rules (runtime/interp/interp_ops.c), the reference semantics.
  * Not folded, because the device's result is not pinned down to the bit: exp, exp2, log, log2,
- * rsqrt, sin, cos (implementation-specific accuracy), fma of 16-bit floats (single rounding is not
- * guaranteed on every path), min/max of +0.0 and -0.0 (which zero wins is the lowering's choice),
- * float -> bool casts, bitcasts that produce or read a NaN (the text form does not keep payloads).
+ * rsqrt, sin, cos (their accuracy is the math library's), and bitcasts that produce or read a NaN
+ * (the text form does not keep NaN payloads).
  *
  * The identities used are exact for every input, NaN and -0.0 included: for floats only x * 1.0,
  * x / 1.0, x + (-0.0) and x - 0.0 (never x + 0.0, which turns -0.0 into +0.0); for integers also
- * x + 0, x * 0, x & ~0, x | 0, x ^ x, x - x and the like. Assumes verified IR. */
+ * x + 0, x * 0, x & ~0, x | 0, x ^ x, x - x and the like. Shape ops and convert_layout of a splat
+ * become a splat, of a constant a constant; convert_layout to its operand's type is the operand.
+ * Assumes verified IR. */
 #include <math.h>
 #include <string.h>
 
@@ -142,9 +144,10 @@ static bool fold_float2(OpCode code, ScalarKind sk, double a, double b, double *
             x = NAN;
             break;
         }
-        if (a == b && signbit(a) != signbit(b))
-            return false;
-        x = (code == OP_MIN ? a < b : a > b) ? a : b;
+        if (a == b) /* equal, or zeros of opposite signs: min takes the negative one */
+            x = (signbit(a) != 0) == (code == OP_MIN) ? a : b;
+        else
+            x = (code == OP_MIN ? a < b : a > b) ? a : b;
         break;
     default: return false;
     }
@@ -188,8 +191,10 @@ static double int_to_float(bool neg, uint64_t mag, ScalarKind sk)
 static bool fold_cast(ScalarKind from, ScalarKind to, int64_t i, double f, int64_t *ri, double *rf)
 {
     if (sk_is_float(from)) {
-        if (to == SK_BOOL)
-            return false;
+        if (to == SK_BOOL) {
+            *ri = f != 0; /* NaN -> true */
+            return true;
+        }
         if (sk_is_float(to)) {
             *rf = fp_round(to, f);
             return true;
@@ -304,7 +309,7 @@ bool tir_fold_to_const(Op *op)
         return false;
     const Type *re = ty_elem(op->results[0].type);
     if (op->code == OP_SPLAT || op->code == OP_BROADCAST || op->code == OP_EXPAND_DIMS || op->code == OP_RESHAPE ||
-        op->code == OP_PERMUTE) {
+        op->code == OP_PERMUTE || op->code == OP_CONVERT_LAYOUT) {
         const Op *c = const_op(op->operands[0]);
         if (!c)
             return false;
@@ -361,17 +366,10 @@ bool tir_fold_to_const(Op *op)
         ok = true;
         break;
     }
-    case OP_FMA: {
-        double cf = c[2]->at.value.f;
-        if (re->sk == SK_F32) {
-            rf = (double)fmaf((float)af, (float)bf, (float)cf);
-            ok = true;
-        } else if (re->sk == SK_F64) {
-            rf = fma(af, bf, cf);
-            ok = true;
-        }
+    case OP_FMA:
+        rf = fp_fma(af, bf, c[2]->at.value.f, re->sk);
+        ok = true;
         break;
-    }
     case OP_CAST:
         if (ty_elem(a->type)->kind == TY_SCALAR)
             ok = fold_cast(ask, re->sk, ai, af, &ri, &rf);
@@ -436,6 +434,7 @@ Value *tir_fold_to_value(Op *op)
     case OP_BITCAST:
     case OP_BROADCAST:
     case OP_RESHAPE:
+    case OP_CONVERT_LAYOUT:
         return a->type == rt ? a : NULL;
     case OP_PERMUTE:
         for (int i = 0; i < op->at.ndims; i++)
@@ -461,13 +460,14 @@ bool tir_fold_shape(Op *op)
     case OP_EXPAND_DIMS:
     case OP_RESHAPE:
     case OP_PERMUTE:
+    case OP_CONVERT_LAYOUT:
         if (d->code == OP_SPLAT) {
             op->code = OP_SPLAT;
             op->operands[0] = d->operands[0];
             memset(&op->at, 0, sizeof op->at);
             return true;
         }
-        if ((op->code == OP_RESHAPE || op->code == OP_BROADCAST) && d->code == op->code) {
+        if ((op->code == OP_RESHAPE || op->code == OP_BROADCAST || op->code == OP_CONVERT_LAYOUT) && d->code == op->code) {
             op->operands[0] = d->operands[0];
             return true;
         }

@@ -2,8 +2,12 @@
  *
  * One generic routine rounds a double to a binary format described by its exponent and mantissa
  * widths, with integer arithmetic on the significand: no floating-point operation rounds on the way,
- * so the result is the correctly rounded one (the unit test checks the f32 instance against the
- * hardware's double -> float conversion). */
+ * so the result is the correctly rounded one (the unit test checks it against the compiler's
+ * _Float16 conversions and a bit-exact bf16 reference).
+ *
+ * fp_fma rounds once: for formats of at most 24 bits the product is exact in double, TwoSum gives
+ * the sum's rounding error exactly, and the sum moved to round-to-odd at 53 bits rounds to the
+ * narrow format as the exact value would (53 >= p + 2). f64 uses the C library's fma. */
 #include "compiler/tir/fp16.h"
 
 #include <math.h>
@@ -94,4 +98,24 @@ double fp_round(ScalarKind sk, double x)
     default:
         return x;
     }
+}
+
+static uint64_t dbits(double x)
+{
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+double fp_fma(double a, double b, double c, ScalarKind sk)
+{
+    if (sk == SK_F64)
+        return fma(a, b, c);
+    double p = a * b, s = p + c;
+    if (!isfinite(s))
+        return fp_round(sk, s);
+    double bb = s - p, err = (p - (s - bb)) + (c - bb);
+    if (err != 0 && !(dbits(s) & 1))
+        s = nextafter(s, err > 0 ? INFINITY : -INFINITY); /* round to odd */
+    return fp_round(sk, s);
 }

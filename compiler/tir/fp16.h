@@ -27,4 +27,7 @@ float bf16_to_f32(uint16_t h);
  * x itself for any other kind. */
 double fp_round(ScalarKind sk, double x);
 
+/* a * b + c rounded once to the float kind sk, the operands being values of that kind. */
+double fp_fma(double a, double b, double c, ScalarKind sk);
+
 #endif

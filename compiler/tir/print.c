@@ -239,9 +239,10 @@ static void put_value(Printer *p, const Value *v)
     NameSlot *s = name_slot(p, v);
     if (!s->v)
         out_str(&p->out, "%<undefined>");
-    else if (s->name)
-        out_fmt(&p->out, "%%%s", s->name);
-    else
+    else if (s->name) {
+        out_ch(&p->out, '%');
+        out_str(&p->out, s->name);
+    } else
         out_fmt(&p->out, "%%%lld", (long long)s->num);
 }
 
@@ -264,8 +265,9 @@ static void put_type(Printer *p, const Type *t)
         return;
     case TY_TILE:
         put_type(p, t->elem);
+        out_ch(o, '[');
         for (int i = 0; i < t->rank && i < TIR_MAX_RANK; i++)
-            out_fmt(o, "%s%lld", i ? ", " : "[", (long long)t->shape[i]);
+            out_fmt(o, "%s%lld", i ? ", " : "", (long long)t->shape[i]);
         out_ch(o, ']');
         if (t->layout && p->types && p->types->print_layout) {
             out_ch(o, '#');

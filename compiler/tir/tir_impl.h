@@ -41,8 +41,8 @@ bool tir_fold_to_const(Op *op);
 /* When op's single result always equals an existing value (x + 0, select(true, a, b), a cast to the
  * same type...), returns that value; NULL otherwise. The op is left unchanged. */
 Value *tir_fold_to_value(Op *op);
-/* Rewrites a shape op on a splat or on a shape op of the same kind into a simpler op in place
- * (broadcast(splat x) -> splat x, reshape(reshape x) -> reshape x); true when it did. */
+/* Rewrites a shape op (or convert_layout) on a splat or on an op of the same kind into a simpler op
+ * in place (broadcast(splat x) -> splat x, reshape(reshape x) -> reshape x); true when it did. */
 bool tir_fold_shape(Op *op);
 
 #endif

@@ -750,6 +750,10 @@ static void check_types(V *v, const Op *op)
         if (!is_scalar_of(T(0), SK_BOOL))
             err(v, op, "the condition must be a bool scalar, not %s", tn(v, T(0)));
         break;
+    case OP_CONVERT_LAYOUT:
+        if (!shape_eq(T(0), R(0)) || ty_elem(T(0)) != ty_elem(R(0)))
+            err(v, op, "converts %s to %s: only the layout may change", tn(v, T(0)), tn(v, R(0)));
+        break;
     case OP_COUNT: break;
     }
 }

@@ -110,9 +110,14 @@ static bool valid_type(const Type *t)
     if (t->kind == TY_TILE) {
         if (t->rank < 1 || t->rank > TIR_MAX_RANK)
             return false;
-        for (int i = 0; i < t->rank; i++)
-            if (t->shape[i] < 1 || t->shape[i] > ((int64_t)1 << 24))
+        int64_t n = 1;
+        for (int i = 0; i < t->rank; i++) {
+            if (t->shape[i] < 1 || t->shape[i] > ((int64_t)1 << 28))
                 return false;
+            n *= t->shape[i];
+            if (n > ((int64_t)1 << 28))
+                return false; /* no tile has 2^28 elements; this keeps sizes far from overflow */
+        }
     }
     return true;
 }

@@ -291,7 +291,7 @@ bool interp_check_node(const Prog *p, const Node *n, char *why, size_t len)
         }
         return true;
     }
-    case OP_EXPAND_DIMS: case OP_RESHAPE: case OP_HINT:
+    case OP_EXPAND_DIMS: case OP_RESHAPE: case OP_HINT: case OP_CONVERT_LAYOUT:
         if (in(k, 0)->n != r->n)
             return BAD("operand and result differ in size");
         return same_elem(k, 0);

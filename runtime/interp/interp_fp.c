@@ -1,5 +1,4 @@
-/* tf32 rounding, the singly rounded fma and int->float conversions (see interp_fp.h for why they are
- * exact). */
+/* tf32 rounding and int->float conversions rounded once (see interp_fp.h for why they are exact). */
 #include "runtime/interp/interp_fp.h"
 
 #include <math.h>
@@ -17,36 +16,6 @@ double interp_round_tf32(double x)
     }
     memcpy(&f, &b, sizeof f);
     return f;
-}
-
-static uint64_t dbits(double x)
-{
-    uint64_t b;
-    memcpy(&b, &x, sizeof b);
-    return b;
-}
-
-/* Moves a rounded-to-nearest double s to round-to-odd: of the two doubles around the exact value
- * s + err, the one with an odd last bit. */
-static double to_odd(double s, double err)
-{
-    if (err == 0 || !isfinite(s) || (dbits(s) & 1))
-        return s;
-    return nextafter(s, err > 0 ? INFINITY : -INFINITY);
-}
-
-double interp_fma(double a, double b, double c, ScalarKind sk)
-{
-    if (sk == SK_F64)
-        return fma(a, b, c);
-    /* Operands have at most 24 bits, so the product is exact in double; TwoSum gives the error of
-     * the addition exactly. */
-    double p = a * b, s = p + c;
-    if (!isfinite(s))
-        return fp_round(sk, s);
-    double bb = s - p;
-    double err = (p - (s - bb)) + (c - bb);
-    return fp_round(sk, to_odd(s, err));
 }
 
 /* A 64-bit magnitude as a double rounded to odd at 53 bits. */

@@ -1,12 +1,13 @@
-/* Float arithmetic of the interpreter that needs care beyond compiler/tir/fp16.h's rounding: tf32,
- * fma, and int->float conversions, each rounded once.
+/* Float arithmetic of the interpreter that needs care beyond compiler/tir/fp16.h (fp_round, fp_fma):
+ * tf32 rounding and int->float conversions, each rounded once.
  *
  * The interpreter holds every float as a double whose value is exactly representable in the element
  * type, and rounds after every operation with fp_round (straight from double, never through float).
  * That keeps each result singly rounded: +, -, *, / and sqrt of two values of a format with
  * p <= 24 bits, computed in double (53 bits >= 2p + 2), and then rounded, equal the correctly rounded
  * result (Figueroa's theorem). fma and int->float conversions are not covered by it, so they go
- * through round-to-odd at 53 bits first, which makes the second rounding exact. */
+ * through round-to-odd at 53 bits first, which makes the second rounding exact (fp_fma does the same
+ * with TwoSum). */
 #ifndef RK_INTERP_FP_H
 #define RK_INTERP_FP_H
 
@@ -16,9 +17,6 @@
 
 /* An f32 value rounded to tf32 (f32's exponent range, 10 explicit mantissa bits), nearest even. */
 double interp_round_tf32(double x);
-
-/* a * b + c rounded once to sk (f16, bf16, f32 or f64; operands of that type). */
-double interp_fma(double a, double b, double c, ScalarKind sk);
 
 /* An integer converted to a float element type with one rounding. */
 double interp_i64_to_float(int64_t v, ScalarKind sk);

@@ -117,7 +117,6 @@ typedef struct Ctx {
     int nrecs, caprecs;
     char *cur; /* the current program's lines */
     size_t curlen, curcap;
-    bool oom;
 } Ctx;
 
 static inline Slot *val(Ctx *c, int32_t id) { return c->frame + c->p->v[id].off; }

@@ -13,7 +13,7 @@
  *   cast    float->int truncates toward zero and saturates, NaN -> 0; int->float and float->float
  *           round to nearest even once; to bool is x != 0 (NaN -> true); pointers and integers
  *           convert through their 64-bit address (truncated or extended like integers).
- *   bitcast reinterprets the memory image; a NaN's payload is not kept (the quiet NaN comes back).
+ *   bitcast reinterprets the memory image; a signalling NaN comes back quiet (payload kept).
  *   reduce  sum/scan accumulate in index order in f32 (f64 for f64 results), ints wrap; max/min
  *           propagate NaN. argmax/argmin: the first NaN if there is one (as numpy, so that
  *           x[argmax(x)] is max(x) and x[argmin(x)] is min(x)), else the first extreme.
@@ -548,7 +548,7 @@ bool interp_exec_pure(Ctx *c, const Node *n)
     case OP_FMA: {
         const Slot *a = val(c, n->in[0]), *b = val(c, n->in[1]), *d = val(c, n->in[2]);
         for (int64_t i = 0; i < cnt; i++)
-            rs[i].f = interp_fma(a[i].f, b[i].f, d[i].f, r->el.sk);
+            rs[i].f = fp_fma(a[i].f, b[i].f, d[i].f, r->el.sk);
         return true;
     }
     case OP_CAST: {
@@ -587,6 +587,7 @@ bool interp_exec_pure(Ctx *c, const Node *n)
     case OP_EXPAND_DIMS:
     case OP_RESHAPE:
     case OP_HINT:
+    case OP_CONVERT_LAYOUT: /* LIR: the values do not depend on the layout */
         memcpy(rs, val(c, n->in[0]), (size_t)cnt * sizeof(Slot));
         return true;
     case OP_REDUCE:

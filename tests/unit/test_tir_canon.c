@@ -1,6 +1,6 @@
 /* tir_canonicalize and the f16/bf16 conversions: folding of every foldable op per dtype (wrap-around,
  * division by zero, MIN / -1, 16-bit rounding, casts, bitcasts), what must not fold (float x + 0.0,
- * transcendental functions, min of zeros of opposite sign), exact identities, CSE across nested
+ * transcendental functions), exact identities, CSE across nested
  * regions, DCE, `if` with a constant condition, `for` that runs zero times, and the speed of a large
  * function. Cases are written in the text form and checked on the printed result. */
 #include <math.h>
@@ -157,8 +157,10 @@ static const Row rows[] = {
     {"f32", "min", 0, "nan", "1.0", 0, 0, "nan"},
     {"f32", "max", 0, "1.0", "nan", 0, 0, "nan"},
     {"f32", "max", 0, "-1.0", "2.0", 0, 0, "2.0"},
-    {"f32", "min", 0, "-0.0", "0.0", 0, 0, NOFOLD},
-    {"f32", "max", 0, "0.0", "-0.0", 0, 0, NOFOLD},
+    {"f32", "min", 0, "0.0", "-0.0", 0, 0, "-0.0"},
+    {"f32", "min", 0, "-0.0", "0.0", 0, 0, "-0.0"},
+    {"f32", "max", 0, "-0.0", "0.0", 0, 0, "0.0"},
+    {"f16", "max", 0, "0.0", "-0.0", 0, 0, "0.0"},
     {"f32", "sqrt", 0, "2.0", 0, 0, 0, "1.4142135"},
     {"f16", "sqrt", 0, "2.0", 0, 0, 0, "1.414"},
     {"f64", "sqrt", 0, "-1.0", 0, 0, 0, "nan"},
@@ -168,7 +170,11 @@ static const Row rows[] = {
     {"f16", "ceil", 0, "1.5", 0, 0, 0, "2.0"},
     {"f32", "fma", 0, "0.1", "10.0", "-1.0", 0, "1.4901161e-08"},
     {"f64", "fma", 0, "0.1", "10.0", "-1.0", 0, "5.551115123125783e-17"},
-    {"f16", "fma", 0, "1.0", "1.0", "1.0", 0, NOFOLD},
+    {"f16", "fma", 0, "1.0", "1.0", "1.0", 0, "2.0"},
+    /* one rounding: 7 * 37 = 259 lies halfway between the bf16 neighbours 258 and 260; minus a tiny c
+     * it must round down, where rounding the sum to double first would give the tie and 260 */
+    {"bf16", "fma", 0, "7.0", "37.0", "-7.888609052210118e-31", 0, "258.0"},
+    {"f16", "fma", 0, "3.0", "683.0", "-5.960464477539063e-08", 0, "2048.0"},
     {"f32", "exp", 0, "1.0", 0, 0, 0, NOFOLD},
     {"f32", "exp2", 0, "3.0", 0, 0, 0, NOFOLD},
     {"f32", "log", 0, "1.0", 0, 0, 0, NOFOLD},
@@ -197,7 +203,9 @@ static const Row rows[] = {
     {"f32", "cast", 0, "-inf", 0, 0, "u64", "0"},
     {"f64", "cast", 0, "1e20", 0, 0, "u64", "18446744073709551615"},
     {"f64", "cast", 0, "-9.3e18", 0, 0, "i64", "-9223372036854775808"},
-    {"f32", "cast", 0, "1.0", 0, 0, "bool", NOFOLD},
+    {"f32", "cast", 0, "0.5", 0, 0, "bool", "1"},
+    {"f32", "cast", 0, "-0.0", 0, 0, "bool", "0"},
+    {"f32", "cast", 0, "nan", 0, 0, "bool", "1"},
     {"i32", "cast", 0, "16777217", 0, 0, "f32", "16777216.0"},
     {"i64", "cast", 0, "9007199254740993", 0, 0, "f64", "9007199254740992.0"},
     {"u64", "cast", 0, "18446744073709551615", 0, 0, "f32", "1.8446744e+19"},
@@ -346,7 +354,9 @@ static void test_identities(void)
                  "  %b = broadcast %e : f32[8, 64]\n"
                  "  %r = reshape %b : f32[512]\n"
                  "  %r2 = reshape %r : f32[16, 32]\n"
-                 "  %id = permute %r2 {dims = [0, 1]} : f32[16, 32]\n"
+                 "  %id0 = permute %r2 {dims = [0, 1]} : f32[16, 32]\n"
+                 "  %cl = convert_layout %id0 : f32[16, 32]\n"
+                 "  %id = convert_layout %cl : f32[16, 32]\n"
                  "  %ti = splat %i : i32[16, 32]\n"
                  "  %tr = reshape %ti : i32[512]\n"
                  "  %tr2 = reshape %tr : i32[16, 32]\n"
@@ -600,6 +610,10 @@ static void test_fp16(void)
         CHECK(f64_to_f16(nextafter(mid, 0)) == h);
         CHECK(f64_to_f16(nextafter(mid, 1e9)) == h + 1);
     }
+    /* fma rounds once (a double sum would round to the tie 259, then to even: 260) */
+    CHECK(fp_fma(7, 37, -ldexp(1, -100), SK_BF16) == 258);
+    CHECK(fp_round(SK_BF16, 7.0 * 37.0 - ldexp(1, -100)) == 260);
+    CHECK(fp_fma(0.1f, 10, -1, SK_F32) == (double)fmaf(0.1f, 10, -1));
     /* random floats: bf16 against the bit-trick reference, f16 against the compiler's _Float16 */
     uint64_t s = 88172645463325252ull;
     for (int i = 0; i < 2000000; i++) {

@@ -317,6 +317,8 @@ static void test_control(void)
            "verify: @k: 'hint': the operand must be an integer or a pointer, not f32[64]\n");
     EXPECT("  %0 = hint %t {kind = multiple_of, n = 2} : i64[64]\n  return\n}\n",
            "verify: @k: 'hint': result type i64[64] differs from the operand type i32[64]\n");
+    EXPECT("  %0 = convert_layout %t : f32[64]\n  return\n}\n",
+           "verify: @k: 'convert_layout': converts i32[64] to f32[64]: only the layout may change\n");
     EXPECT("  assume %tm\n  return\n}\n", "verify: @k: 'assume': the condition must be a bool scalar, not bool[64]\n");
 }
 

@@ -15,6 +15,7 @@
 #include "compiler/front/parse.h"
 #include "compiler/driver/driver.h"
 #include "parser.h"
+#include "tools/rkc/run.h"
 
 #ifndef RK_VERSION
 #define RK_VERSION "0.0.0"
@@ -311,10 +312,8 @@ static int compile(const Options *o)
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "run") == 0) {
-        fprintf(stderr, "rkc: error: 'rkc run' is not built yet: it needs the interpreter\n");
-        return EXIT_USAGE;
-    }
+    if (argc > 1 && strcmp(argv[1], "run") == 0)
+        return rkc_run(argc - 1, argv + 1);
     Options o;
     int rc = parse_options(argc, argv, &o);
     if (rc)

@@ -1,0 +1,421 @@
+/* LLVM initialisation, the TargetMachine cache, and codegen_module: verify, optimise, emit, link.
+ *
+ * The order inside codegen_module matters for safety: everything that could make LLVM abort is
+ * checked before the first pass runs (target table, verifier, allow-lists); LLVM's error
+ * diagnostics go to a handler on the module's context, restored before returning. While LLVM state
+ * is held (a lent TargetMachine, the handler, memory buffers) nothing is allocated from the arena,
+ * whose out-of-memory path may longjmp: messages go to a fixed buffer and the outputs are copied
+ * into the arena only after everything is given back.
+ *
+ * Measured on the 2-core build machine (tests/unit/test_codegen.c prints the figures): creating an
+ * AMDGPU TargetMachine costs about a millisecond, which is why they are cached; see the test's
+ * output for O3, codegen and link times. */
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "codegen.h"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* ---- LLVM initialisation ---------------------------------------------------------------------- */
+
+static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
+
+static void init_llvm(void)
+{
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUTarget();
+    LLVMInitializeAMDGPUAsmPrinter();
+    LLVMInitializeAMDGPUAsmParser();
+    LLVMInitializeAMDGPUDisassembler();
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXAsmPrinter();
+    LLVMInitializeX86TargetInfo();
+    LLVMInitializeX86TargetMC();
+    LLVMInitializeX86Target();
+    LLVMInitializeX86AsmPrinter();
+    LLVMInitializeX86AsmParser();
+}
+
+void codegen_init_llvm(void) { pthread_once(&llvm_once, init_llvm); }
+
+/* ---- TargetMachine cache ---------------------------------------------------------------------- */
+
+/* A slot holds one TargetMachine for (target, opt level); `busy` while lent to a call. More than
+ * one slot per key exists when threads compile for the same key at once. */
+typedef struct TmSlot {
+    const Target *t;
+    int opt;
+    LLVMTargetMachineRef tm;
+    bool busy;
+} TmSlot;
+
+enum { TM_SLOTS = 64 };
+static pthread_mutex_t tm_lock = PTHREAD_MUTEX_INITIALIZER;
+static TmSlot tm_slots[TM_SLOTS];
+static int tm_nslots;
+
+static LLVMTargetMachineRef tm_create(const Target *t, int opt, char *why, size_t whylen)
+{
+    LLVMTargetRef target;
+    char *msg = NULL;
+    if (LLVMGetTargetFromTriple(t->triple, &target, &msg)) {
+        snprintf(why, whylen, "LLVM has no back end for %s: %s", t->triple, msg ? msg : "");
+        LLVMDisposeMessage(msg);
+        return NULL;
+    }
+    static const LLVMCodeGenOptLevel levels[] = {LLVMCodeGenLevelNone, LLVMCodeGenLevelLess,
+                                                 LLVMCodeGenLevelDefault, LLVMCodeGenLevelAggressive};
+    LLVMTargetMachineOptionsRef o = LLVMCreateTargetMachineOptions();
+    LLVMTargetMachineOptionsSetCPU(o, t->cpu);
+    LLVMTargetMachineOptionsSetFeatures(o, t->features);
+    LLVMTargetMachineOptionsSetCodeGenOptLevel(o, levels[opt]);
+    /* emu: the object goes into a shared library */
+    LLVMTargetMachineOptionsSetRelocMode(o, t->kind == TARGET_EMU ? LLVMRelocPIC : LLVMRelocDefault);
+    LLVMTargetMachineRef tm = LLVMCreateTargetMachineWithOptions(target, t->triple, o);
+    LLVMDisposeTargetMachineOptions(o);
+    if (!tm)
+        snprintf(why, whylen, "LLVM could not make a target machine for %s (%s)", t->triple, t->cpu);
+    return tm;
+}
+
+static LLVMTargetMachineRef tm_acquire(const Target *t, int opt, bool *cached, char *why, size_t whylen)
+{
+    pthread_mutex_lock(&tm_lock);
+    for (int i = 0; i < tm_nslots; i++) {
+        TmSlot *s = &tm_slots[i];
+        if (s->t == t && s->opt == opt && !s->busy) {
+            s->busy = true;
+            pthread_mutex_unlock(&tm_lock);
+            *cached = true;
+            return s->tm;
+        }
+    }
+    pthread_mutex_unlock(&tm_lock);
+    *cached = false;
+    return tm_create(t, opt, why, whylen);
+}
+
+static void tm_release(const Target *t, int opt, LLVMTargetMachineRef tm)
+{
+    pthread_mutex_lock(&tm_lock);
+    for (int i = 0; i < tm_nslots; i++) {
+        if (tm_slots[i].tm == tm) {
+            tm_slots[i].busy = false;
+            pthread_mutex_unlock(&tm_lock);
+            return;
+        }
+    }
+    if (tm_nslots < TM_SLOTS) {
+        tm_slots[tm_nslots++] = (TmSlot){t, opt, tm, false};
+        tm = NULL;
+    }
+    pthread_mutex_unlock(&tm_lock);
+    if (tm)
+        LLVMDisposeTargetMachine(tm);
+}
+
+void codegen_release_cache(void)
+{
+    pthread_mutex_lock(&tm_lock);
+    int keep = 0;
+    for (int i = 0; i < tm_nslots; i++) {
+        if (tm_slots[i].busy)
+            tm_slots[keep++] = tm_slots[i];
+        else
+            LLVMDisposeTargetMachine(tm_slots[i].tm);
+    }
+    tm_nslots = keep;
+    pthread_mutex_unlock(&tm_lock);
+}
+
+/* ---- diagnostics ------------------------------------------------------------------------------ */
+
+/* Text gathered while LLVM runs: malloc'ed, capped, never the arena (see the file comment). */
+typedef struct Text {
+    char *s;
+    size_t n, cap;
+} Text;
+
+enum { TEXT_MAX = 16384 };
+
+static void text_add(Text *t, const char *line)
+{
+    size_t len = strlen(line);
+    if (t->n + len + 2 > TEXT_MAX)
+        return;
+    if (t->n + len + 2 > t->cap) {
+        size_t cap = t->cap ? t->cap : 256;
+        while (cap < t->n + len + 2)
+            cap *= 2;
+        char *s = realloc(t->s, cap);
+        if (!s)
+            return;
+        t->s = s;
+        t->cap = cap;
+    }
+    if (t->n)
+        t->s[t->n++] = '\n';
+    memcpy(t->s + t->n, line, len + 1);
+    t->n += len;
+}
+
+typedef struct Diags {
+    Text errors, warnings;
+    int nerrors;
+} Diags;
+
+static void on_diagnostic(LLVMDiagnosticInfoRef di, void *ud)
+{
+    Diags *d = ud;
+    LLVMDiagnosticSeverity sev = LLVMGetDiagInfoSeverity(di);
+    if (sev != LLVMDSError && sev != LLVMDSWarning)
+        return;
+    char *msg = LLVMGetDiagInfoDescription(di);
+    if (sev == LLVMDSError) {
+        d->nerrors++;
+        text_add(&d->errors, msg ? msg : "(no message)");
+    } else {
+        text_add(&d->warnings, msg ? msg : "(no message)");
+    }
+    LLVMDisposeMessage(msg);
+}
+
+/* ---- verification ----------------------------------------------------------------------------- */
+
+bool codegen_verify_module(LLVMModuleRef m, Arena *a, const char **err)
+{
+    char *msg = NULL;
+    if (!LLVMVerifyModule(m, LLVMReturnStatusAction, &msg)) {
+        LLVMDisposeMessage(msg);
+        return true;
+    }
+    /* copy first: the arena may longjmp on out-of-memory */
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", msg ? msg : "");
+    LLVMDisposeMessage(msg);
+    size_t n = strlen(buf);
+    while (n && buf[n - 1] == '\n')
+        buf[--n] = 0;
+    *err = arena_printf(a, "invalid LLVM module (a bug in rk): %s", buf);
+    return false;
+}
+
+/* A function attribute that would hand LLVM a CPU or feature set outside the table. */
+static bool check_function_targets(const Target *t, LLVMModuleRef m, Arena *a, const char **err)
+{
+    for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+        static const char *const keys[] = {"target-cpu", "target-features"};
+        const char *want[] = {t->cpu, t->features};
+        for (int k = 0; k < 2; k++) {
+            LLVMAttributeRef at =
+                LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, keys[k], (unsigned)strlen(keys[k]));
+            if (!at)
+                continue;
+            unsigned len;
+            const char *v = LLVMGetStringAttributeValue(at, &len);
+            if (len != strlen(want[k]) || memcmp(v, want[k], len) != 0) {
+                size_t nlen;
+                const char *name = LLVMGetValueName2(f, &nlen);
+                *err = arena_printf(a, "function '%.*s' has \"%s\"=\"%.*s\", but the target %s is \"%s\"",
+                                    (int)nlen, name, keys[k], (int)len, v, t->name, want[k]);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* ---- codegen_module ----------------------------------------------------------------------------- */
+
+/* Emits one file type from `m`; on failure writes the reason to why. */
+static LLVMMemoryBufferRef emit(LLVMTargetMachineRef tm, LLVMModuleRef m, LLVMCodeGenFileType type, char *why,
+                                size_t whylen)
+{
+    char *msg = NULL;
+    LLVMMemoryBufferRef buf = NULL;
+    if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, type, &msg, &buf)) {
+        snprintf(why, whylen, "LLVM could not emit %s: %s", type == LLVMAssemblyFile ? "assembly" : "an object",
+                 msg ? msg : "");
+        LLVMDisposeMessage(msg);
+        return NULL;
+    }
+    LLVMDisposeMessage(msg);
+    return buf;
+}
+
+/* A NUL-terminated copy (the NUL is not counted in *size). */
+static void *copy_buffer(Arena *a, LLVMMemoryBufferRef b, size_t *size)
+{
+    size_t n = LLVMGetBufferSize(b);
+    char *p = arena_alloc(a, n + 1);
+    memcpy(p, LLVMGetBufferStart(b), n);
+    p[n] = 0;
+    *size = n;
+    return p;
+}
+
+CgStatus codegen_module(const Target *t, LLVMModuleRef m, int opt_level, unsigned want, Arena *a,
+                        CodegenResult *out, const char **err)
+{
+    memset(out, 0, sizeof *out);
+    codegen_init_llvm();
+    if (!t || t != target_find(t->name)) {
+        *err = "codegen: not a target from rk's table";
+        return CG_ERR_USAGE;
+    }
+    if (opt_level < 0 || opt_level > 3) {
+        *err = arena_printf(a, "codegen: optimisation level %d is not 0..3", opt_level);
+        return CG_ERR_USAGE;
+    }
+    if (!(want & (CG_WANT_ASM | CG_WANT_OBJ | CG_WANT_BINARY))) {
+        *err = "codegen: no output asked for";
+        return CG_ERR_USAGE;
+    }
+    if (t->kind == TARGET_NVPTX && (want & CG_WANT_OBJ)) {
+        *err = arena_printf(a, "%s has no object file: its output is PTX text (--emit=asm or the binary)", t->name);
+        return CG_ERR_USAGE;
+    }
+
+    /* verify: nothing below runs on a module that fails here */
+    double t0 = now_ms();
+    size_t tlen;
+    const char *triple = LLVMGetTarget(m);
+    tlen = strlen(triple);
+    if (tlen == 0) {
+        LLVMSetTarget(m, t->triple);
+    } else if (strcmp(triple, t->triple) != 0) {
+        *err = arena_printf(a, "the module is for %s, not %s (%s)", triple, t->name, t->triple);
+        return CG_ERR_INVALID;
+    }
+    if (t->code_object_version && !LLVMGetModuleFlag(m, "amdhsa_code_object_version", 26)) {
+        LLVMValueRef v = LLVMConstInt(LLVMInt32TypeInContext(LLVMGetModuleContext(m)),
+                                      (unsigned long long)t->code_object_version, 0);
+        LLVMAddModuleFlag(m, LLVMModuleFlagBehaviorError, "amdhsa_code_object_version", 26, LLVMValueAsMetadata(v));
+    }
+    if (!codegen_verify_module(m, a, err))
+        return CG_ERR_INVALID;
+    const char *why;
+    if (!target_check_module(t, m, a, &why)) {
+        *err = arena_printf(a, "the module uses what %s cannot compile (a bug in rk's lowering):\n%s", t->name, why);
+        return CG_ERR_INVALID;
+    }
+    if (!check_function_targets(t, m, a, err))
+        return CG_ERR_INVALID;
+    out->t_verify_ms = now_ms() - t0;
+
+    /* From here to `done`, LLVM state is held: no arena allocation. */
+    CgStatus st = CG_OK;
+    char msg[1024] = "";
+    Diags diags = {0};
+    LLVMMemoryBufferRef asm_buf = NULL, obj_buf = NULL;
+
+    t0 = now_ms();
+    LLVMTargetMachineRef tm = tm_acquire(t, opt_level, &out->tm_cached, msg, sizeof msg);
+    out->t_tm_ms = now_ms() - t0;
+    if (!tm)
+        return *err = arena_strdup(a, msg), CG_ERR_LLVM;
+
+    LLVMContextRef ctx = LLVMGetModuleContext(m);
+    LLVMDiagnosticHandler old_handler = LLVMContextGetDiagnosticHandler(ctx);
+    void *old_ud = LLVMContextGetDiagnosticContext(ctx);
+    LLVMContextSetDiagnosticHandler(ctx, on_diagnostic, &diags);
+
+    LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
+    LLVMSetModuleDataLayout(m, td);
+    LLVMDisposeTargetData(td);
+
+    /* optimise */
+    t0 = now_ms();
+    char pipeline[32];
+    snprintf(pipeline, sizeof pipeline, "default<O%d>", opt_level);
+    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef e = LLVMRunPasses(m, pipeline, tm, po);
+    LLVMDisposePassBuilderOptions(po);
+    out->t_opt_ms = now_ms() - t0;
+    if (e) {
+        char *em = LLVMGetErrorMessage(e);
+        snprintf(msg, sizeof msg, "LLVM's %s pipeline failed: %s", pipeline, em);
+        LLVMDisposeErrorMessage(em);
+        st = CG_ERR_LLVM;
+        goto done;
+    }
+    if (diags.nerrors) {
+        st = CG_ERR_LLVM;
+        goto done;
+    }
+
+    /* codegen: code generation changes the IR (kernel argument lowering, LDS packing, ...), so
+     * when both assembly and an object are wanted the assembly comes from a copy */
+    t0 = now_ms();
+    bool need_obj = t->kind != TARGET_NVPTX && (want & (CG_WANT_OBJ | CG_WANT_BINARY));
+    bool need_asm = (want & CG_WANT_ASM) || (t->kind == TARGET_NVPTX && (want & CG_WANT_BINARY));
+    if (need_asm) {
+        LLVMModuleRef src = need_obj ? LLVMCloneModule(m) : m;
+        asm_buf = emit(tm, src, LLVMAssemblyFile, msg, sizeof msg);
+        if (src != m)
+            LLVMDisposeModule(src);
+        if (!asm_buf)
+            st = CG_ERR_LLVM;
+    }
+    if (st == CG_OK && need_obj) {
+        obj_buf = emit(tm, m, LLVMObjectFile, msg, sizeof msg);
+        if (!obj_buf)
+            st = CG_ERR_LLVM;
+    }
+    out->t_codegen_ms = now_ms() - t0;
+    if (diags.nerrors)
+        st = CG_ERR_LLVM;
+
+done:
+    LLVMContextSetDiagnosticHandler(ctx, old_handler, old_ud);
+    tm_release(t, opt_level, tm);
+    /* LLVM state given back; the arena may be used again */
+    if (diags.warnings.n)
+        out->warnings = arena_strdup(a, diags.warnings.s);
+    if (st == CG_OK) {
+        if (asm_buf && (want & CG_WANT_ASM))
+            out->asm_text = copy_buffer(a, asm_buf, &out->asm_size);
+        if (obj_buf)
+            out->obj = copy_buffer(a, obj_buf, &out->obj_size);
+        if (asm_buf && t->kind == TARGET_NVPTX && (want & CG_WANT_BINARY))
+            out->binary = copy_buffer(a, asm_buf, &out->binary_size);
+    } else if (diags.nerrors) {
+        *err = arena_printf(a, "LLVM: %s", diags.errors.s);
+    } else {
+        *err = arena_strdup(a, msg);
+    }
+    if (asm_buf)
+        LLVMDisposeMemoryBuffer(asm_buf);
+    if (obj_buf)
+        LLVMDisposeMemoryBuffer(obj_buf);
+    free(diags.errors.s);
+    free(diags.warnings.s);
+    if (st != CG_OK)
+        return st;
+
+    if ((want & CG_WANT_BINARY) && t->kind != TARGET_NVPTX) {
+        t0 = now_ms();
+        const void *objs[1] = {out->obj};
+        size_t sizes[1] = {out->obj_size};
+        st = codegen_link(t, objs, sizes, 1, a, &out->binary, &out->binary_size, err);
+        out->t_link_ms = now_ms() - t0;
+    }
+    return st;
+}

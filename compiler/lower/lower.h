@@ -1,0 +1,30 @@
+/* Lowering: LIR (tile IR with layouts) to LLVM IR, one kernel at a time, through the LLVM C API.
+ *
+ * Every lane runs the same code (SIMT): a tile value becomes, in each lane, one LLVM value per
+ * register of its layout; the layout says which element each register holds in each lane. The same
+ * lowering serves the GPU and the emulator: only the hooks differ (lower_target.c) — lane and
+ * workgroup ids, barriers, LDS, cross-lane operations and matrix instructions are intrinsics on
+ * gfx9 and calls through EmuLane on the host. */
+#ifndef RK_LOWER_H
+#define RK_LOWER_H
+
+#include <llvm-c/Core.h>
+
+#include "compiler/layout/layout.h"
+#include "compiler/tir/tir.h"
+
+typedef struct LowerOptions {
+    const char *target; /* gfx942, gfx90a, gfx950, or emu */
+    bool debug;         /* device_assert and print active (always on for emu) */
+} LowerOptions;
+
+typedef struct LowerResult {
+    int lds_bytes; /* LDS the kernel uses */
+    int block;     /* work-items per workgroup */
+} LowerResult;
+
+/* Lowers one LIR kernel into `mod` (created by the caller in its own LLVMContext). Errors (an op or
+ * type the target cannot do) are diagnostics; returns false after one. */
+bool lower_kernel(Func *f, LLVMModuleRef mod, const LowerOptions *o, Diags *diags, LowerResult *out);
+
+#endif

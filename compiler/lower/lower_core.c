@@ -1,0 +1,511 @@
+/* The lowering's skeleton: the kernel signature, value numbering, per-layout coordinates, structured
+ * control flow turned into LLVM blocks and phis, and dispatch of each op to its family. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "compiler/lower/lower_internal.h"
+
+void lower_error(Lower *L, const char *fmt, ...)
+{
+    if (L->failed)
+        return;
+    L->failed = true;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    const Module *m = L->f->module;
+    if (L->pos.line && L->pos.file < (uint32_t)m->nfiles)
+        diag_plain(L->diags, DIAG_ERROR, "%s:%u:%u: %s", m->files[L->pos.file], L->pos.line, L->pos.col, msg);
+    else
+        diag_plain(L->diags, DIAG_ERROR, "kernel %s: %s", L->f->name, msg);
+}
+
+const char *site_of(Lower *L)
+{
+    const Module *m = L->f->module;
+    const char *file = L->pos.file < (uint32_t)m->nfiles ? m->files[L->pos.file] : "?";
+    return arena_printf(L->a, "%s:%u:%u", file, L->pos.line, L->pos.col);
+}
+
+LLVMValueRef const_i32(Lower *L, int64_t v) { return LLVMConstInt(L->i32, (unsigned long long)v, 1); }
+LLVMValueRef const_i64(Lower *L, int64_t v) { return LLVMConstInt(L->i64, (unsigned long long)v, 1); }
+
+LLVMValueRef global_string(Lower *L, const char *s)
+{
+    return LLVMBuildGlobalStringPtr(L->b, s, "str");
+}
+
+/* ---- values ---- */
+
+LVal lval_new(Lower *L, int n, const LinLayout *ll)
+{
+    LVal x = {ARENA_ARRAY(L->a, LLVMValueRef, n + 1), n, ll};
+    return x;
+}
+
+LVal *lval(Lower *L, const Value *v)
+{
+    return &L->vals[v->scratch];
+}
+
+void lval_set(Lower *L, const Value *v, LVal x)
+{
+    L->vals[v->scratch] = x;
+}
+
+LLVMTypeRef llvm_type(Lower *L, const Type *t)
+{
+    const Type *e = ty_elem(t);
+    if (e->kind == TY_PTR)
+        return L->emu ? L->ptr0 : L->ptr_g;
+    switch (e->sk) {
+    case SK_BOOL: return L->i1;
+    case SK_I8: case SK_U8: return L->i8;
+    case SK_I16: case SK_U16: return L->i16;
+    case SK_I32: case SK_U32: return L->i32;
+    case SK_I64: case SK_U64: return L->i64;
+    case SK_F16: return L->f16;
+    case SK_BF16: return L->bf16;
+    case SK_F32: return L->f32;
+    default: return L->f64;
+    }
+}
+
+/* ---- layouts ---- */
+
+int lin_reg_of(const LinLayout *ll, const int64_t *c)
+{
+    int r = 0;
+    for (int b = 0; b < ll->nreg; b++)
+        for (int d = 0; d < ll->rank; d++)
+            if (ll->reg[b][d] && (c[d] & ll->reg[b][d]))
+                r |= 1 << b;
+    int64_t back[TIR_MAX_RANK];
+    lin_reg_coords(ll, r, back);
+    for (int d = 0; d < ll->rank; d++)
+        if (back[d] != c[d])
+            return -1;
+    return r;
+}
+
+static LLVMBuilderRef setup_builder(Lower *L);
+
+/* Sum of the id's bits times their bases along dim (bases of a dimension are distinct powers of two,
+ * so OR is addition). */
+static LLVMValueRef id_part(Lower *L, LLVMBuilderRef b, LLVMValueRef id, int32_t (*bases)[LAY_MAX_RANK], int n,
+                            int dim, LLVMValueRef acc)
+{
+    for (int k = 0; k < n; k++) {
+        int32_t v = bases[k][dim];
+        if (!v)
+            continue;
+        int sh = __builtin_ctz((unsigned)v);
+        LLVMValueRef bit = LLVMBuildAnd(b, LLVMBuildLShr(b, id, const_i32(L, k), ""), const_i32(L, 1), "");
+        LLVMValueRef part = sh ? LLVMBuildShl(b, bit, const_i32(L, sh), "") : bit;
+        acc = LLVMBuildOr(b, acc, part, "");
+    }
+    return acc;
+}
+
+const LayInfo *lay_info(Lower *L, const Type *t)
+{
+    /* keyed by layout and shape: tiles of different element types share their coordinates */
+    for (LayInfo *li = L->lays; li; li = li->next)
+        if (li->type->layout == t->layout && li->type->rank == t->rank &&
+            !memcmp(li->type->shape, t->shape, sizeof(int64_t) * (size_t)t->rank))
+            return li;
+    LayInfo *li = ARENA_NEW(L->a, LayInfo);
+    li->type = t;
+    if (!lay_linear(t->layout, t->rank, t->shape, L->wave, L->nw, &li->ll)) {
+        lower_error(L, "internal error: layout %s does not fit %s", lay_str(L->a, t->layout),
+                    ty_str(L->a, L->f->module->types, t));
+        memset(&li->ll, 0, sizeof li->ll);
+        li->ll.rank = t->rank;
+    }
+    LLVMBuilderRef b = setup_builder(L);
+    for (int d = 0; d < t->rank; d++) {
+        LLVMValueRef acc = const_i32(L, 0);
+        acc = id_part(L, b, L->lane, li->ll.lane, li->ll.nlane, d, acc);
+        acc = id_part(L, b, L->warp, li->ll.warp, li->ll.nwarp, d, acc);
+        li->lane_coord[d] = acc;
+    }
+    li->next = L->lays;
+    L->lays = li;
+    return li;
+}
+
+LLVMValueRef reg_coord(Lower *L, const LayInfo *li, int r, int dim)
+{
+    int64_t c[TIR_MAX_RANK];
+    lin_reg_coords(&li->ll, r, c);
+    if (!c[dim])
+        return li->lane_coord[dim];
+    LLVMValueRef v = LLVMBuildOr(L->b, li->lane_coord[dim], const_i32(L, c[dim]), "");
+    LLVMSetIsDisjoint(v, 1);
+    return v;
+}
+
+/* Values needed everywhere (ids, per-layout lane coordinates) are built in a setup block that runs
+ * first and falls through to the body; lay_info adds to it whenever a new layout appears. */
+static LLVMBuilderRef setup_builder(Lower *L)
+{
+    return L->setup;
+}
+
+/* ---- control flow ---- */
+
+static void lower_block(Lower *L, Block *b);
+
+static LLVMBasicBlockRef new_bb(Lower *L, const char *name)
+{
+    return LLVMAppendBasicBlockInContext(L->ctx, L->fn, name);
+}
+
+/* The flat list of LLVM values of a list of LIR values (tiles contribute all their registers). */
+static int flat(Lower *L, Value *const *vs, int n, LLVMValueRef *out)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        LVal *x = lval(L, vs[i]);
+        for (int j = 0; j < x->n; j++) {
+            if (out)
+                out[k] = x->r[j];
+            k++;
+        }
+    }
+    return k;
+}
+
+static int nregs_of(Lower *L, const Type *t)
+{
+    if (t->kind != TY_TILE)
+        return 1;
+    return lin_nregs(&lay_info(L, t)->ll);
+}
+
+/* Phis for a list of LIR values (block arguments or results), bound to them. */
+static LLVMValueRef *make_phis(Lower *L, Value *vals, int n, int *count)
+{
+    int total = 0;
+    for (int i = 0; i < n; i++)
+        total += nregs_of(L, vals[i].type);
+    LLVMValueRef *phis = ARENA_ARRAY(L->a, LLVMValueRef, total + 1);
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        const Type *t = vals[i].type;
+        int nr = nregs_of(L, t);
+        LVal x = lval_new(L, nr, t->kind == TY_TILE ? &lay_info(L, t)->ll : NULL);
+        for (int j = 0; j < nr; j++)
+            x.r[j] = phis[k++] = LLVMBuildPhi(L->b, llvm_type(L, t), "");
+        lval_set(L, &vals[i], x);
+    }
+    *count = total;
+    return phis;
+}
+
+static void add_incoming(LLVMValueRef *phis, LLVMValueRef *vals, int n, LLVMBasicBlockRef from)
+{
+    for (int i = 0; i < n; i++)
+        LLVMAddIncoming(phis[i], &vals[i], &from, 1);
+}
+
+static void bind_flat(Lower *L, Value *vals, int n, LLVMValueRef *flatv)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        const Type *t = vals[i].type;
+        int nr = nregs_of(L, t);
+        LVal x = lval_new(L, nr, t->kind == TY_TILE ? &lay_info(L, t)->ll : NULL);
+        for (int j = 0; j < nr; j++)
+            x.r[j] = flatv[k++];
+        lval_set(L, &vals[i], x);
+    }
+}
+
+static void lower_for(Lower *L, Op *op)
+{
+    LLVMValueRef lb = lval(L, op->operands[0])->r[0], ub = lval(L, op->operands[1])->r[0];
+    LLVMValueRef st = lval(L, op->operands[2])->r[0];
+    int ninit = flat(L, op->operands + 3, op->nopnds - 3, NULL);
+    LLVMValueRef *inits = ARENA_ARRAY(L->a, LLVMValueRef, ninit + 1);
+    flat(L, op->operands + 3, op->nopnds - 3, inits);
+    Block *body = op_block(op, 0);
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b);
+    LLVMBasicBlockRef header = new_bb(L, "for.head"), bb = new_bb(L, "for.body"), exit = new_bb(L, "for.exit");
+    LLVMBuildBr(L->b, header);
+    LLVMPositionBuilderAtEnd(L->b, header);
+    int np;
+    LLVMValueRef *phis = make_phis(L, body->args, body->nargs, &np);
+    LLVMValueRef iv = phis[0];
+    LLVMAddIncoming(iv, &lb, &pre, 1);
+    add_incoming(phis + 1, inits, np - 1, pre);
+    bool is_signed = ty_is_signed(body->args[0].type);
+    LLVMValueRef cond;
+    if (LLVMIsAConstantInt(st)) {
+        long long s = LLVMConstIntGetSExtValue(st);
+        cond = LLVMBuildICmp(L->b, s > 0 ? (is_signed ? LLVMIntSLT : LLVMIntULT) : (is_signed ? LLVMIntSGT : LLVMIntUGT),
+                             iv, ub, "");
+    } else {
+        LLVMValueRef up = LLVMBuildICmp(L->b, is_signed ? LLVMIntSLT : LLVMIntULT, iv, ub, "");
+        LLVMValueRef down = LLVMBuildICmp(L->b, is_signed ? LLVMIntSGT : LLVMIntUGT, iv, ub, "");
+        LLVMValueRef pos = LLVMBuildICmp(L->b, LLVMIntSGT, st, LLVMConstInt(LLVMTypeOf(st), 0, 0), "");
+        cond = LLVMBuildSelect(L->b, pos, up, down, "");
+    }
+    LLVMBuildCondBr(L->b, cond, bb, exit);
+    LLVMPositionBuilderAtEnd(L->b, bb);
+    lower_block(L, body); /* binds nothing new: args are the phis */
+    if (L->failed)
+        return;
+    Op *y = body->last;
+    LLVMValueRef *next = ARENA_ARRAY(L->a, LLVMValueRef, np + 1);
+    next[0] = LLVMBuildAdd(L->b, iv, st, "");
+    flat(L, y->operands, y->nopnds, next + 1);
+    tgt_loop_tick(L);
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
+    LLVMBuildBr(L->b, header);
+    add_incoming(phis, next, np, latch);
+    LLVMPositionBuilderAtEnd(L->b, exit);
+    bind_flat(L, op->results, op->nres, phis + 1);
+}
+
+static void lower_if(Lower *L, Op *op)
+{
+    LLVMValueRef cond = lval(L, op->operands[0])->r[0];
+    LLVMBasicBlockRef tb = new_bb(L, "if.then"), eb = new_bb(L, "if.else"), mb = new_bb(L, "if.end");
+    LLVMBuildCondBr(L->b, cond, tb, eb);
+    int nflat = 0;
+    for (int i = 0; i < op->nres; i++)
+        nflat += nregs_of(L, op->results[i].type);
+    LLVMValueRef *vals[2];
+    LLVMBasicBlockRef ends[2];
+    LLVMBasicBlockRef starts[2] = {tb, eb};
+    for (int r = 0; r < 2; r++) {
+        LLVMPositionBuilderAtEnd(L->b, starts[r]);
+        lower_block(L, op_block(op, r));
+        if (L->failed)
+            return;
+        Op *y = op_block(op, r)->last;
+        vals[r] = ARENA_ARRAY(L->a, LLVMValueRef, nflat + 1);
+        flat(L, y->operands, y->nopnds, vals[r]);
+        ends[r] = LLVMGetInsertBlock(L->b);
+        LLVMBuildBr(L->b, mb);
+    }
+    LLVMPositionBuilderAtEnd(L->b, mb);
+    int np;
+    LLVMValueRef *phis = make_phis(L, op->results, op->nres, &np);
+    add_incoming(phis, vals[0], np, ends[0]);
+    add_incoming(phis, vals[1], np, ends[1]);
+}
+
+static void lower_while(Lower *L, Op *op)
+{
+    int ninit = flat(L, op->operands, op->nopnds, NULL);
+    LLVMValueRef *inits = ARENA_ARRAY(L->a, LLVMValueRef, ninit + 1);
+    flat(L, op->operands, op->nopnds, inits);
+    Block *before = op_block(op, 0), *after = op_block(op, 1);
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b);
+    LLVMBasicBlockRef hb = new_bb(L, "while.before"), ab = new_bb(L, "while.after"), xb = new_bb(L, "while.exit");
+    LLVMBuildBr(L->b, hb);
+    LLVMPositionBuilderAtEnd(L->b, hb);
+    int np;
+    LLVMValueRef *phis = make_phis(L, before->args, before->nargs, &np);
+    add_incoming(phis, inits, np, pre);
+    lower_block(L, before);
+    if (L->failed)
+        return;
+    Op *c = before->last;
+    LLVMValueRef cond = lval(L, c->operands[0])->r[0];
+    int nc = flat(L, c->operands + 1, c->nopnds - 1, NULL);
+    LLVMValueRef *cv = ARENA_ARRAY(L->a, LLVMValueRef, nc + 1);
+    flat(L, c->operands + 1, c->nopnds - 1, cv);
+    LLVMBuildCondBr(L->b, cond, ab, xb);
+    LLVMPositionBuilderAtEnd(L->b, ab);
+    bind_flat(L, after->args, after->nargs, cv);
+    lower_block(L, after);
+    if (L->failed)
+        return;
+    Op *y = after->last;
+    LLVMValueRef *next = ARENA_ARRAY(L->a, LLVMValueRef, np + 1);
+    flat(L, y->operands, y->nopnds, next);
+    tgt_loop_tick(L);
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
+    LLVMBuildBr(L->b, hb);
+    add_incoming(phis, next, np, latch);
+    LLVMPositionBuilderAtEnd(L->b, xb);
+    bind_flat(L, op->results, op->nres, cv);
+}
+
+static void lower_op(Lower *L, Op *op)
+{
+    L->pos = op->pos;
+    switch (op->code) {
+    case OP_FOR:
+        lower_for(L, op);
+        return;
+    case OP_IF:
+        lower_if(L, op);
+        return;
+    case OP_WHILE:
+        lower_while(L, op);
+        return;
+    case OP_YIELD:
+    case OP_CONDITION:
+        return; /* read by the owning op */
+    case OP_RETURN:
+        LLVMBuildRetVoid(L->b);
+        return;
+    case OP_LOAD:
+    case OP_STORE:
+    case OP_ATOMIC_RMW:
+    case OP_ATOMIC_CAS:
+        lower_memory(L, op);
+        return;
+    case OP_CONVERT_LAYOUT:
+    case OP_RESHAPE:
+    case OP_PERMUTE:
+        lower_convert(L, op);
+        return;
+    case OP_REDUCE:
+    case OP_ARGREDUCE:
+    case OP_SCAN:
+        lower_reduce(L, op);
+        return;
+    case OP_DOT:
+        lower_dot(L, op);
+        return;
+    case OP_ASSERT:
+    case OP_PRINT:
+        lower_debug(L, op);
+        return;
+    case OP_ASSUME:
+        return;
+    default:
+        lower_elementwise(L, op);
+        return;
+    }
+}
+
+static void lower_block(Lower *L, Block *b)
+{
+    for (Op *op = b->first; op && !L->failed; op = op->next)
+        lower_op(L, op);
+}
+
+/* ---- numbering ---- */
+
+static void number(Block *b, int *n)
+{
+    for (int i = 0; i < b->nargs; i++)
+        b->args[i].scratch = (*n)++;
+    for (Op *op = b->first; op; op = op->next) {
+        for (int i = 0; i < op->nres; i++)
+            op->results[i].scratch = (*n)++;
+        for (int r = 0; r < op->nregions; r++)
+            number(op->regions[r], n);
+    }
+}
+
+/* ---- the kernel ---- */
+
+static int align_up(int v, int a) { return (v + a - 1) / a * a; }
+
+bool lower_kernel(Func *f, LLVMModuleRef mod, const LowerOptions *o, Diags *diags, LowerResult *out)
+{
+    Arena arena;
+    arena_init(&arena, f->module->arena->alloc);
+    Lower Lw;
+    memset(&Lw, 0, sizeof Lw);
+    Lower *L = &Lw;
+    L->a = &arena;
+    L->diags = diags;
+    L->o = o;
+    L->f = f;
+    L->emu = strcmp(o->target, "emu") == 0;
+    L->gfx90a = strcmp(o->target, "gfx90a") == 0;
+    L->gfx950 = strcmp(o->target, "gfx950") == 0;
+    L->debug = o->debug || L->emu;
+    L->wave = 64;
+    L->nw = f->opts.num_warps;
+    L->mod = mod;
+    L->ctx = LLVMGetModuleContext(mod);
+    L->i1 = LLVMInt1TypeInContext(L->ctx);
+    L->i8 = LLVMInt8TypeInContext(L->ctx);
+    L->i16 = LLVMInt16TypeInContext(L->ctx);
+    L->i32 = LLVMInt32TypeInContext(L->ctx);
+    L->i64 = LLVMInt64TypeInContext(L->ctx);
+    L->f16 = LLVMHalfTypeInContext(L->ctx);
+    L->bf16 = LLVMBFloatTypeInContext(L->ctx);
+    L->f32 = LLVMFloatTypeInContext(L->ctx);
+    L->f64 = LLVMDoubleTypeInContext(L->ctx);
+    L->ptr0 = LLVMPointerTypeInContext(L->ctx, 0);
+    L->ptr_g = LLVMPointerTypeInContext(L->ctx, L->emu ? 0 : 1);
+    L->ptr_lds = LLVMPointerTypeInContext(L->ctx, L->emu ? 0 : 3);
+    L->void_t = LLVMVoidTypeInContext(L->ctx);
+    int n = 0;
+    number(f->body, &n);
+    L->vals = ARENA_ARRAY(L->a, LVal, n + 1);
+
+    /* The signature: gfx kernels take their parameters directly (LLVM lays out the kernarg segment
+     * as HIP does); emu kernels take the kernarg block and the lane. */
+    Block *body = f->body;
+    int np = body->nargs;
+    if (L->emu) {
+        LLVMTypeRef params[2] = {L->ptr0, L->ptr0};
+        L->fn = LLVMAddFunction(mod, f->name, LLVMFunctionType(L->void_t, params, 2, 0));
+    } else {
+        LLVMTypeRef *params = ARENA_ARRAY(L->a, LLVMTypeRef, np + 1);
+        for (int i = 0; i < np; i++) {
+            const Type *t = body->args[i].type;
+            params[i] = t->kind == TY_SCALAR && t->sk == SK_BOOL ? L->i8 : llvm_type(L, t);
+        }
+        L->fn = LLVMAddFunction(mod, f->name, LLVMFunctionType(L->void_t, params, (unsigned)np, 0));
+        LLVMSetFunctionCallConv(L->fn, LLVMAMDGPUKERNELCallConv);
+    }
+    L->b = LLVMCreateBuilderInContext(L->ctx);
+    LLVMBasicBlockRef setup_bb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "setup");
+    LLVMBasicBlockRef start = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "start");
+    L->setup = LLVMCreateBuilderInContext(L->ctx);
+    LLVMPositionBuilderAtEnd(L->setup, setup_bb);
+    LLVMValueRef jump = LLVMBuildBr(L->setup, start);
+    LLVMPositionBuilderBefore(L->setup, jump);
+    LLVMPositionBuilderBefore(L->b, jump);
+    tgt_entry(L);
+    /* parameters */
+    int off = 0;
+    for (int i = 0; i < np; i++) {
+        const Type *t = body->args[i].type;
+        LLVMValueRef v;
+        if (L->emu) {
+            LLVMTypeRef lt = t->kind == TY_SCALAR && t->sk == SK_BOOL ? L->i8 : llvm_type(L, t);
+            int size = t->kind == TY_PTR ? 8 : (t->sk == SK_BOOL ? 1 : ty_bits(t) / 8);
+            off = align_up(off, size);
+            LLVMValueRef p = LLVMBuildGEP2(L->b, L->i8, LLVMGetParam(L->fn, 0), (LLVMValueRef[]){const_i64(L, off)}, 1, "");
+            v = LLVMBuildLoad2(L->b, lt, p, body->args[i].name ? body->args[i].name : "");
+            off += size;
+        } else {
+            v = LLVMGetParam(L->fn, (unsigned)i);
+            if (t->kind == TY_PTR) /* pointer arguments are 16-byte aligned by contract */
+                LLVMAddAttributeAtIndex(L->fn, (unsigned)i + 1,
+                                        LLVMCreateEnumAttribute(L->ctx, LLVMGetEnumAttributeKindForName("align", 5), 16));
+        }
+        if (t->kind == TY_SCALAR && t->sk == SK_BOOL)
+            v = LLVMBuildICmp(L->b, LLVMIntNE, v, LLVMConstInt(L->i8, 0, 0), "");
+        LVal x = lval_new(L, 1, NULL);
+        x.r[0] = v;
+        lval_set(L, &body->args[i], x);
+    }
+    LLVMPositionBuilderAtEnd(L->b, start);
+    lower_block(L, body);
+    if (!L->failed)
+        tgt_finish(L);
+    LLVMDisposeBuilder(L->b);
+    LLVMDisposeBuilder(L->setup);
+    out->lds_bytes = L->lds_bytes;
+    out->block = L->nw * L->wave;
+    bool ok = !L->failed;
+    arena_free(&arena);
+    return ok;
+}

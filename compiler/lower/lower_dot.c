@@ -1,0 +1,172 @@
+/* dot: D = A × B + C.
+ *
+ * MFMA: the accumulator layout's lowest register bits are one instruction's output registers, so the
+ * lane's accumulator for instruction tile t is registers [t*n, (t+1)*n). For each tile and each k step
+ * the lane's A and B elements are found in the dot_op layouts by their coordinates (tile origin plus
+ * the k step), packed into the instruction's operand vectors, and the instruction is issued. A lane's
+ * k_width consecutive k elements feed k_width/kpl consecutive instructions (kpl = k elements per lane
+ * per instruction); every k is summed exactly once whatever the packing.
+ * FMA (no matrix instruction for the type or target): each lane holds whole rows of A and columns of B
+ * for its accumulator elements (dot_op over a blocked parent) and chains fmas in k order, as the
+ * interpreter does. */
+#include <string.h>
+
+#include "compiler/lower/lower_internal.h"
+#include "runtime/emu/mfma_ref.h"
+
+static LLVMValueRef fma_intr(Lower *L, LLVMTypeRef t, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c)
+{
+    const char *name = t == L->f64 ? "llvm.fma.f64" : "llvm.fma.f32";
+    LLVMValueRef f = LLVMGetNamedFunction(L->mod, name);
+    if (!f) {
+        LLVMTypeRef pt[3] = {t, t, t};
+        f = LLVMAddFunction(L->mod, name, LLVMFunctionType(t, pt, 3, 0));
+    }
+    LLVMValueRef args[3] = {a, b, c};
+    return LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, args, 3, "");
+}
+
+/* f32 rounded to tf32 (10 explicit mantissa bits, nearest even); infinities and NaNs unchanged. */
+static LLVMValueRef to_tf32(Lower *L, LLVMValueRef x)
+{
+    LLVMValueRef i = LLVMBuildBitCast(L->b, x, L->i32, "");
+    LLVMValueRef lsb = LLVMBuildAnd(L->b, LLVMBuildLShr(L->b, i, const_i32(L, 13), ""), const_i32(L, 1), "");
+    LLVMValueRef r = LLVMBuildAdd(L->b, i, LLVMBuildAdd(L->b, const_i32(L, 0xFFF), lsb, ""), "");
+    r = LLVMBuildAnd(L->b, r, const_i32(L, (int32_t)0xFFFFE000u), "");
+    LLVMValueRef exp = LLVMBuildAnd(L->b, i, const_i32(L, 0x7F800000), "");
+    LLVMValueRef special = LLVMBuildICmp(L->b, LLVMIntEQ, exp, const_i32(L, 0x7F800000), "");
+    return LLVMBuildBitCast(L->b, LLVMBuildSelect(L->b, special, i, r, ""), L->f32, "");
+}
+
+static void dot_fma(Lower *L, Op *op)
+{
+    const Type *ta = op->operands[0]->type, *tb = op->operands[1]->type, *tc = op->results[0].type;
+    const LinLayout *la = &lay_info(L, ta)->ll, *lb = &lay_info(L, tb)->ll;
+    const LayInfo *lc = lay_info(L, tc);
+    LVal *A = lval(L, op->operands[0]), *B = lval(L, op->operands[1]), *C = lval(L, op->operands[2]);
+    int64_t K = ta->shape[1];
+    ScalarKind ek = ta->elem->sk;
+    bool tf32 = op->at.kind == KIND_TF32;
+    LLVMTypeRef acc_t = llvm_type(L, tc);
+    LVal out = lval_new(L, C->n, C->ll);
+    /* converted operands, once per register */
+    LLVMValueRef *ac = ARENA_ARRAY(L->a, LLVMValueRef, A->n + 1), *bc = ARENA_ARRAY(L->a, LLVMValueRef, B->n + 1);
+    for (int pass = 0; pass < 2; pass++) {
+        LVal *X = pass ? B : A;
+        LLVMValueRef *xc = pass ? bc : ac;
+        for (int r = 0; r < X->n; r++) {
+            LLVMValueRef v = X->r[r];
+            if (ek == SK_F16 || ek == SK_BF16)
+                v = LLVMBuildFPExt(L->b, v, L->f32, "");
+            else if (ek == SK_I8)
+                v = LLVMBuildSExt(L->b, v, L->i32, "");
+            else if (tf32)
+                v = to_tf32(L, v);
+            xc[r] = v;
+        }
+    }
+    for (int r = 0; r < C->n; r++) {
+        int64_t c[2];
+        lin_reg_coords(&lc->ll, r, c);
+        LLVMValueRef acc = C->r[r];
+        for (int64_t k = 0; k < K; k++) {
+            int64_t ca[2] = {c[0], k}, cb[2] = {k, c[1]};
+            int ia = lin_reg_of(la, ca), ib = lin_reg_of(lb, cb);
+            if (ia < 0 || ib < 0) {
+                lower_error(L, "internal error: dot operand layouts do not match the accumulator's");
+                return;
+            }
+            if (ek == SK_I8)
+                acc = LLVMBuildAdd(L->b, acc, LLVMBuildMul(L->b, ac[ia], bc[ib], ""), "");
+            else
+                acc = fma_intr(L, acc_t, ac[ia], bc[ib], acc);
+        }
+        out.r[r] = acc;
+    }
+    lval_set(L, op_result(op, 0), out);
+}
+
+/* The operand vector of one instruction from kpl elements. */
+static LLVMValueRef pack_operand(Lower *L, int instr, LLVMValueRef *xs, int kpl)
+{
+    LLVMTypeRef et = LLVMTypeOf(xs[0]);
+    if (kpl == 1)
+        return xs[0];
+    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(et, (unsigned)kpl));
+    for (int i = 0; i < kpl; i++)
+        v = LLVMBuildInsertElement(L->b, v, xs[i], const_i32(L, i), "");
+    switch (instr) {
+    case EMU_MFMA_F32_16X16X16_BF16:
+    case EMU_MFMA_F32_32X32X8_BF16: /* the .1k forms take bf16 as i16 */
+        return LLVMBuildBitCast(L->b, v, LLVMVectorType(L->i16, (unsigned)kpl), "");
+    case EMU_MFMA_I32_16X16X32_I8:
+    case EMU_MFMA_I32_32X32X16_I8:
+        return LLVMBuildBitCast(L->b, v, L->i64, "");
+    case EMU_MFMA_I32_16X16X16_I8:
+    case EMU_MFMA_I32_32X32X8_I8:
+        return LLVMBuildBitCast(L->b, v, L->i32, "");
+    default:
+        return v;
+    }
+}
+
+static void dot_mfma(Lower *L, Op *op)
+{
+    const Type *ta = op->operands[0]->type, *tb = op->operands[1]->type, *tc = op->results[0].type;
+    const Layout *cl = tc->layout;
+    const EmuMfmaInfo *info = emu_mfma_info((EmuMfmaOp)cl->instr);
+    const LinLayout *la = &lay_info(L, ta)->ll, *lb = &lay_info(L, tb)->ll, *lc = &lay_info(L, tc)->ll;
+    LVal *A = lval(L, op->operands[0]), *B = lval(L, op->operands[1]), *C = lval(L, op->operands[2]);
+    int kw = ta->layout->k_width;
+    int kpl = info->k * info->m / 64;
+    int KB = kw * (64 / info->m);
+    int64_t K = ta->shape[1];
+    int nacc = info->cd_regs;
+    bool tf32 = cl->instr == EMU_MFMA_F32_16X16X8_XF32 || cl->instr == EMU_MFMA_F32_32X32X4_XF32;
+    (void)tf32; /* xf32 instructions take f32 operands and reduce their precision themselves */
+    LLVMTypeRef ct = llvm_type(L, tc);
+    LVal out = lval_new(L, C->n, C->ll);
+    int ntiles = C->n / nacc;
+    LLVMValueRef *xs = ARENA_ARRAY(L->a, LLVMValueRef, kpl + 1);
+    for (int t = 0; t < ntiles; t++) {
+        int64_t origin[2];
+        lin_reg_coords(lc, t * nacc, origin);
+        LLVMValueRef acc = LLVMGetUndef(LLVMVectorType(ct, (unsigned)nacc));
+        for (int j = 0; j < nacc; j++)
+            acc = LLVMBuildInsertElement(L->b, acc, C->r[t * nacc + j], const_i32(L, j), "");
+        for (int64_t q = 0; q < K; q += KB)
+            for (int s = 0; s < kw / kpl; s++) {
+                LLVMValueRef ops[2];
+                for (int which = 0; which < 2; which++) {
+                    for (int j = 0; j < kpl; j++) {
+                        int64_t k = q + s * kpl + j;
+                        int64_t c[2];
+                        if (which == 0)
+                            c[0] = origin[0], c[1] = k;
+                        else
+                            c[0] = k, c[1] = origin[1];
+                        int r = lin_reg_of(which ? lb : la, c);
+                        if (r < 0) {
+                            lower_error(L, "internal error: dot operand layouts do not match the accumulator's");
+                            return;
+                        }
+                        xs[j] = (which ? B : A)->r[r];
+                    }
+                    ops[which] = pack_operand(L, cl->instr, xs, kpl);
+                }
+                acc = tgt_mfma(L, cl->instr, ops[0], ops[1], acc);
+            }
+        for (int j = 0; j < nacc; j++)
+            out.r[t * nacc + j] = LLVMBuildExtractElement(L->b, acc, const_i32(L, j), "");
+    }
+    lval_set(L, op_result(op, 0), out);
+}
+
+void lower_dot(Lower *L, Op *op)
+{
+    const Layout *cl = op->results[0].type->layout;
+    if (cl && cl->kind == LAY_MFMA)
+        dot_mfma(L, op);
+    else
+        dot_fma(L, op);
+}

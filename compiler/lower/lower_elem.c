@@ -1,0 +1,361 @@
+/* Elementwise lowering: every register of the result from the same register of the operands, with
+ * the language's semantics made explicit where LLVM leaves them undefined (division by zero and
+ * MIN / -1, shift amounts, float-to-int overflow), plus the ops that only re-index registers
+ * (constants, arange, splat, broadcast, expand_dims, hints) and the scalar ids. bf16 arithmetic is
+ * done in f32 and rounded back after each op, as the interpreter does. */
+#include <string.h>
+
+#include "compiler/lower/lower_internal.h"
+
+static LLVMValueRef intr(Lower *L, const char *name, LLVMTypeRef t, LLVMValueRef *args, int n)
+{
+    char full[96];
+    const char *suffix;
+    LLVMTypeKind k = LLVMGetTypeKind(t);
+    if (k == LLVMHalfTypeKind)
+        suffix = "f16";
+    else if (k == LLVMFloatTypeKind)
+        suffix = "f32";
+    else if (k == LLVMDoubleTypeKind)
+        suffix = "f64";
+    else if (k == LLVMBFloatTypeKind)
+        suffix = "bf16";
+    else {
+        static char ib[8];
+        (void)ib;
+        suffix = NULL;
+    }
+    if (suffix)
+        snprintf(full, sizeof full, "%s.%s", name, suffix);
+    else
+        snprintf(full, sizeof full, "%s.i%u", name, LLVMGetIntTypeWidth(t));
+    LLVMValueRef f = LLVMGetNamedFunction(L->mod, full);
+    if (!f) {
+        LLVMTypeRef pt[4] = {t, t, t, t};
+        if (strcmp(name, "llvm.abs") == 0)
+            pt[1] = L->i1;
+        f = LLVMAddFunction(L->mod, full, LLVMFunctionType(t, pt, (unsigned)n, 0));
+    }
+    return LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, args, (unsigned)n, "");
+}
+
+/* Saturating float -> int conversions (NaN -> 0), as rk defines `as`. */
+static LLVMValueRef fp_to_int_sat(Lower *L, LLVMValueRef x, LLVMTypeRef to, bool is_signed)
+{
+    char name[64];
+    LLVMTypeRef from = LLVMTypeOf(x);
+    const char *fs = LLVMGetTypeKind(from) == LLVMFloatTypeKind    ? "f32"
+                     : LLVMGetTypeKind(from) == LLVMDoubleTypeKind ? "f64"
+                                                                   : "f16";
+    snprintf(name, sizeof name, "llvm.fpto%si.sat.i%u.%s", is_signed ? "s" : "u", LLVMGetIntTypeWidth(to), fs);
+    LLVMValueRef f = LLVMGetNamedFunction(L->mod, name);
+    if (!f)
+        f = LLVMAddFunction(L->mod, name, LLVMFunctionType(to, &from, 1, 0));
+    return LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, &x, 1, "");
+}
+
+static bool is_bf16(Lower *L, LLVMTypeRef t) { return t == L->bf16; }
+
+/* bf16 values are computed in f32. */
+static LLVMValueRef widen(Lower *L, LLVMValueRef v)
+{
+    return is_bf16(L, LLVMTypeOf(v)) ? LLVMBuildFPExt(L->b, v, L->f32, "") : v;
+}
+
+static LLVMValueRef narrow(Lower *L, LLVMValueRef v, LLVMTypeRef to)
+{
+    return LLVMTypeOf(v) != to ? LLVMBuildFPTrunc(L->b, v, to, "") : v;
+}
+
+static LLVMValueRef cast(Lower *L, LLVMValueRef x, const Type *from, const Type *to)
+{
+    const Type *fe = ty_elem(from), *te = ty_elem(to);
+    LLVMTypeRef lt = llvm_type(L, to);
+    if (fe->kind == TY_PTR || te->kind == TY_PTR)
+        return x; /* opaque pointers: a pointer cast changes nothing */
+    ScalarKind fs = fe->sk, ts = te->sk;
+    if (fs == ts)
+        return x;
+    if (ts == SK_BOOL) {
+        if (sk_is_float(fs))
+            return LLVMBuildFCmp(L->b, LLVMRealUNE, x, LLVMConstReal(LLVMTypeOf(x), 0), "");
+        return LLVMBuildICmp(L->b, LLVMIntNE, x, LLVMConstInt(LLVMTypeOf(x), 0, 0), "");
+    }
+    if (fs == SK_BOOL)
+        return sk_is_float(ts) ? LLVMBuildUIToFP(L->b, x, lt, "") : LLVMBuildZExt(L->b, x, lt, "");
+    if (sk_is_int(fs) && sk_is_int(ts)) {
+        if (sk_bits(ts) < sk_bits(fs))
+            return LLVMBuildTrunc(L->b, x, lt, "");
+        if (sk_bits(ts) == sk_bits(fs))
+            return x;
+        return sk_is_signed(fs) ? LLVMBuildSExt(L->b, x, lt, "") : LLVMBuildZExt(L->b, x, lt, "");
+    }
+    if (sk_is_int(fs)) /* to float: round to nearest */
+        return sk_is_signed(fs) ? LLVMBuildSIToFP(L->b, x, lt, "") : LLVMBuildUIToFP(L->b, x, lt, "");
+    if (sk_is_int(ts))
+        return fp_to_int_sat(L, fs == SK_BF16 ? widen(L, x) : x, lt, sk_is_signed(ts));
+    /* float to float */
+    if (sk_bits(ts) > sk_bits(fs) || (fs == SK_BF16 && ts == SK_F16) || (fs == SK_F16 && ts == SK_BF16)) {
+        if (sk_bits(ts) == 16) /* f16 <-> bf16: through f32, rounding once */
+            return LLVMBuildFPTrunc(L->b, LLVMBuildFPExt(L->b, x, L->f32, ""), lt, "");
+        return LLVMBuildFPExt(L->b, x, lt, "");
+    }
+    return LLVMBuildFPTrunc(L->b, x, lt, "");
+}
+
+/* Integer division with rk's definitions: x / 0 = -1 (all ones), x % 0 = x, MIN / -1 = MIN,
+ * MIN % -1 = 0 (LLVM leaves these undefined; x86 traps on them). */
+static LLVMValueRef int_divrem(Lower *L, bool rem, bool is_signed, LLVMValueRef x, LLVMValueRef y)
+{
+    LLVMTypeRef t = LLVMTypeOf(x);
+    LLVMValueRef zero = LLVMConstInt(t, 0, 0), one = LLVMConstInt(t, 1, 0);
+    LLVMValueRef yz = LLVMBuildICmp(L->b, LLVMIntEQ, y, zero, "");
+    LLVMValueRef safe = LLVMBuildSelect(L->b, yz, one, y, "");
+    if (is_signed) {
+        unsigned w = LLVMGetIntTypeWidth(t);
+        LLVMValueRef min = LLVMConstInt(t, 1ull << (w - 1), 0);
+        LLVMValueRef neg1 = LLVMConstAllOnes(t);
+        LLVMValueRef ovf = LLVMBuildAnd(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, x, min, ""),
+                                        LLVMBuildICmp(L->b, LLVMIntEQ, y, neg1, ""), "");
+        safe = LLVMBuildSelect(L->b, ovf, one, safe, ""); /* MIN / 1 = MIN, MIN % 1 = 0 */
+    }
+    LLVMValueRef r = rem ? (is_signed ? LLVMBuildSRem(L->b, x, safe, "") : LLVMBuildURem(L->b, x, safe, ""))
+                         : (is_signed ? LLVMBuildSDiv(L->b, x, safe, "") : LLVMBuildUDiv(L->b, x, safe, ""));
+    return LLVMBuildSelect(L->b, yz, rem ? x : LLVMConstAllOnes(t), r, "");
+}
+
+static LLVMIntPredicate ipred(CmpPred p, bool s)
+{
+    switch (p) {
+    case PRED_EQ: return LLVMIntEQ;
+    case PRED_NE: return LLVMIntNE;
+    case PRED_LT: return s ? LLVMIntSLT : LLVMIntULT;
+    case PRED_LE: return s ? LLVMIntSLE : LLVMIntULE;
+    case PRED_GT: return s ? LLVMIntSGT : LLVMIntUGT;
+    default: return s ? LLVMIntSGE : LLVMIntUGE;
+    }
+}
+
+static LLVMRealPredicate fpred(CmpPred p)
+{
+    switch (p) {
+    case PRED_EQ: return LLVMRealOEQ;
+    case PRED_NE: return LLVMRealUNE;
+    case PRED_LT: return LLVMRealOLT;
+    case PRED_LE: return LLVMRealOLE;
+    case PRED_GT: return LLVMRealOGT;
+    default: return LLVMRealOGE;
+    }
+}
+
+static bool f64_math_unsupported(Lower *L, LLVMTypeRef t, OpCode code)
+{
+    if (L->emu || LLVMGetTypeKind(t) != LLVMDoubleTypeKind)
+        return false;
+    switch (code) {
+    case OP_EXP: case OP_EXP2: case OP_LOG: case OP_LOG2: case OP_SIN: case OP_COS:
+        lower_error(L, "%s on f64 is not supported on %s yet (cast to f32)", tir_op_info[code].name, L->o->target);
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* One element of an elementwise op. xs: the operands' values for this register. */
+static LLVMValueRef elem(Lower *L, Op *op, LLVMValueRef *xs)
+{
+    const Type *rt = op->results[0].type;
+    const Type *ot = op->nopnds ? op->operands[0]->type : rt;
+    bool fl = ty_is_float(ot), sg = ty_is_signed(ot);
+    LLVMTypeRef lt = llvm_type(L, rt);
+    LLVMValueRef x = op->nopnds > 0 ? xs[0] : NULL, y = op->nopnds > 1 ? xs[1] : NULL;
+    OpCode c = op->code;
+    if (fl && (c == OP_ADD || c == OP_SUB || c == OP_MUL || c == OP_DIV || c == OP_REM || c == OP_MIN ||
+               c == OP_MAX || c == OP_NEG || c == OP_EXP || c == OP_EXP2 || c == OP_LOG || c == OP_LOG2 ||
+               c == OP_SQRT || c == OP_RSQRT || c == OP_ABS || c == OP_FLOOR || c == OP_CEIL || c == OP_SIN ||
+               c == OP_COS || c == OP_FMA)) {
+        LLVMTypeRef et = LLVMTypeOf(x);
+        if (f64_math_unsupported(L, et, c))
+            return LLVMGetUndef(et);
+        LLVMValueRef a = widen(L, x), b = y ? widen(L, y) : NULL;
+        LLVMTypeRef wt = LLVMTypeOf(a);
+        LLVMValueRef r;
+        switch (c) {
+        case OP_ADD: r = LLVMBuildFAdd(L->b, a, b, ""); break;
+        case OP_SUB: r = LLVMBuildFSub(L->b, a, b, ""); break;
+        case OP_MUL: r = LLVMBuildFMul(L->b, a, b, ""); break;
+        case OP_DIV: r = LLVMBuildFDiv(L->b, a, b, ""); break;
+        case OP_REM: r = LLVMBuildFRem(L->b, a, b, ""); break;
+        case OP_MIN: r = intr(L, "llvm.minimum", wt, (LLVMValueRef[]){a, b}, 2); break;
+        case OP_MAX: r = intr(L, "llvm.maximum", wt, (LLVMValueRef[]){a, b}, 2); break;
+        case OP_NEG: r = LLVMBuildFNeg(L->b, a, ""); break;
+        case OP_EXP: r = intr(L, "llvm.exp", wt, &a, 1); break;
+        case OP_EXP2: r = intr(L, "llvm.exp2", wt, &a, 1); break;
+        case OP_LOG: r = intr(L, "llvm.log", wt, &a, 1); break;
+        case OP_LOG2: r = intr(L, "llvm.log2", wt, &a, 1); break;
+        case OP_SQRT: r = intr(L, "llvm.sqrt", wt, &a, 1); break;
+        case OP_RSQRT: r = LLVMBuildFDiv(L->b, LLVMConstReal(wt, 1.0), intr(L, "llvm.sqrt", wt, &a, 1), ""); break;
+        case OP_ABS: r = intr(L, "llvm.fabs", wt, &a, 1); break;
+        case OP_FLOOR: r = intr(L, "llvm.floor", wt, &a, 1); break;
+        case OP_CEIL: r = intr(L, "llvm.ceil", wt, &a, 1); break;
+        case OP_SIN: r = intr(L, "llvm.sin", wt, &a, 1); break;
+        case OP_COS: r = intr(L, "llvm.cos", wt, &a, 1); break;
+        default: { /* fma */
+            LLVMValueRef cc = widen(L, xs[2]);
+            r = intr(L, "llvm.fma", wt, (LLVMValueRef[]){a, b, cc}, 3);
+            break;
+        }
+        }
+        return narrow(L, r, et);
+    }
+    switch (c) {
+    case OP_ADD: return LLVMBuildAdd(L->b, x, y, "");
+    case OP_SUB: return LLVMBuildSub(L->b, x, y, "");
+    case OP_MUL: return LLVMBuildMul(L->b, x, y, "");
+    case OP_DIV: return int_divrem(L, false, sg, x, y);
+    case OP_REM: return int_divrem(L, true, sg, x, y);
+    case OP_AND: return LLVMBuildAnd(L->b, x, y, "");
+    case OP_OR: return LLVMBuildOr(L->b, x, y, "");
+    case OP_XOR: return LLVMBuildXor(L->b, x, y, "");
+    case OP_NOT: return LLVMBuildNot(L->b, x, "");
+    case OP_NEG: return LLVMBuildNeg(L->b, x, "");
+    case OP_SHL:
+    case OP_SHR: {
+        LLVMTypeRef t = LLVMTypeOf(x);
+        LLVMValueRef amt = LLVMBuildAnd(L->b, y, LLVMConstInt(t, LLVMGetIntTypeWidth(t) - 1, 0), "");
+        if (c == OP_SHL)
+            return LLVMBuildShl(L->b, x, amt, "");
+        return sg ? LLVMBuildAShr(L->b, x, amt, "") : LLVMBuildLShr(L->b, x, amt, "");
+    }
+    case OP_MIN: return intr(L, sg ? "llvm.smin" : "llvm.umin", LLVMTypeOf(x), (LLVMValueRef[]){x, y}, 2);
+    case OP_MAX: return intr(L, sg ? "llvm.smax" : "llvm.umax", LLVMTypeOf(x), (LLVMValueRef[]){x, y}, 2);
+    case OP_ABS: return intr(L, "llvm.abs", LLVMTypeOf(x), (LLVMValueRef[]){x, LLVMConstInt(L->i1, 0, 0)}, 2);
+    case OP_CMP:
+        if (fl)
+            return LLVMBuildFCmp(L->b, fpred((CmpPred)op->at.pred), widen(L, x), widen(L, y), "");
+        return LLVMBuildICmp(L->b, ipred((CmpPred)op->at.pred, sg), x, y, "");
+    case OP_SELECT: return LLVMBuildSelect(L->b, x, y, xs[2], "");
+    case OP_CAST: return cast(L, x, ot, rt);
+    case OP_BITCAST: {
+        bool fp = ty_is_ptr(ot), tp = ty_is_ptr(rt);
+        if (fp && !tp)
+            return LLVMBuildPtrToInt(L->b, x, lt, "");
+        if (!fp && tp)
+            return LLVMBuildIntToPtr(L->b, x, lt, "");
+        return LLVMBuildBitCast(L->b, x, lt, "");
+    }
+    case OP_ADDPTR: {
+        const Type *pe = ty_elem(ot)->pointee;
+        LLVMValueRef off = y;
+        if (!ty_is_signed(op->operands[1]->type) && LLVMGetIntTypeWidth(LLVMTypeOf(y)) < 64)
+            off = LLVMBuildZExt(L->b, y, L->i64, "");
+        return LLVMBuildGEP2(L->b, llvm_type(L, pe), x, &off, 1, "");
+    }
+    case OP_HINT: return x;
+    default:
+        lower_error(L, "internal error: no lowering for '%s'", tir_op_info[c].name);
+        return LLVMGetUndef(lt);
+    }
+}
+
+static LLVMValueRef const_of(Lower *L, const Op *op)
+{
+    const Type *t = op->results[0].type;
+    LLVMTypeRef lt = llvm_type(L, t);
+    if (ty_is_float(t))
+        return LLVMConstReal(lt, op->at.value.f);
+    if (ty_is_ptr(t))
+        return LLVMConstIntToPtr(const_i64(L, op->at.value.i), lt);
+    return LLVMConstInt(lt, (unsigned long long)op->at.value.i, 0);
+}
+
+void lower_elementwise(Lower *L, Op *op)
+{
+    Value *res = op->nres ? op_result(op, 0) : NULL;
+    const Type *rt = res ? res->type : NULL;
+    if (!res)
+        return;
+    if (rt->kind != TY_TILE) {
+        LVal x = lval_new(L, 1, NULL);
+        switch (op->code) {
+        case OP_CONST: x.r[0] = const_of(L, op); break;
+        case OP_PROGRAM_ID: x.r[0] = tgt_program_id(L, (int)op->at.axis); break;
+        case OP_NUM_PROGRAMS: x.r[0] = tgt_num_programs(L, (int)op->at.axis); break;
+        default: {
+            LLVMValueRef xs[4];
+            for (int i = 0; i < op->nopnds && i < 4; i++)
+                xs[i] = lval(L, op->operands[i])->r[0];
+            x.r[0] = elem(L, op, xs);
+            break;
+        }
+        }
+        lval_set(L, res, x);
+        return;
+    }
+    const LayInfo *li = lay_info(L, rt);
+    int n = lin_nregs(&li->ll);
+    LVal x = lval_new(L, n, &li->ll);
+    switch (op->code) {
+    case OP_CONST: {
+        LLVMValueRef k = const_of(L, op);
+        for (int r = 0; r < n; r++)
+            x.r[r] = k;
+        break;
+    }
+    case OP_ARANGE:
+        for (int r = 0; r < n; r++)
+            x.r[r] = LLVMBuildAdd(L->b, reg_coord(L, li, r, 0), const_i32(L, op->at.start), "");
+        break;
+    case OP_SPLAT: {
+        LLVMValueRef s = lval(L, op->operands[0])->r[0];
+        for (int r = 0; r < n; r++)
+            x.r[r] = s;
+        break;
+    }
+    case OP_BROADCAST:
+    case OP_EXPAND_DIMS: {
+        const Type *it = op->operands[0]->type;
+        LVal *in = lval(L, op->operands[0]);
+        const LinLayout *ill = &lay_info(L, it)->ll;
+        for (int r = 0; r < n; r++) {
+            int64_t c[TIR_MAX_RANK], ic[TIR_MAX_RANK];
+            lin_reg_coords(&li->ll, r, c);
+            if (op->code == OP_BROADCAST) {
+                for (int d = 0; d < rt->rank; d++)
+                    ic[d] = it->shape[d] == 1 ? 0 : c[d];
+            } else {
+                for (int d = 0, k = 0; d < rt->rank; d++)
+                    if (d != op->at.axis)
+                        ic[k++] = c[d];
+            }
+            int j = lin_reg_of(ill, ic);
+            if (j < 0) {
+                lower_error(L, "internal error: %s: layouts do not line up (%s to %s)", tir_op_info[op->code].name,
+                            lay_str(L->a, it->layout), lay_str(L->a, rt->layout));
+                return;
+            }
+            x.r[r] = in->r[j];
+        }
+        break;
+    }
+    default: {
+        LVal *ins[4] = {0};
+        for (int i = 0; i < op->nopnds && i < 4; i++) {
+            ins[i] = lval(L, op->operands[i]);
+            if (op->operands[i]->type->kind == TY_TILE && ins[i]->n != n) {
+                lower_error(L, "internal error: '%s' operand %d has %d registers, the result %d",
+                            tir_op_info[op->code].name, i, ins[i]->n, n);
+                return;
+            }
+        }
+        for (int r = 0; r < n; r++) {
+            LLVMValueRef xs[4];
+            for (int i = 0; i < op->nopnds && i < 4; i++)
+                xs[i] = ins[i]->n == 1 ? ins[i]->r[0] : ins[i]->r[r];
+            x.r[r] = elem(L, op, xs);
+        }
+        break;
+    }
+    }
+    lval_set(L, res, x);
+}

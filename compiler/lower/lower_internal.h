@@ -1,0 +1,100 @@
+/* Shared state of the lowering (the files of compiler/lower). See lower.h. */
+#ifndef RK_LOWER_INTERNAL_H
+#define RK_LOWER_INTERNAL_H
+
+#include <llvm-c/Core.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "compiler/lower/lower.h"
+
+/* A lowered LIR value: one LLVM value per register (scalars: n == 1, ll == NULL). */
+typedef struct LVal {
+    LLVMValueRef *r;
+    int n;
+    const LinLayout *ll;
+} LVal;
+
+typedef struct Lower Lower;
+
+/* Per-layout facts computed once per kernel: the linear layout and, per dimension, this lane's (and
+ * wave's) part of the coordinates as LLVM values. */
+typedef struct LayInfo {
+    const Type *type; /* the tile type (shape + layout) */
+    LinLayout ll;
+    LLVMValueRef lane_coord[TIR_MAX_RANK]; /* i32: lane part + wave part of each coordinate */
+    struct LayInfo *next;
+} LayInfo;
+
+struct Lower {
+    Arena *a;
+    Diags *diags;
+    const LowerOptions *o;
+    Func *f;
+    bool emu, gfx90a, gfx950, debug, failed;
+    int wave, nw;
+    LLVMContextRef ctx;
+    LLVMModuleRef mod;
+    LLVMBuilderRef b;
+    LLVMBuilderRef setup; /* positioned at the end of the setup block */
+    LLVMValueRef fn;
+    /* emu: the EmuLane pointer and its function table */
+    LLVMValueRef lane_ptr, fns;
+    /* ids, computed in the entry block */
+    LLVMValueRef tid, lane, warp;
+    /* LDS: one scratch array; lds_bytes grows to the largest need */
+    LLVMValueRef lds;
+    int lds_bytes, lds_limit;
+    LVal *vals; /* by value id (Value.scratch) */
+    LayInfo *lays;
+    /* common types */
+    LLVMTypeRef i1, i8, i16, i32, i64, f16, bf16, f32, f64, ptr_g, ptr_lds, ptr0, void_t;
+    SrcPos pos; /* of the op being lowered */
+};
+
+/* ---- lower_core.c ---- */
+void lower_error(Lower *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+LVal *lval(Lower *L, const Value *v);
+void lval_set(Lower *L, const Value *v, LVal x);
+LVal lval_new(Lower *L, int n, const LinLayout *ll);
+LLVMTypeRef llvm_type(Lower *L, const Type *t); /* element type for tiles */
+const LayInfo *lay_info(Lower *L, const Type *t);
+/* The register of ll holding the element whose register-part coordinates are c (the lane and wave
+ * parts are this lane's own); -1 if none. Separable layouts decode it bit by bit. */
+int lin_reg_of(const LinLayout *ll, const int64_t *c);
+/* This lane's coordinate along dim for register r, as an i32 value. */
+LLVMValueRef reg_coord(Lower *L, const LayInfo *li, int r, int dim);
+LLVMValueRef const_i32(Lower *L, int64_t v);
+LLVMValueRef const_i64(Lower *L, int64_t v);
+const char *site_of(Lower *L); /* "file:line:col" of the op being lowered */
+LLVMValueRef global_string(Lower *L, const char *s);
+
+/* ---- lower_target.c: the hooks that differ between gfx9 and the emulator ---- */
+void tgt_entry(Lower *L);                       /* ids and LDS base, in the entry block */
+LLVMValueRef tgt_program_id(Lower *L, int axis);
+LLVMValueRef tgt_num_programs(Lower *L, int axis);
+void tgt_barrier(Lower *L);
+LLVMValueRef tgt_lds_ptr(Lower *L, LLVMValueRef byte_offset); /* pointer into LDS scratch */
+/* Reads `value` (i32) from lane `src_lane` (i32) of this wave. */
+LLVMValueRef tgt_shuffle(Lower *L, LLVMValueRef value, LLVMValueRef src_lane);
+/* One matrix instruction: a, b as the instruction's operand vectors, c the accumulator vector. */
+LLVMValueRef tgt_mfma(Lower *L, int instr, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c);
+/* Checks an access (emu only; a no-op on gfx): ptr of `bytes`, flags EMU_ACCESS_*. */
+void tgt_check(Lower *L, LLVMValueRef ptr, int bytes, int flags);
+void tgt_assert_fail(Lower *L, const char *msg);
+void tgt_print(Lower *L, const char *msg, int rank, LLVMValueRef *coords, int kind, LLVMValueRef bits64);
+void tgt_loop_tick(Lower *L);
+void tgt_finish(Lower *L); /* kernel attributes, LDS size */
+
+/* ---- per op family ---- */
+void lower_elementwise(Lower *L, Op *op);  /* lower_elem.c: arithmetic, casts, math, consts, shapes */
+void lower_memory(Lower *L, Op *op);       /* lower_mem.c: load, store, atomics */
+void lower_convert(Lower *L, Op *op);      /* lower_convert.c: convert_layout, reshape, permute */
+void lower_reduce(Lower *L, Op *op);       /* lower_reduce.c: reduce, argreduce, scan */
+void lower_dot(Lower *L, Op *op);          /* lower_dot.c: FMA and MFMA */
+void lower_debug(Lower *L, Op *op);        /* lower_debug.c: assert, print */
+
+/* Moves a tile between layouts through LDS (also used by reductions and reshape). */
+LVal lds_transfer(Lower *L, const LVal *src, const Type *from, const Type *to);
+
+#endif

@@ -1,0 +1,358 @@
+/* Reductions and scans along an axis.
+ *
+ * reduce / argreduce work in three steps, read off the operand's linear layout:
+ *   1. in a lane: registers whose coordinates differ only along the axis are combined;
+ *   2. across lanes: for every lane bit whose basis points along the axis, a butterfly step exchanges
+ *      partial results with the lane that differs in that bit (ds_bpermute);
+ *   3. across waves: if wave bits point along the axis, each wave writes its partials to LDS and every
+ *      lane combines the waves' partials for the elements it holds.
+ * The result's layout is the slice of the operand's, so each lane ends up with exactly the elements it
+ * needs. argmax/argmin carry an index beside each value (ties: the smaller index; NaN counts as the
+ * largest for argmax and the smallest for argmin, like numpy returning the first NaN).
+ * scan (cumsum) goes through LDS: every element is written, then each lane sums the prefix of its own
+ * elements — simple and exact in order; fine for the modest axes scans are used on. */
+#include <string.h>
+
+#include "compiler/lower/lower_internal.h"
+#include "runtime/emu/emu_abi.h"
+
+typedef struct Part {
+    LLVMValueRef v, idx; /* idx: i32, only for argreduce */
+} Part;
+
+static bool fl_type(LLVMTypeRef t)
+{
+    LLVMTypeKind k = LLVMGetTypeKind(t);
+    return k == LLVMHalfTypeKind || k == LLVMBFloatTypeKind || k == LLVMFloatTypeKind || k == LLVMDoubleTypeKind;
+}
+
+static LLVMValueRef call_intr(Lower *L, const char *base, LLVMValueRef a, LLVMValueRef b)
+{
+    LLVMTypeRef t = LLVMTypeOf(a);
+    char name[64];
+    LLVMTypeKind k = LLVMGetTypeKind(t);
+    const char *sfx = k == LLVMHalfTypeKind ? "f16" : k == LLVMFloatTypeKind ? "f32" : k == LLVMDoubleTypeKind ? "f64"
+                      : k == LLVMBFloatTypeKind ? "bf16" : NULL;
+    if (sfx)
+        snprintf(name, sizeof name, "%s.%s", base, sfx);
+    else
+        snprintf(name, sizeof name, "%s.i%u", base, LLVMGetIntTypeWidth(t));
+    LLVMValueRef f = LLVMGetNamedFunction(L->mod, name);
+    if (!f) {
+        LLVMTypeRef pt[2] = {t, t};
+        f = LLVMAddFunction(L->mod, name, LLVMFunctionType(t, pt, 2, 0));
+    }
+    LLVMValueRef args[2] = {a, b};
+    return LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, args, 2, "");
+}
+
+static Part combine(Lower *L, OpKind kind, bool is_signed, Part x, Part y)
+{
+    Part r = {NULL, NULL};
+    bool fl = fl_type(LLVMTypeOf(x.v));
+    bool bf = LLVMTypeOf(x.v) == L->bf16;
+    LLVMValueRef a = bf ? LLVMBuildFPExt(L->b, x.v, L->f32, "") : x.v;
+    LLVMValueRef b = bf ? LLVMBuildFPExt(L->b, y.v, L->f32, "") : y.v;
+    switch (kind) {
+    case KIND_SUM:
+        r.v = fl ? LLVMBuildFAdd(L->b, a, b, "") : LLVMBuildAdd(L->b, a, b, "");
+        break;
+    case KIND_MAX:
+        r.v = fl ? call_intr(L, "llvm.maximum", a, b) : call_intr(L, is_signed ? "llvm.smax" : "llvm.umax", a, b);
+        break;
+    case KIND_MIN:
+        r.v = fl ? call_intr(L, "llvm.minimum", a, b) : call_intr(L, is_signed ? "llvm.smin" : "llvm.umin", a, b);
+        break;
+    default: { /* argmax / argmin: take y when it is strictly better, or equal with a smaller index */
+        bool mx = kind == KIND_ARGMAX;
+        LLVMValueRef better, equal;
+        if (fl) {
+            LLVMValueRef ynan = LLVMBuildFCmp(L->b, LLVMRealUNO, b, b, "");
+            LLVMValueRef xnan = LLVMBuildFCmp(L->b, LLVMRealUNO, a, a, "");
+            LLVMValueRef cmp = LLVMBuildFCmp(L->b, mx ? LLVMRealOGT : LLVMRealOLT, b, a, "");
+            better = LLVMBuildOr(L->b, LLVMBuildAnd(L->b, ynan, LLVMBuildNot(L->b, xnan, ""), ""),
+                                 LLVMBuildAnd(L->b, cmp, LLVMBuildNot(L->b, xnan, ""), ""), "");
+            equal = LLVMBuildOr(L->b, LLVMBuildFCmp(L->b, LLVMRealOEQ, a, b, ""), LLVMBuildAnd(L->b, xnan, ynan, ""), "");
+        } else {
+            better = LLVMBuildICmp(L->b, mx ? (is_signed ? LLVMIntSGT : LLVMIntUGT) : (is_signed ? LLVMIntSLT : LLVMIntULT),
+                                   b, a, "");
+            equal = LLVMBuildICmp(L->b, LLVMIntEQ, a, b, "");
+        }
+        LLVMValueRef smaller = LLVMBuildICmp(L->b, LLVMIntSLT, y.idx, x.idx, "");
+        LLVMValueRef take = LLVMBuildOr(L->b, better, LLVMBuildAnd(L->b, equal, smaller, ""), "");
+        r.v = LLVMBuildSelect(L->b, take, y.v, x.v, "");
+        r.idx = LLVMBuildSelect(L->b, take, y.idx, x.idx, "");
+        return r;
+    }
+    }
+    if (bf)
+        r.v = LLVMBuildFPTrunc(L->b, r.v, L->bf16, "");
+    return r;
+}
+
+/* Cross-lane read of any scalar type, 32 bits at a time. */
+static LLVMValueRef shuffle_any(Lower *L, LLVMValueRef v, LLVMValueRef src)
+{
+    LLVMTypeRef t = LLVMTypeOf(v);
+    LLVMTypeKind k = LLVMGetTypeKind(t);
+    unsigned bits = k == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(t)
+                    : k == LLVMDoubleTypeKind ? 64 : k == LLVMFloatTypeKind ? 32 : 16;
+    LLVMTypeRef it = LLVMIntTypeInContext(L->ctx, bits);
+    LLVMValueRef x = k == LLVMIntegerTypeKind ? v : LLVMBuildBitCast(L->b, v, it, "");
+    LLVMValueRef res;
+    if (bits <= 32) {
+        LLVMValueRef w = bits < 32 ? LLVMBuildZExt(L->b, x, L->i32, "") : x;
+        LLVMValueRef s = tgt_shuffle(L, w, src);
+        res = bits < 32 ? LLVMBuildTrunc(L->b, s, it, "") : s;
+    } else {
+        LLVMValueRef lo = LLVMBuildTrunc(L->b, x, L->i32, "");
+        LLVMValueRef hi = LLVMBuildTrunc(L->b, LLVMBuildLShr(L->b, x, const_i64(L, 32), ""), L->i32, "");
+        lo = LLVMBuildZExt(L->b, tgt_shuffle(L, lo, src), L->i64, "");
+        hi = LLVMBuildZExt(L->b, tgt_shuffle(L, hi, src), L->i64, "");
+        res = LLVMBuildOr(L->b, lo, LLVMBuildShl(L->b, hi, const_i64(L, 32), ""), "");
+    }
+    return k == LLVMIntegerTypeKind ? res : LLVMBuildBitCast(L->b, res, t, "");
+}
+
+static int elem_bytes_of(LLVMTypeRef t)
+{
+    LLVMTypeKind k = LLVMGetTypeKind(t);
+    if (k == LLVMIntegerTypeKind)
+        return (int)(LLVMGetIntTypeWidth(t) + 7) / 8;
+    return k == LLVMDoubleTypeKind ? 8 : k == LLVMFloatTypeKind ? 4 : 2;
+}
+
+static void lower_scan(Lower *L, Op *op);
+
+void lower_reduce(Lower *L, Op *op)
+{
+    if (op->code == OP_SCAN) {
+        lower_scan(L, op);
+        return;
+    }
+    const Type *it = op->operands[0]->type, *rt = op->results[0].type;
+    const LayInfo *li = lay_info(L, it);
+    const LinLayout *ll = &li->ll;
+    int axis = (int)op->at.axis;
+    OpKind kind = (OpKind)op->at.kind;
+    bool arg = op->code == OP_ARGREDUCE;
+    bool sg = ty_is_signed(it);
+    LVal *in = lval(L, op->operands[0]);
+    /* output shape (the operand's without the axis) and its row-major strides */
+    int orank = it->rank - 1;
+    int64_t oshape[TIR_MAX_RANK], ostride[TIR_MAX_RANK];
+    for (int d = 0, k = 0; d < it->rank; d++)
+        if (d != axis)
+            oshape[k++] = it->shape[d];
+    int64_t onumel = 1;
+    for (int d = orank - 1; d >= 0; d--) {
+        ostride[d] = onumel;
+        onumel *= oshape[d];
+    }
+    /* 1. within the lane: one partial per distinct reg-part output coordinate */
+    int nregs = in->n;
+    int *key = ARENA_ARRAY(L->a, int, nregs + 1);
+    Part *parts = ARENA_ARRAY(L->a, Part, nregs + 1);
+    int nparts = 0;
+    int *part_of_key = NULL;
+    int64_t keyspace = onumel;
+    part_of_key = ARENA_ARRAY(L->a, int, keyspace + 1);
+    for (int64_t k = 0; k < keyspace; k++)
+        part_of_key[k] = -1;
+    for (int r = 0; r < nregs; r++) {
+        int64_t c[TIR_MAX_RANK];
+        lin_reg_coords(ll, r, c);
+        int64_t k = 0;
+        for (int d = 0, j = 0; d < it->rank; d++)
+            if (d != axis)
+                k += c[d] * ostride[j++];
+        key[r] = (int)k;
+        Part x = {in->r[r], NULL};
+        if (arg)
+            x.idx = reg_coord(L, li, r, axis);
+        if (part_of_key[k] < 0) {
+            part_of_key[k] = nparts;
+            parts[nparts++] = x;
+        } else {
+            Part *p = &parts[part_of_key[k]];
+            *p = combine(L, kind, sg, *p, x);
+        }
+    }
+    /* 2. across lanes, a butterfly over the lane bits along the axis */
+    for (int b = 0; b < ll->nlane; b++) {
+        if (!ll->lane[b][axis])
+            continue;
+        LLVMValueRef src = LLVMBuildXor(L->b, L->lane, const_i32(L, 1 << b), "");
+        for (int p = 0; p < nparts; p++) {
+            Part o = {shuffle_any(L, parts[p].v, src), arg ? shuffle_any(L, parts[p].idx, src) : NULL};
+            parts[p] = combine(L, kind, sg, parts[p], o);
+        }
+    }
+    /* 3. across waves, through LDS */
+    int wbits[LAY_MAX_WARP_BITS], nwb = 0;
+    for (int b = 0; b < ll->nwarp; b++)
+        if (ll->warp[b][axis])
+            wbits[nwb++] = b;
+    if (nwb) {
+        int W = 1 << nwb;
+        LLVMTypeRef vt = LLVMTypeOf(parts[0].v);
+        int vb = elem_bytes_of(vt);
+        int stride = arg ? vb + 4 : vb; /* values, then indices after all values */
+        int64_t need = onumel * W * stride;
+        if (need > L->lds_limit) {
+            lower_error(L, "this reduction needs %lld bytes of LDS, more than the %d available", (long long)need,
+                        L->lds_limit);
+            return;
+        }
+        if (need > L->lds_bytes)
+            L->lds_bytes = (int)need;
+        LLVMValueRef widx = const_i32(L, 0);
+        for (int i = 0; i < nwb; i++) {
+            LLVMValueRef bit = LLVMBuildAnd(L->b, LLVMBuildLShr(L->b, L->warp, const_i32(L, wbits[i]), ""), const_i32(L, 1), "");
+            widx = LLVMBuildOr(L->b, widx, LLVMBuildShl(L->b, bit, const_i32(L, i), ""), "");
+        }
+        /* the full output index of each partial: its key plus this lane's coordinates off the axis */
+        LLVMValueRef lanekey = const_i32(L, 0);
+        for (int d = 0, j = 0; d < it->rank; d++)
+            if (d != axis) {
+                lanekey = LLVMBuildAdd(L->b, lanekey, LLVMBuildMul(L->b, li->lane_coord[d], const_i32(L, ostride[j]), ""), "");
+                j++;
+            }
+        LLVMValueRef *slot = ARENA_ARRAY(L->a, LLVMValueRef, nparts + 1);
+        int64_t kk = 0;
+        for (int64_t k = 0; k < keyspace; k++) {
+            int p = part_of_key[k];
+            if (p < 0)
+                continue;
+            (void)kk;
+            slot[p] = LLVMBuildAdd(L->b, lanekey, const_i32(L, k), "");
+        }
+        tgt_barrier(L);
+        for (int p = 0; p < nparts; p++) {
+            LLVMValueRef e = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, slot[p], const_i32(L, W), ""), widx, "");
+            LLVMValueRef ptr = tgt_lds_ptr(L, LLVMBuildMul(L->b, e, const_i32(L, vb), ""));
+            tgt_check(L, ptr, vb, EMU_ACCESS_STORE | EMU_ACCESS_LDS);
+            LLVMBuildStore(L->b, parts[p].v, ptr);
+            if (arg) {
+                LLVMValueRef ip = tgt_lds_ptr(L, LLVMBuildAdd(L->b, const_i32(L, (int)(onumel * W * vb)),
+                                                               LLVMBuildMul(L->b, e, const_i32(L, 4), ""), ""));
+                tgt_check(L, ip, 4, EMU_ACCESS_STORE | EMU_ACCESS_LDS);
+                LLVMBuildStore(L->b, parts[p].idx, ip);
+            }
+        }
+        tgt_barrier(L);
+        for (int p = 0; p < nparts; p++) {
+            Part acc = {NULL, NULL};
+            for (int w = 0; w < W; w++) {
+                LLVMValueRef e = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, slot[p], const_i32(L, W), ""), const_i32(L, w), "");
+                LLVMValueRef ptr = tgt_lds_ptr(L, LLVMBuildMul(L->b, e, const_i32(L, vb), ""));
+                tgt_check(L, ptr, vb, EMU_ACCESS_LOAD | EMU_ACCESS_LDS);
+                Part x = {LLVMBuildLoad2(L->b, vt, ptr, ""), NULL};
+                if (arg) {
+                    LLVMValueRef ip = tgt_lds_ptr(L, LLVMBuildAdd(L->b, const_i32(L, (int)(onumel * W * vb)),
+                                                                   LLVMBuildMul(L->b, e, const_i32(L, 4), ""), ""));
+                    tgt_check(L, ip, 4, EMU_ACCESS_LOAD | EMU_ACCESS_LDS);
+                    x.idx = LLVMBuildLoad2(L->b, L->i32, ip, "");
+                }
+                acc = w == 0 ? x : combine(L, kind, sg, acc, x);
+            }
+            parts[p] = acc;
+        }
+    }
+    /* the result: each output register from the partial of its coordinates */
+    if (rt->kind != TY_TILE) {
+        LVal out = lval_new(L, 1, NULL);
+        out.r[0] = arg ? parts[0].idx : parts[0].v;
+        lval_set(L, op_result(op, 0), out);
+        return;
+    }
+    const LayInfo *oi = lay_info(L, rt);
+    LVal out = lval_new(L, lin_nregs(&oi->ll), &oi->ll);
+    for (int r = 0; r < out.n; r++) {
+        int64_t c[TIR_MAX_RANK];
+        lin_reg_coords(&oi->ll, r, c);
+        int64_t k = 0;
+        for (int d = 0; d < orank; d++)
+            k += c[d] * ostride[d];
+        int p = k < keyspace ? part_of_key[k] : -1;
+        if (p < 0) {
+            lower_error(L, "internal error: reduce result layout %s does not match its operand's",
+                        lay_str(L->a, rt->layout));
+            return;
+        }
+        out.r[r] = arg ? parts[p].idx : parts[p].v;
+    }
+    lval_set(L, op_result(op, 0), out);
+}
+
+static void lower_scan(Lower *L, Op *op)
+{
+    const Type *t = op->operands[0]->type;
+    const LayInfo *li = lay_info(L, t);
+    LVal *in = lval(L, op->operands[0]);
+    int axis = (int)op->at.axis;
+    LLVMTypeRef et = llvm_type(L, t);
+    int eb = elem_bytes_of(et);
+    int64_t need = ty_numel(t) * eb;
+    if (need > L->lds_limit) {
+        lower_error(L, "this scan needs %lld bytes of LDS, more than the %d available", (long long)need, L->lds_limit);
+        return;
+    }
+    if (need > L->lds_bytes)
+        L->lds_bytes = (int)need;
+    int64_t stride[TIR_MAX_RANK], s = 1;
+    for (int d = t->rank - 1; d >= 0; d--) {
+        stride[d] = s;
+        s *= t->shape[d];
+    }
+    LLVMValueRef *lin = ARENA_ARRAY(L->a, LLVMValueRef, in->n + 1);
+    LLVMValueRef *along = ARENA_ARRAY(L->a, LLVMValueRef, in->n + 1);
+    tgt_barrier(L);
+    for (int r = 0; r < in->n; r++) {
+        LLVMValueRef idx = const_i32(L, 0);
+        for (int d = 0; d < t->rank; d++) {
+            LLVMValueRef c = reg_coord(L, li, r, d);
+            if (d == axis)
+                along[r] = c;
+            else
+                idx = LLVMBuildAdd(L->b, idx, LLVMBuildMul(L->b, c, const_i32(L, stride[d]), ""), "");
+        }
+        lin[r] = idx; /* without the axis part */
+        LLVMValueRef full = LLVMBuildAdd(L->b, idx, LLVMBuildMul(L->b, along[r], const_i32(L, stride[axis]), ""), "");
+        LLVMValueRef p = tgt_lds_ptr(L, LLVMBuildMul(L->b, full, const_i32(L, eb), ""));
+        tgt_check(L, p, eb, EMU_ACCESS_STORE | EMU_ACCESS_LDS);
+        LLVMBuildStore(L->b, in->r[r], p);
+    }
+    tgt_barrier(L);
+    LVal out = lval_new(L, in->n, in->ll);
+    bool fl = fl_type(et);
+    for (int r = 0; r < in->n; r++) {
+        /* acc = sum of elements 0..along[r] along the axis, in order */
+        LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b);
+        LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "scan");
+        LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "scan.end");
+        LLVMBuildBr(L->b, loop);
+        LLVMPositionBuilderAtEnd(L->b, loop);
+        LLVMValueRef k = LLVMBuildPhi(L->b, L->i32, "");
+        LLVMValueRef acc = LLVMBuildPhi(L->b, et, "");
+        LLVMValueRef zero = fl ? LLVMConstReal(et, 0) : LLVMConstInt(et, 0, 0);
+        LLVMValueRef k0 = const_i32(L, 0);
+        LLVMAddIncoming(k, &k0, &pre, 1);
+        LLVMAddIncoming(acc, &zero, &pre, 1);
+        LLVMValueRef full = LLVMBuildAdd(L->b, lin[r], LLVMBuildMul(L->b, k, const_i32(L, stride[axis]), ""), "");
+        LLVMValueRef p = tgt_lds_ptr(L, LLVMBuildMul(L->b, full, const_i32(L, eb), ""));
+        tgt_check(L, p, eb, EMU_ACCESS_LOAD | EMU_ACCESS_LDS);
+        LLVMValueRef x = LLVMBuildLoad2(L->b, et, p, "");
+        Part a = {acc, NULL}, b = {x, NULL};
+        LLVMValueRef nacc = combine(L, KIND_SUM, ty_is_signed(t), a, b).v;
+        LLVMValueRef nk = LLVMBuildAdd(L->b, k, const_i32(L, 1), "");
+        LLVMValueRef more = LLVMBuildICmp(L->b, LLVMIntSLE, nk, along[r], "");
+        LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
+        LLVMAddIncoming(k, &nk, &latch, 1);
+        LLVMAddIncoming(acc, &nacc, &latch, 1);
+        LLVMBuildCondBr(L->b, more, loop, done);
+        LLVMPositionBuilderAtEnd(L->b, done);
+        out.r[r] = nacc;
+    }
+    lval_set(L, op_result(op, 0), out);
+}

@@ -1,0 +1,258 @@
+/* The hooks that differ between the GPU and the emulator. gfx9: AMDGPU intrinsics (workitem and
+ * workgroup ids, s_barrier, ds_bpermute, the MFMA intrinsics), LDS as an addrspace(3) global, the
+ * grid size from the dispatch packet. emu: the same operations as calls through the EmuLane the
+ * emulator passes to every lane (runtime/emu/emu_abi.h), whose field offsets come from that header. */
+#include <stddef.h>
+#include <string.h>
+
+#include "compiler/lower/lower_internal.h"
+#include "runtime/emu/emu_abi.h"
+#include "runtime/emu/mfma_ref.h"
+
+static LLVMValueRef intrinsic(Lower *L, const char *name, LLVMTypeRef ret, LLVMTypeRef *params, int n)
+{
+    LLVMValueRef f = LLVMGetNamedFunction(L->mod, name);
+    if (!f)
+        f = LLVMAddFunction(L->mod, name, LLVMFunctionType(ret, params, (unsigned)n, 0));
+    return f;
+}
+
+static LLVMValueRef call(Lower *L, const char *name, LLVMTypeRef ret, LLVMTypeRef *pt, LLVMValueRef *args, int n)
+{
+    LLVMValueRef f = intrinsic(L, name, ret, pt, n);
+    return LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, args, (unsigned)n, "");
+}
+
+/* ---- emu: EmuLane fields and EmuFns calls ---- */
+
+static LLVMValueRef lane_field(Lower *L, LLVMBuilderRef b, size_t off, LLVMTypeRef t)
+{
+    LLVMValueRef p = LLVMBuildGEP2(b, L->i8, L->lane_ptr, (LLVMValueRef[]){const_i64(L, (int64_t)off)}, 1, "");
+    return LLVMBuildLoad2(b, t, p, "");
+}
+
+/* Calls fns->field(lane, args...). */
+static LLVMValueRef emu_call(Lower *L, size_t field, LLVMTypeRef ret, LLVMTypeRef *pt, LLVMValueRef *args, int n)
+{
+    LLVMTypeRef *all = ARENA_ARRAY(L->a, LLVMTypeRef, n + 2);
+    LLVMValueRef *vals = ARENA_ARRAY(L->a, LLVMValueRef, n + 2);
+    all[0] = L->ptr0;
+    vals[0] = L->lane_ptr;
+    for (int i = 0; i < n; i++) {
+        all[i + 1] = pt[i];
+        vals[i + 1] = args[i];
+    }
+    LLVMTypeRef ft = LLVMFunctionType(ret, all, (unsigned)n + 1, 0);
+    LLVMValueRef slot = LLVMBuildGEP2(L->b, L->i8, L->fns, (LLVMValueRef[]){const_i64(L, (int64_t)field)}, 1, "");
+    LLVMValueRef fp = LLVMBuildLoad2(L->b, L->ptr0, slot, "");
+    return LLVMBuildCall2(L->b, ft, fp, vals, (unsigned)n + 1, "");
+}
+
+/* ---- ids ---- */
+
+void tgt_entry(Lower *L)
+{
+    LLVMBuilderRef b = L->setup;
+    if (L->emu) {
+        L->lane_ptr = LLVMGetParam(L->fn, 1);
+        L->fns = lane_field(L, b, offsetof(EmuLane, fns), L->ptr0);
+        L->tid = lane_field(L, b, offsetof(EmuLane, lane), L->i32);
+        L->lds = lane_field(L, b, offsetof(EmuLane, lds), L->ptr0);
+    } else {
+        LLVMValueRef f = intrinsic(L, "llvm.amdgcn.workitem.id.x", L->i32, NULL, 0);
+        L->tid = LLVMBuildCall2(b, LLVMGlobalGetValueType(f), f, NULL, 0, "tid");
+        /* LDS: a placeholder replaced by a global of the final size in tgt_finish */
+        L->lds = LLVMAddGlobalInAddressSpace(L->mod, LLVMArrayType2(L->i8, 0), "rk.lds.placeholder", 3);
+        LLVMSetLinkage(L->lds, LLVMExternalLinkage);
+    }
+    L->lane = LLVMBuildAnd(b, L->tid, const_i32(L, L->wave - 1), "lane");
+    LLVMValueRef w = LLVMBuildLShr(b, L->tid, const_i32(L, __builtin_ctz((unsigned)L->wave)), "");
+    if (!L->emu) {
+        /* the wave index is uniform: keep it in a scalar register */
+        LLVMValueRef f = intrinsic(L, "llvm.amdgcn.readfirstlane.i32", L->i32, &L->i32, 1);
+        w = LLVMBuildCall2(b, LLVMGlobalGetValueType(f), f, &w, 1, "warp");
+    }
+    L->warp = w;
+    L->lds_limit = L->gfx950 ? 160 * 1024 : 64 * 1024;
+}
+
+LLVMValueRef tgt_program_id(Lower *L, int axis)
+{
+    if (L->emu)
+        return lane_field(L, L->b, offsetof(EmuLane, wg) + 4 * (size_t)axis, L->i32);
+    static const char *const names[] = {"llvm.amdgcn.workgroup.id.x", "llvm.amdgcn.workgroup.id.y",
+                                        "llvm.amdgcn.workgroup.id.z"};
+    return call(L, names[axis], L->i32, NULL, NULL, 0);
+}
+
+LLVMValueRef tgt_num_programs(Lower *L, int axis)
+{
+    if (L->emu)
+        return lane_field(L, L->b, offsetof(EmuLane, nwg) + 4 * (size_t)axis, L->i32);
+    /* hsa_kernel_dispatch_packet_t: workgroup_size_x/y/z (u16) at 4, 6, 8; grid_size_x/y/z (u32, in
+     * work-items) at 12, 16, 20 */
+    LLVMTypeRef p4 = LLVMPointerTypeInContext(L->ctx, 4);
+    LLVMValueRef dp = call(L, "llvm.amdgcn.dispatch.ptr", p4, NULL, NULL, 0);
+    LLVMValueRef gp = LLVMBuildGEP2(L->b, L->i8, dp, (LLVMValueRef[]){const_i64(L, 12 + 4 * axis)}, 1, "");
+    LLVMValueRef wp = LLVMBuildGEP2(L->b, L->i8, dp, (LLVMValueRef[]){const_i64(L, 4 + 2 * axis)}, 1, "");
+    LLVMValueRef g = LLVMBuildLoad2(L->b, L->i32, gp, "");
+    LLVMValueRef w = LLVMBuildZExt(L->b, LLVMBuildLoad2(L->b, L->i16, wp, ""), L->i32, "");
+    return LLVMBuildUDiv(L->b, g, w, "");
+}
+
+void tgt_barrier(Lower *L)
+{
+    if (L->emu) {
+        emu_call(L, offsetof(EmuFns, barrier), L->void_t, NULL, NULL, 0);
+        return;
+    }
+    LLVMBuildFence(L->b, LLVMAtomicOrderingRelease, 0, "");
+    LLVMValueRef fence = LLVMGetLastInstruction(LLVMGetInsertBlock(L->b));
+    LLVMSetAtomicSyncScopeID(fence, LLVMGetSyncScopeID(L->ctx, "workgroup", 9));
+    call(L, "llvm.amdgcn.s.barrier", L->void_t, NULL, NULL, 0);
+    LLVMBuildFence(L->b, LLVMAtomicOrderingAcquire, 0, "");
+    fence = LLVMGetLastInstruction(LLVMGetInsertBlock(L->b));
+    LLVMSetAtomicSyncScopeID(fence, LLVMGetSyncScopeID(L->ctx, "workgroup", 9));
+}
+
+LLVMValueRef tgt_lds_ptr(Lower *L, LLVMValueRef byte_offset)
+{
+    return LLVMBuildGEP2(L->b, L->i8, L->lds, &byte_offset, 1, "");
+}
+
+LLVMValueRef tgt_shuffle(Lower *L, LLVMValueRef value, LLVMValueRef src_lane)
+{
+    LLVMValueRef addr = LLVMBuildShl(L->b, src_lane, const_i32(L, 2), "");
+    LLVMTypeRef pt[2] = {L->i32, L->i32};
+    LLVMValueRef args[2] = {addr, value};
+    if (L->emu)
+        return emu_call(L, offsetof(EmuFns, bpermute), L->i32, pt, args, 2);
+    return call(L, "llvm.amdgcn.ds.bpermute", L->i32, pt, args, 2);
+}
+
+/* The LLVM intrinsic of each matrix instruction (gfx90a spells some differently). */
+static const char *mfma_intrinsic(Lower *L, int instr)
+{
+    switch (instr) {
+    case EMU_MFMA_F32_16X16X16_F16: return "llvm.amdgcn.mfma.f32.16x16x16f16";
+    case EMU_MFMA_F32_32X32X8_F16: return "llvm.amdgcn.mfma.f32.32x32x8f16";
+    case EMU_MFMA_F32_16X16X16_BF16: return "llvm.amdgcn.mfma.f32.16x16x16bf16.1k";
+    case EMU_MFMA_F32_32X32X8_BF16: return "llvm.amdgcn.mfma.f32.32x32x8bf16.1k";
+    case EMU_MFMA_F32_16X16X4_F32: return "llvm.amdgcn.mfma.f32.16x16x4f32";
+    case EMU_MFMA_F32_32X32X2_F32: return "llvm.amdgcn.mfma.f32.32x32x2f32";
+    case EMU_MFMA_F32_16X16X8_XF32: return "llvm.amdgcn.mfma.f32.16x16x8.xf32";
+    case EMU_MFMA_F32_32X32X4_XF32: return "llvm.amdgcn.mfma.f32.32x32x4.xf32";
+    case EMU_MFMA_I32_16X16X32_I8: return "llvm.amdgcn.mfma.i32.16x16x32.i8";
+    case EMU_MFMA_I32_32X32X16_I8: return "llvm.amdgcn.mfma.i32.32x32x16.i8";
+    case EMU_MFMA_I32_16X16X16_I8: return "llvm.amdgcn.mfma.i32.16x16x16i8";
+    case EMU_MFMA_I32_32X32X8_I8: return "llvm.amdgcn.mfma.i32.32x32x8i8";
+    case EMU_MFMA_F32_16X16X32_F16: return "llvm.amdgcn.mfma.f32.16x16x32.f16";
+    case EMU_MFMA_F32_32X32X16_F16: return "llvm.amdgcn.mfma.f32.32x32x16.f16";
+    case EMU_MFMA_F32_16X16X32_BF16: return "llvm.amdgcn.mfma.f32.16x16x32.bf16";
+    case EMU_MFMA_F32_32X32X16_BF16: return "llvm.amdgcn.mfma.f32.32x32x16.bf16";
+    default:
+        (void)L;
+        return NULL;
+    }
+}
+
+/* Stores a value to a stack slot as 32-bit words; returns the slot. */
+static LLVMValueRef spill_words(Lower *L, LLVMValueRef v)
+{
+    LLVMValueRef slot = LLVMBuildAlloca(L->b, LLVMTypeOf(v), "");
+    LLVMBuildStore(L->b, v, slot);
+    return slot;
+}
+
+LLVMValueRef tgt_mfma(Lower *L, int instr, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c)
+{
+    if (L->emu) {
+        LLVMValueRef pa = spill_words(L, a), pb = spill_words(L, b), pc = spill_words(L, c);
+        LLVMValueRef pd = LLVMBuildAlloca(L->b, LLVMTypeOf(c), "");
+        LLVMTypeRef pt[5] = {L->i32, L->ptr0, L->ptr0, L->ptr0, L->ptr0};
+        LLVMValueRef args[5] = {const_i32(L, instr), pa, pb, pc, pd};
+        emu_call(L, offsetof(EmuFns, mfma), L->void_t, pt, args, 5);
+        return LLVMBuildLoad2(L->b, LLVMTypeOf(c), pd, "");
+    }
+    const char *name = mfma_intrinsic(L, instr);
+    if (!name) {
+        lower_error(L, "internal error: no intrinsic for matrix instruction %d", instr);
+        return c;
+    }
+    LLVMTypeRef pt[6] = {LLVMTypeOf(a), LLVMTypeOf(b), LLVMTypeOf(c), L->i32, L->i32, L->i32};
+    LLVMValueRef args[6] = {a, b, c, const_i32(L, 0), const_i32(L, 0), const_i32(L, 0)};
+    return call(L, name, LLVMTypeOf(c), pt, args, 6);
+}
+
+void tgt_check(Lower *L, LLVMValueRef ptr, int bytes, int flags)
+{
+    if (!L->emu)
+        return;
+    LLVMTypeRef pt[4] = {L->ptr0, L->i64, L->i32, L->ptr0};
+    LLVMValueRef args[4] = {ptr, const_i64(L, bytes), const_i32(L, flags), global_string(L, site_of(L))};
+    emu_call(L, offsetof(EmuFns, check), L->void_t, pt, args, 4);
+}
+
+void tgt_assert_fail(Lower *L, const char *msg)
+{
+    if (!L->emu) {
+        call(L, "llvm.trap", L->void_t, NULL, NULL, 0);
+        return;
+    }
+    LLVMTypeRef pt[2] = {L->ptr0, L->ptr0};
+    LLVMValueRef args[2] = {global_string(L, msg), global_string(L, site_of(L))};
+    emu_call(L, offsetof(EmuFns, assert_fail), L->void_t, pt, args, 2);
+}
+
+void tgt_print(Lower *L, const char *msg, int rank, LLVMValueRef *coords, int kind, LLVMValueRef bits64)
+{
+    if (!L->emu)
+        return;
+    LLVMValueRef arr = LLVMBuildAlloca(L->b, LLVMArrayType2(L->i32, (unsigned)(rank ? rank : 1)), "");
+    for (int i = 0; i < rank; i++) {
+        LLVMValueRef p = LLVMBuildGEP2(L->b, L->i32, arr, (LLVMValueRef[]){const_i32(L, i)}, 1, "");
+        LLVMBuildStore(L->b, coords[i], p);
+    }
+    LLVMTypeRef pt[5] = {L->ptr0, L->i32, L->ptr0, L->i32, L->i64};
+    LLVMValueRef args[5] = {global_string(L, msg), const_i32(L, rank), arr, const_i32(L, kind), bits64};
+    emu_call(L, offsetof(EmuFns, print), L->void_t, pt, args, 5);
+}
+
+void tgt_loop_tick(Lower *L)
+{
+    if (L->emu)
+        emu_call(L, offsetof(EmuFns, tick), L->void_t, NULL, NULL, 0);
+}
+
+static void fn_attr(Lower *L, const char *k, const char *v)
+{
+    LLVMAttributeRef a = LLVMCreateStringAttribute(L->ctx, k, (unsigned)strlen(k), v, (unsigned)strlen(v));
+    LLVMAddAttributeAtIndex(L->fn, LLVMAttributeFunctionIndex, a);
+}
+
+void tgt_finish(Lower *L)
+{
+    if (L->emu) {
+        fn_attr(L, "probe-stack", "inline-asm");
+        return;
+    }
+    char buf[32];
+    snprintf(buf, sizeof buf, "1,%d", L->nw * L->wave);
+    fn_attr(L, "amdgpu-flat-work-group-size", buf);
+    if (L->f->opts.waves_per_eu > 0) {
+        snprintf(buf, sizeof buf, "%d", L->f->opts.waves_per_eu);
+        fn_attr(L, "amdgpu-waves-per-eu", buf);
+    }
+    /* LDS: the global of the final size replaces the placeholder */
+    LLVMValueRef ph = L->lds;
+    if (LLVMGetFirstUse(ph)) {
+        LLVMTypeRef at = LLVMArrayType2(L->i8, (uint64_t)L->lds_bytes);
+        LLVMValueRef g = LLVMAddGlobalInAddressSpace(L->mod, at, "rk.lds", 3);
+        LLVMSetLinkage(g, LLVMInternalLinkage);
+        LLVMSetInitializer(g, LLVMGetUndef(at));
+        LLVMSetAlignment(g, 16);
+        LLVMReplaceAllUsesWith(ph, g);
+    }
+    LLVMDeleteGlobal(ph);
+    L->lds = NULL;
+}

@@ -1,0 +1,860 @@
+/* assign_layouts: layout-free TIR to LIR, where every tile value carries a layout.
+ *
+ * Anchors decide layouts: a load, store or atomic takes the coalesced layout its pointers allow (axis
+ * analysis), a dot the accumulator layout of its matrix instruction (or a blocked one for the FMA
+ * fallback) with operands in dot_op layouts, a reduction the slice of its operand's layout, a loop
+ * carries each tile in the layout its yielded value prefers. Everything else is cheap to recompute —
+ * constants, splats, aranges, elementwise chains, broadcasts, expand_dims — and is materialised on
+ * demand, once per layout a consumer needs (memoised), so a pointer computation used by a load and a
+ * store in different layouts is simply computed twice instead of being converted. A demanded value is
+ * placed at the consumer, or hoisted just before the outermost loop between the consumer and the
+ * value's definition, so loop-invariant work stays out of loops. Only anchor results can need moving
+ * between layouts: that is where convert_layout ops appear. */
+#include <string.h>
+
+#include "compiler/passes/axis_info.h"
+#include "compiler/passes/passes.h"
+#include "runtime/emu/mfma_ref.h"
+
+typedef struct Memo Memo;
+struct Memo {
+    const Layout *lay;
+    Value *v;
+    Block *blk;
+    Memo *next;
+};
+
+typedef struct Use {
+    Op *op;
+    int idx;
+    struct Use *next;
+} Use;
+
+typedef struct BlockPair {
+    Block *tir, *lir;
+} BlockPair;
+
+typedef struct Ctx {
+    Arena *a;
+    TypeTab *tt;
+    LayoutTab *lt;
+    const LirOptions *o;
+    Diags *diags;
+    AxisTab *ax;
+    Func *src, *dst;
+    int nw;
+    int nvals;
+    Value **fixed;
+    Memo **memo;
+    Use **uses;
+    const Layout **pref;
+    char *pref_state; /* 0 unknown, 1 busy, 2 done (strong), 3 done (weak) */
+    BlockPair *blocks;
+    int nblocks, capblocks;
+    Builder b;
+    bool failed;
+} Ctx;
+
+typedef struct IP {
+    Block *blk;
+    Op *before; /* NULL: the end of blk */
+} IP;
+
+static int vid(const Value *v) { return (int)v->scratch; }
+
+static void fail(Ctx *c, SrcPos pos, const char *msg)
+{
+    if (c->failed)
+        return;
+    c->failed = true;
+    diag_plain(c->diags, DIAG_ERROR, "%s:%u:%u: %s", c->src->module->nfiles > (int)pos.file
+                                                          ? c->src->module->files[pos.file]
+                                                          : "?",
+               pos.line, pos.col, msg);
+}
+
+/* ---- blocks and insertion points ---- */
+
+static void map_block(Ctx *c, Block *tir, Block *lir)
+{
+    if (c->nblocks == c->capblocks) {
+        int cap = c->capblocks ? c->capblocks * 2 : 16;
+        c->blocks = arena_realloc(c->a, c->blocks, sizeof(BlockPair) * (size_t)c->capblocks, sizeof(BlockPair) * (size_t)cap);
+        c->capblocks = cap;
+    }
+    c->blocks[c->nblocks++] = (BlockPair){tir, lir};
+}
+
+static Block *lir_block_of(Ctx *c, Block *tir)
+{
+    for (int i = 0; i < c->nblocks; i++)
+        if (c->blocks[i].tir == tir)
+            return c->blocks[i].lir;
+    return NULL;
+}
+
+static Block *def_block(const Value *v)
+{
+    return v->def ? v->def->parent : v->owner;
+}
+
+static bool encloses(Block *outer, Block *inner)
+{
+    for (Block *b = inner; b; b = b->parent ? b->parent->parent : NULL)
+        if (b == outer)
+            return true;
+    return false;
+}
+
+/* The demand point, or just before the outermost loop between it and the definition's block. */
+static IP hoist(Ctx *c, IP ip, const Value *tirv)
+{
+    Block *ldef = lir_block_of(c, def_block(tirv));
+    IP best = ip;
+    Block *blk = ip.blk;
+    while (blk && blk != ldef && blk->parent) {
+        Op *owner = blk->parent;
+        if (owner->code == OP_FOR || owner->code == OP_WHILE)
+            best = (IP){owner->parent, owner};
+        blk = owner->parent;
+    }
+    return best;
+}
+
+static Op *emit_at(Ctx *c, IP ip, OpCode code, const Type *rt, Value **ops, int nops)
+{
+    Op *op = tir_op_new(c->dst, code, rt ? &rt : NULL, rt ? 1 : 0, ops, nops);
+    op->pos = c->b.pos;
+    if (ip.before)
+        tir_insert_before(ip.before, op);
+    else
+        tir_insert_end(ip.blk, op);
+    return op;
+}
+
+static IP here(Ctx *c)
+{
+    return (IP){c->b.block, NULL};
+}
+
+/* ---- layouts of anchors ---- */
+
+static const Type *with_layout(Ctx *c, const Type *t, const Layout *l)
+{
+    if (t->kind != TY_TILE)
+        return t;
+    return ty_tile(c->tt, t->elem, t->rank, t->shape, l);
+}
+
+static const Layout *mem_layout(Ctx *c, const Op *op)
+{
+    const Value *ptr = op->operands[0];
+    const Type *t = ptr->type;
+    const Value *mask = NULL;
+    if (op->code == OP_LOAD && op->nopnds == 3)
+        mask = op->operands[1];
+    else if (op->code == OP_STORE && op->nopnds == 3)
+        mask = op->operands[2];
+    else if (op->code == OP_ATOMIC_RMW && op->nopnds == 3)
+        mask = op->operands[2];
+    else if (op->code == OP_ATOMIC_CAS && op->nopnds == 4)
+        mask = op->operands[3];
+    int dim;
+    int vec = axis_vector_width(c->ax, ptr, mask, 128, &dim);
+    if (op->code == OP_ATOMIC_RMW || op->code == OP_ATOMIC_CAS)
+        vec = 1;
+    /* each lane should get work: fewer elements per lane when the tile is small */
+    int64_t numel = ty_numel(t), lanes = (int64_t)c->nw * c->o->wave;
+    while (vec > 1 && numel / vec < lanes)
+        vec /= 2;
+    return lay_coalesced(c->lt, t->rank, t->shape, dim, vec, c->nw, c->o->wave);
+}
+
+static int ilog2(int64_t v)
+{
+    int r = 0;
+    while ((1ll << r) < v)
+        r++;
+    return r;
+}
+
+/* The MFMA for a dot's element type on this target, by matrix_instr_nonkdim. */
+static bool pick_mfma(const LirOptions *o, ScalarKind ek, OpKind prec, int nonkdim, int *instr)
+{
+    if (!o->use_mfma)
+        return false;
+    bool gfx90a = strcmp(o->target, "gfx90a") == 0;
+    bool big = nonkdim == 32;
+    switch (ek) {
+    case SK_F16:
+        *instr = big ? EMU_MFMA_F32_32X32X8_F16 : EMU_MFMA_F32_16X16X16_F16;
+        return true;
+    case SK_BF16:
+        *instr = big ? EMU_MFMA_F32_32X32X8_BF16 : EMU_MFMA_F32_16X16X16_BF16;
+        return true;
+    case SK_F32:
+        if (prec == KIND_TF32 && !gfx90a && strcmp(o->target, "gfx950") != 0)
+            *instr = big ? EMU_MFMA_F32_32X32X4_XF32 : EMU_MFMA_F32_16X16X8_XF32;
+        else
+            *instr = big ? EMU_MFMA_F32_32X32X2_F32 : EMU_MFMA_F32_16X16X4_F32;
+        return true;
+    case SK_I8:
+        if (gfx90a)
+            *instr = big ? EMU_MFMA_I32_32X32X8_I8 : EMU_MFMA_I32_16X16X16_I8;
+        else
+            *instr = big ? EMU_MFMA_I32_32X32X16_I8 : EMU_MFMA_I32_16X16X32_I8;
+        return true;
+    default:
+        return false;
+    }
+}
+
+DotChoice choose_dot(const LirOptions *o, const Func *f, const Op *dot)
+{
+    DotChoice d;
+    memset(&d, 0, sizeof d);
+    const Type *ta = dot->operands[0]->type, *tb = dot->operands[1]->type;
+    int64_t M = ta->shape[0], K = ta->shape[1], N = tb->shape[1];
+    int nonkdim = f->opts.matrix_instr_nonkdim;
+    int instr;
+    if (!pick_mfma(o, ta->elem->sk, (OpKind)dot->at.kind, nonkdim, &instr))
+        return d;
+    const EmuMfmaInfo *info = emu_mfma_info((EmuMfmaOp)instr);
+    if (M < info->m || N < info->n || K < info->k) {
+        if (nonkdim == 32 && pick_mfma(o, ta->elem->sk, (OpKind)dot->at.kind, 16, &instr))
+            info = emu_mfma_info((EmuMfmaOp)instr);
+        if (M < info->m || N < info->n || K < info->k)
+            return d;
+    }
+    d.mfma = true;
+    d.instr = instr;
+    d.im = info->m, d.in = info->n, d.ik = info->k;
+    int kpl = info->k * info->m / 64;
+    d.k_width = kpl * (f->opts.kpack > 1 ? f->opts.kpack : 1);
+    if (d.k_width > K / (64 / info->m))
+        d.k_width = kpl;
+    /* Waves over the tile: each wave reads M/wm rows of A and N/wn columns of B per k step; choose the
+     * split with the least of that traffic that still gives every wave whole instruction tiles. */
+    int nw = f->opts.num_warps, best = -1;
+    int64_t best_cost = 0;
+    for (int wm = 1; wm <= nw; wm *= 2) {
+        int wn = nw / wm;
+        if (M / wm < info->m || N / wn < info->n)
+            continue;
+        int64_t cost = M / wm + N / wn;
+        if (best < 0 || cost < best_cost)
+            best = wm, best_cost = cost;
+    }
+    if (best < 0) { /* more waves than tiles: replicate along N */
+        int wm = (int)(M / info->m < nw ? M / info->m : nw);
+        best = wm > 0 ? wm : 1;
+    }
+    d.wpc[0] = best;
+    d.wpc[1] = nw / best;
+    (void)ilog2;
+    return d;
+}
+
+static void dot_layouts(Ctx *c, const Op *dot, const Layout **acc, const Layout **la, const Layout **lb)
+{
+    DotChoice d = choose_dot(c->o, c->src, dot);
+    if (d.mfma) {
+        *acc = lay_mfma(c->lt, d.instr, d.im, d.in, d.ik, d.wpc, false);
+        *la = lay_dot_op(c->lt, 0, *acc, d.k_width);
+        *lb = lay_dot_op(c->lt, 1, *acc, d.k_width);
+        return;
+    }
+    const Type *t = op_result((Op *)dot, 0)->type;
+    *acc = lay_default(c->lt, 2, t->shape, c->nw, c->o->wave);
+    *la = lay_dot_op(c->lt, 0, *acc, 1);
+    *lb = lay_dot_op(c->lt, 1, *acc, 1);
+}
+
+/* ---- preferences ---- */
+
+static const Layout *default_layout(Ctx *c, const Type *t)
+{
+    return lay_default(c->lt, t->rank, t->shape, c->nw, c->o->wave);
+}
+
+static const Layout *pref_of(Ctx *c, const Value *v, bool *strong);
+
+/* The layout users of v would like when v itself has no opinion: the anchors among its direct users. */
+static const Layout *pref_from_uses(Ctx *c, const Value *v)
+{
+    for (Use *u = c->uses[vid(v)]; u; u = u->next) {
+        Op *op = u->op;
+        switch (op->code) {
+        case OP_LOAD:
+        case OP_STORE:
+        case OP_ATOMIC_RMW:
+        case OP_ATOMIC_CAS:
+            return mem_layout(c, op);
+        case OP_DOT: {
+            const Layout *acc, *la, *lb;
+            dot_layouts(c, op, &acc, &la, &lb);
+            return u->idx == 0 ? la : u->idx == 1 ? lb : acc;
+        }
+        default:
+            break;
+        }
+    }
+    return NULL;
+}
+
+static const Layout *pref_compute(Ctx *c, const Value *v, bool *strong)
+{
+    const Type *t = v->type;
+    *strong = true;
+    Op *op = v->def;
+    if (!op) {
+        /* a block argument */
+        Block *blk = v->owner;
+        Op *owner = blk->parent;
+        if (owner && (owner->code == OP_FOR || owner->code == OP_WHILE)) {
+            int carried = owner->code == OP_FOR ? v->index - 1 : v->index;
+            Op *y = owner->code == OP_FOR ? blk->last : op_block(owner, 1)->last;
+            if (carried >= 0 && y && y->code == OP_YIELD && carried < y->nopnds) {
+                int yi = owner->code == OP_FOR ? carried : carried;
+                const Layout *l = pref_of(c, y->operands[yi], strong);
+                if (l && *strong)
+                    return l;
+            }
+            const Layout *u = pref_from_uses(c, v);
+            if (u)
+                return u;
+            int init = owner->code == OP_FOR ? 3 + carried : carried;
+            if (carried >= 0 && init < owner->nopnds) {
+                const Layout *l = pref_of(c, owner->operands[init], strong);
+                if (l)
+                    return l;
+            }
+        }
+        *strong = false;
+        return default_layout(c, t);
+    }
+    switch (op->code) {
+    case OP_LOAD:
+    case OP_ATOMIC_RMW:
+    case OP_ATOMIC_CAS:
+        return mem_layout(c, op);
+    case OP_DOT: {
+        const Layout *acc, *la, *lb;
+        dot_layouts(c, op, &acc, &la, &lb);
+        return acc;
+    }
+    case OP_REDUCE:
+    case OP_ARGREDUCE: {
+        const Layout *in = pref_of(c, op->operands[0], strong);
+        *strong = true;
+        return lay_slice(c->lt, in, (int)op->at.axis);
+    }
+    case OP_SCAN:
+    case OP_RESHAPE:
+        if (op->code == OP_SCAN) {
+            const Layout *in = pref_of(c, op->operands[0], strong);
+            *strong = true;
+            return in;
+        }
+        return default_layout(c, t);
+    case OP_FOR:
+    case OP_WHILE: {
+        Block *body = op_block(op, op->code == OP_FOR ? 0 : 1);
+        int argi = op->code == OP_FOR ? v->index + 1 : v->index;
+        return pref_of(c, &body->args[argi], strong);
+    }
+    case OP_IF: {
+        for (int r = 0; r < 2; r++) {
+            Op *y = op_block(op, r)->last;
+            if (y && y->code == OP_YIELD) {
+                const Layout *l = pref_of(c, y->operands[v->index], strong);
+                if (l && *strong)
+                    return l;
+            }
+        }
+        *strong = false;
+        return default_layout(c, t);
+    }
+    case OP_EXPAND_DIMS: {
+        const Layout *in = pref_of(c, op->operands[0], strong);
+        if (*strong && in && in->kind == LAY_SLICE && in->dim == op->at.axis)
+            return in->parent;
+        break;
+    }
+    case OP_BROADCAST:
+    case OP_HINT:
+        return pref_of(c, op->operands[0], strong);
+    case OP_PERMUTE: {
+        const Layout *in = pref_of(c, op->operands[0], strong);
+        const Layout *p = in ? lay_permuted(c->lt, in, op->at.dims) : NULL;
+        if (p)
+            return p;
+        break;
+    }
+    default:
+        if (tir_op_info[op->code].flags & F_ELEM) {
+            const Layout *weak = NULL;
+            for (int i = 0; i < op->nopnds; i++) {
+                if (op->operands[i]->type->kind != TY_TILE)
+                    continue;
+                bool s;
+                const Layout *l = pref_of(c, op->operands[i], &s);
+                if (l && s) {
+                    *strong = true;
+                    return l;
+                }
+                if (!weak)
+                    weak = l;
+            }
+            (void)weak;
+        }
+        break;
+    }
+    const Layout *u = pref_from_uses(c, v);
+    if (u) {
+        *strong = false;
+        return u;
+    }
+    *strong = false;
+    return default_layout(c, t);
+}
+
+static const Layout *pref_of(Ctx *c, const Value *v, bool *strong)
+{
+    if (v->type->kind != TY_TILE) {
+        *strong = false;
+        return NULL;
+    }
+    int id = vid(v);
+    if (c->fixed[id]) {
+        *strong = true;
+        return c->fixed[id]->type->layout;
+    }
+    if (c->pref_state[id] >= 2) {
+        *strong = c->pref_state[id] == 2;
+        return c->pref[id];
+    }
+    if (c->pref_state[id] == 1) { /* a cycle through loop-carried values: no opinion */
+        *strong = false;
+        return NULL;
+    }
+    c->pref_state[id] = 1;
+    const Layout *l = pref_compute(c, v, strong);
+    c->pref[id] = l;
+    c->pref_state[id] = *strong ? 2 : 3;
+    return l;
+}
+
+static const Layout *pref(Ctx *c, const Value *v)
+{
+    bool s;
+    const Layout *l = pref_of(c, v, &s);
+    return l ? l : default_layout(c, v->type);
+}
+
+/* ---- materialising values in layouts ---- */
+
+static Value *get(Ctx *c, Value *v, const Layout *L, IP ip);
+
+static Value *memo_find(Ctx *c, const Value *v, const Layout *L, IP ip)
+{
+    for (Memo *m = c->memo[vid(v)]; m; m = m->next)
+        if (m->lay == L && encloses(m->blk, ip.blk))
+            return m->v;
+    return NULL;
+}
+
+static void memo_add(Ctx *c, const Value *v, const Layout *L, Value *r, Block *blk)
+{
+    Memo *m = ARENA_NEW(c->a, Memo);
+    m->lay = L;
+    m->v = r;
+    m->blk = blk;
+    m->next = c->memo[vid(v)];
+    c->memo[vid(v)] = m;
+}
+
+/* The operand layout a free op needs for its result to be in L; NULL when there is none (then the op
+ * is computed in its own preferred layout and converted). */
+static const Layout *operand_layout(Ctx *c, const Op *op, int i, const Layout *L)
+{
+    switch (op->code) {
+    case OP_EXPAND_DIMS:
+        if (L->rank < 2)
+            return NULL;
+        return lay_slice(c->lt, L, (int)op->at.axis);
+    case OP_PERMUTE: {
+        int64_t inv[TIR_MAX_RANK];
+        for (int k = 0; k < op->at.ndims; k++)
+            inv[op->at.dims[k]] = k;
+        return lay_permuted(c->lt, L, inv);
+    }
+    default:
+        (void)i;
+        return L;
+    }
+}
+
+static bool is_free(const Op *op)
+{
+    if (!op)
+        return false;
+    switch (op->code) {
+    case OP_CONST:
+    case OP_ARANGE:
+    case OP_SPLAT:
+    case OP_BROADCAST:
+    case OP_EXPAND_DIMS:
+    case OP_PERMUTE:
+    case OP_HINT:
+        return true;
+    default:
+        return (tir_op_info[op->code].flags & F_ELEM) != 0;
+    }
+}
+
+static Value *convert(Ctx *c, Value *tirv, Value *src, const Layout *L, IP ip)
+{
+    Value *m = memo_find(c, tirv, L, ip);
+    if (m)
+        return m;
+    IP at = hoist(c, ip, tirv);
+    Op *op = emit_at(c, at, OP_CONVERT_LAYOUT, with_layout(c, src->type, L), &src, 1);
+    memo_add(c, tirv, L, op_result(op, 0), at.blk);
+    return op_result(op, 0);
+}
+
+static Value *materialize_free(Ctx *c, Value *v, const Layout *L, IP ip)
+{
+    Op *op = v->def;
+    IP at = hoist(c, ip, v);
+    /* a permute whose layout cannot be permuted is computed in its operand's layout and converted */
+    for (int i = 0; i < op->nopnds; i++)
+        if (op->operands[i]->type->kind == TY_TILE && !operand_layout(c, op, i, L)) {
+            const Layout *own = pref(c, v);
+            if (own == L || !operand_layout(c, op, i, own))
+                own = default_layout(c, v->type);
+            Value *x = get(c, v, own, ip);
+            return convert(c, v, x, L, ip);
+        }
+    Value **ops = ARENA_ARRAY(c->a, Value *, op->nopnds + 1);
+    for (int i = 0; i < op->nopnds; i++) {
+        Value *o = op->operands[i];
+        ops[i] = o->type->kind == TY_TILE ? get(c, o, operand_layout(c, op, i, L), at) : c->fixed[vid(o)];
+        if (!ops[i])
+            return NULL;
+    }
+    Op *n = emit_at(c, at, op->code, with_layout(c, v->type, L), ops, op->nopnds);
+    n->at = op->at;
+    n->pos = op->pos;
+    n->results[0].name = v->name;
+    memo_add(c, v, L, op_result(n, 0), at.blk);
+    return op_result(n, 0);
+}
+
+static Value *get(Ctx *c, Value *v, const Layout *L, IP ip)
+{
+    if (v->type->kind != TY_TILE)
+        return c->fixed[vid(v)];
+    if (!L)
+        L = pref(c, v);
+    Value *f = c->fixed[vid(v)];
+    if (f)
+        return f->type->layout == L ? f : convert(c, v, f, L, ip);
+    Value *m = memo_find(c, v, L, ip);
+    if (m)
+        return m;
+    if (is_free(v->def))
+        return materialize_free(c, v, L, ip);
+    return NULL; /* an anchor not processed yet: cannot happen in program order */
+}
+
+/* ---- ops in program order ---- */
+
+static void emit_block_ops(Ctx *c, Block *tir, Block *lir);
+
+static Op *clone_here(Ctx *c, const Op *op, Value **ops, int nops, const Type **rtypes)
+{
+    Op *n = b_op(&c->b, op->code, rtypes, op->nres, ops, nops);
+    n->at = op->at;
+    n->pos = op->pos;
+    for (int i = 0; i < op->nres; i++) {
+        n->results[i].name = op->results[i].name;
+        c->fixed[vid(&op->results[i])] = op_result(n, i);
+    }
+    return n;
+}
+
+static Value *need(Ctx *c, Value *v, const Layout *L)
+{
+    Value *r = get(c, v, L, here(c));
+    if (!r)
+        fail(c, c->b.pos, "internal error: a value is used before its layout is known");
+    return r;
+}
+
+/* The carried layouts of a loop or if: one per result, NULL for scalars. */
+static const Layout **carried_layouts(Ctx *c, const Op *op)
+{
+    const Layout **ls = ARENA_ARRAY(c->a, const Layout *, op->nres + 1);
+    for (int i = 0; i < op->nres; i++)
+        ls[i] = op->results[i].type->kind == TY_TILE ? pref(c, &op->results[i]) : NULL;
+    return ls;
+}
+
+static void emit_region(Ctx *c, Block *tir, Block *lir, const Layout **arg_layouts)
+{
+    for (int i = 0; i < tir->nargs; i++) {
+        const Type *t = tir->args[i].type;
+        tir_block_add_arg(lir, arg_layouts && arg_layouts[i] ? with_layout(c, t, arg_layouts[i]) : t,
+                          tir->args[i].name);
+    }
+    for (int i = 0; i < tir->nargs; i++)
+        c->fixed[vid(&tir->args[i])] = &lir->args[i];
+    map_block(c, tir, lir);
+    Builder saved = c->b;
+    tir_builder_at_end(&c->b, lir);
+    emit_block_ops(c, tir, lir);
+    c->b = saved;
+}
+
+/* A terminator of a region: its operands in the given layouts. */
+static void emit_terminator(Ctx *c, const Op *t, Block *lir, const Layout **ls, int first)
+{
+    Builder saved = c->b;
+    tir_builder_at_end(&c->b, lir);
+    c->b.pos = t->pos;
+    Value **ops = ARENA_ARRAY(c->a, Value *, t->nopnds + 1);
+    for (int i = 0; i < t->nopnds; i++)
+        ops[i] = need(c, t->operands[i], i >= first && ls ? ls[i - first] : NULL);
+    Op *n = b_op(&c->b, t->code, NULL, 0, ops, t->nopnds);
+    n->at = t->at;
+    c->b = saved;
+}
+
+static void emit_for(Ctx *c, Op *op)
+{
+    const Layout **ls = carried_layouts(c, op);
+    Value **ops = ARENA_ARRAY(c->a, Value *, op->nopnds + 1);
+    for (int i = 0; i < op->nopnds; i++)
+        ops[i] = need(c, op->operands[i], i >= 3 ? ls[i - 3] : NULL);
+    const Type **rt = ARENA_ARRAY(c->a, const Type *, op->nres + 1);
+    for (int i = 0; i < op->nres; i++)
+        rt[i] = ls[i] ? with_layout(c, op->results[i].type, ls[i]) : op->results[i].type;
+    Op *n = clone_here(c, op, ops, op->nopnds, rt);
+    Block *tb = op_block(op, 0);
+    const Layout **al = ARENA_ARRAY(c->a, const Layout *, tb->nargs + 1);
+    for (int i = 1; i < tb->nargs; i++)
+        al[i] = ls[i - 1];
+    /* the body without its terminator, then the yield in the carried layouts */
+    Op *term = tb->last;
+    tir_unlink(term);
+    emit_region(c, tb, op_block(n, 0), al);
+    tir_insert_end(tb, term);
+    emit_terminator(c, term, op_block(n, 0), ls, 0);
+}
+
+static void emit_if(Ctx *c, Op *op)
+{
+    const Layout **ls = carried_layouts(c, op);
+    Value *cond = need(c, op->operands[0], NULL);
+    const Type **rt = ARENA_ARRAY(c->a, const Type *, op->nres + 1);
+    for (int i = 0; i < op->nres; i++)
+        rt[i] = ls[i] ? with_layout(c, op->results[i].type, ls[i]) : op->results[i].type;
+    Op *n = clone_here(c, op, &cond, 1, rt);
+    for (int r = 0; r < 2; r++) {
+        Block *tb = op_block(op, r);
+        Op *term = tb->last;
+        tir_unlink(term);
+        emit_region(c, tb, op_block(n, r), NULL);
+        tir_insert_end(tb, term);
+        emit_terminator(c, term, op_block(n, r), ls, 0);
+    }
+}
+
+static void emit_while(Ctx *c, Op *op)
+{
+    const Layout **ls = carried_layouts(c, op);
+    Value **ops = ARENA_ARRAY(c->a, Value *, op->nopnds + 1);
+    for (int i = 0; i < op->nopnds; i++)
+        ops[i] = need(c, op->operands[i], ls[i]);
+    const Type **rt = ARENA_ARRAY(c->a, const Type *, op->nres + 1);
+    for (int i = 0; i < op->nres; i++)
+        rt[i] = ls[i] ? with_layout(c, op->results[i].type, ls[i]) : op->results[i].type;
+    Op *n = clone_here(c, op, ops, op->nopnds, rt);
+    for (int r = 0; r < 2; r++) {
+        Block *tb = op_block(op, r);
+        Op *term = tb->last;
+        tir_unlink(term);
+        emit_region(c, tb, op_block(n, r), ls);
+        tir_insert_end(tb, term);
+        emit_terminator(c, term, op_block(n, r), ls, r == 0 ? 1 : 0);
+    }
+}
+
+static void emit_anchor(Ctx *c, Op *op)
+{
+    Value **ops = ARENA_ARRAY(c->a, Value *, op->nopnds + 1);
+    const Type **rt = ARENA_ARRAY(c->a, const Type *, op->nres + 1);
+    switch (op->code) {
+    case OP_LOAD:
+    case OP_STORE:
+    case OP_ATOMIC_RMW:
+    case OP_ATOMIC_CAS: {
+        const Layout *L = op->operands[0]->type->kind == TY_TILE ? mem_layout(c, op) : NULL;
+        for (int i = 0; i < op->nopnds; i++)
+            ops[i] = need(c, op->operands[i], L);
+        for (int i = 0; i < op->nres; i++)
+            rt[i] = L ? with_layout(c, op->results[i].type, L) : op->results[i].type;
+        break;
+    }
+    case OP_DOT: {
+        const Layout *acc, *la, *lb;
+        dot_layouts(c, op, &acc, &la, &lb);
+        ops[0] = need(c, op->operands[0], la);
+        ops[1] = need(c, op->operands[1], lb);
+        ops[2] = need(c, op->operands[2], acc);
+        rt[0] = with_layout(c, op->results[0].type, acc);
+        break;
+    }
+    case OP_REDUCE:
+    case OP_ARGREDUCE:
+    case OP_SCAN: {
+        const Layout *in = pref(c, op->operands[0]);
+        ops[0] = need(c, op->operands[0], in);
+        const Type *t = op->results[0].type;
+        rt[0] = t->kind != TY_TILE ? t
+                : op->code == OP_SCAN ? with_layout(c, t, in)
+                                      : with_layout(c, t, lay_slice(c->lt, in, (int)op->at.axis));
+        break;
+    }
+    case OP_RESHAPE:
+    case OP_PERMUTE: {
+        /* moves data: the operand in its own layout, the result in the default one */
+        ops[0] = need(c, op->operands[0], NULL);
+        rt[0] = with_layout(c, op->results[0].type, default_layout(c, op->results[0].type));
+        break;
+    }
+    default:
+        /* assert, print and anything with tile operands: operands in their preferred layouts */
+        for (int i = 0; i < op->nopnds; i++)
+            ops[i] = need(c, op->operands[i], NULL);
+        for (int i = 0; i < op->nres; i++)
+            rt[i] = op->results[i].type->kind == TY_TILE
+                        ? with_layout(c, op->results[i].type, pref(c, &op->results[i]))
+                        : op->results[i].type;
+        break;
+    }
+    for (int i = 0; i < op->nopnds; i++)
+        if (!ops[i])
+            return;
+    clone_here(c, op, ops, op->nopnds, rt);
+}
+
+static bool has_tiles(const Op *op)
+{
+    for (int i = 0; i < op->nopnds; i++)
+        if (op->operands[i]->type->kind == TY_TILE)
+            return true;
+    for (int i = 0; i < op->nres; i++)
+        if (op->results[i].type->kind == TY_TILE)
+            return true;
+    return false;
+}
+
+static void emit_block_ops(Ctx *c, Block *tir, Block *lir)
+{
+    (void)lir;
+    for (Op *op = tir->first; op && !c->failed; op = op->next) {
+        c->b.pos = op->pos;
+        switch (op->code) {
+        case OP_FOR:
+            emit_for(c, op);
+            continue;
+        case OP_IF:
+            emit_if(c, op);
+            continue;
+        case OP_WHILE:
+            emit_while(c, op);
+            continue;
+        default:
+            break;
+        }
+        if (is_free(op) && op->nres == 1 && op->results[0].type->kind == TY_TILE)
+            continue; /* materialised where it is needed */
+        if (!has_tiles(op)) {
+            /* scalars: the same op, operands mapped */
+            Value **ops = ARENA_ARRAY(c->a, Value *, op->nopnds + 1);
+            for (int i = 0; i < op->nopnds; i++)
+                ops[i] = c->fixed[vid(op->operands[i])];
+            const Type **rt = ARENA_ARRAY(c->a, const Type *, op->nres + 1);
+            for (int i = 0; i < op->nres; i++)
+                rt[i] = op->results[i].type;
+            clone_here(c, op, ops, op->nopnds, rt);
+            continue;
+        }
+        emit_anchor(c, op);
+    }
+}
+
+static void collect_uses(Ctx *c, Block *b)
+{
+    for (Op *op = b->first; op; op = op->next) {
+        for (int i = 0; i < op->nopnds; i++) {
+            Use *u = ARENA_NEW(c->a, Use);
+            u->op = op;
+            u->idx = i;
+            int id = vid(op->operands[i]);
+            u->next = c->uses[id];
+            c->uses[id] = u;
+        }
+        for (int r = 0; r < op->nregions; r++)
+            collect_uses(c, op->regions[r]);
+    }
+}
+
+static void count_values(Block *b, int *n)
+{
+    *n += b->nargs;
+    for (Op *op = b->first; op; op = op->next) {
+        *n += op->nres;
+        for (int r = 0; r < op->nregions; r++)
+            count_values(op->regions[r], n);
+    }
+}
+
+Func *assign_layouts(Arena *a, Func *tir, Module *dst, LayoutTab *lt, const LirOptions *o, Diags *diags)
+{
+    Ctx c;
+    memset(&c, 0, sizeof c);
+    c.a = a;
+    c.tt = tir->module->types;
+    c.lt = lt;
+    c.o = o;
+    c.diags = diags;
+    c.src = tir;
+    c.nw = tir->opts.num_warps;
+    c.ax = compute_axis_info(a, tir); /* numbers the values (Value.scratch) */
+    count_values(tir->body, &c.nvals);
+    c.fixed = ARENA_ARRAY(a, Value *, c.nvals + 1);
+    c.memo = ARENA_ARRAY(a, Memo *, c.nvals + 1);
+    c.uses = ARENA_ARRAY(a, Use *, c.nvals + 1);
+    c.pref = ARENA_ARRAY(a, const Layout *, c.nvals + 1);
+    c.pref_state = ARENA_ARRAY(a, char, c.nvals + 1);
+    collect_uses(&c, tir->body);
+    lay_attach_printer(c.tt);
+    Func *f = tir_func_new(dst, FUNC_KERNEL, tir->name);
+    f->opts = tir->opts;
+    f->pos = tir->pos;
+    c.dst = f;
+    for (int i = 0; i < tir->body->nargs; i++)
+        tir_block_add_arg(f->body, tir->body->args[i].type, tir->body->args[i].name);
+    for (int i = 0; i < tir->body->nargs; i++)
+        c.fixed[vid(&tir->body->args[i])] = &f->body->args[i];
+    map_block(&c, tir->body, f->body);
+    tir_builder_at_end(&c.b, f->body);
+    emit_block_ops(&c, tir->body, f->body);
+    if (c.failed)
+        return NULL;
+    return f;
+}

@@ -1,0 +1,33 @@
+/* The passes from layout-free tile IR (TIR) to tile IR with layouts (LIR), in pipeline order:
+ *
+ *   compute_axis_info   contiguity, divisibility, constancy        (axis_info.h)
+ *   assign_layouts      TIR -> LIR: anchors and rematerialisation   (assign_layouts.c)
+ *   remove_converts     cancels conversion chains                   (remove_converts.c)
+ *
+ * driver.c runs them; each can be dumped with RK_DUMP_IR=<name>. */
+#ifndef RK_PASSES_H
+#define RK_PASSES_H
+
+#include "compiler/layout/layout.h"
+#include "compiler/tir/tir.h"
+
+typedef struct LirOptions {
+    const char *target; /* gfx942, gfx90a, gfx950, emu */
+    int wave;           /* lanes per wave */
+    bool use_mfma;      /* matrix instructions for dot (else FMAs) */
+} LirOptions;
+
+/* Builds the LIR of one kernel function into module `dst` (sharing the type table). Returns NULL after
+ * reporting an error (e.g. a tile too large for any layout). */
+Func *assign_layouts(Arena *a, Func *tir, Module *dst, LayoutTab *lt, const LirOptions *o, Diags *diags);
+void remove_converts(Func *f);
+
+/* The MFMA choice for a dot, exposed for tests and the report: instruction, shape and waves. */
+typedef struct DotChoice {
+    bool mfma;
+    int instr, im, in, ik, k_width;
+    int wpc[2];
+} DotChoice;
+DotChoice choose_dot(const LirOptions *o, const Func *f, const Op *dot);
+
+#endif

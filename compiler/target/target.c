@@ -1,0 +1,371 @@
+/* The target table, the MFMA map and the intrinsic allow-lists (target.h says why they exist).
+ *
+ * Sources of the figures:
+ *   AMDGPU limits: LLVM 22 AMDGPUBaseInfo.cpp and the subtarget features (compiler/report/
+ *     report_occupancy.c cites each: VGPR file 512 unified, granule 8, 8 waves per SIMD; LDS 64 KiB
+ *     on gfx90a/gfx942, 160 KiB on gfx950 with a 1280-byte granule). Checked here with llc-22: an
+ *     80000-byte LDS array fails on gfx942 ("local memory (80000) exceeds limit (65536)") and
+ *     compiles on gfx950.
+ *   MFMA availability: every llvm.amdgcn.mfma.* intrinsic of IntrinsicsAMDGPU.td compiled with
+ *     llc-22 for gfx90a, gfx942 and gfx950 (tests/data/codegen/intrinsics.ll records the result).
+ *     gfx90a: the CDNA2 set (f32, f16, bf16_1k, f64, i8 as 16x16x16/32x32x8; no xf32, no fp8, no
+ *     i8 16x16x32). gfx942: CDNA3 (the old i8 and non-1k bf16 forms are gone; xf32, fp8/bf8 and i8
+ *     16x16x32/32x32x16 added). gfx950: CDNA3 minus xf32, plus f16/bf16 16x16x32 and 32x32x16 and
+ *     i8 16x16x64/32x32x32.
+ *   sm_90 (H100, CUDA programming guide, compute capability 9.0): 228 KiB shared memory per SM, at
+ *     most 227 KiB per block with cudaFuncAttributeMaxDynamicSharedMemorySize, 48 KiB without;
+ *     64K 32-bit registers per SM (4 SMSPs: 512 per lane each), allocated per warp in units of 256
+ *     (8 per lane), at most 255 per thread; 64 resident warps per SM (16 per SMSP). */
+#include <stdio.h>
+#include <string.h>
+
+#include "target.h"
+
+enum { T_GFX942 = 1 << 0, T_GFX90A = 1 << 1, T_GFX950 = 1 << 2, T_EMU = 1 << 3, T_SM90 = 1 << 4 };
+enum { T_GFX9 = T_GFX90A | T_GFX942 | T_GFX950, T_CDNA3 = T_GFX942 | T_GFX950 };
+
+#define OPBIT(op) (1u << (op))
+
+/* CDNA2 (gfx90a) */
+#define MFMA_90A                                                                                        \
+    (OPBIT(EMU_MFMA_F32_16X16X16_F16) | OPBIT(EMU_MFMA_F32_32X32X8_F16) | OPBIT(EMU_MFMA_F32_16X16X16_BF16) | \
+     OPBIT(EMU_MFMA_F32_32X32X8_BF16) | OPBIT(EMU_MFMA_F32_16X16X4_F32) | OPBIT(EMU_MFMA_F32_32X32X2_F32) |  \
+     OPBIT(EMU_MFMA_F64_16X16X4_F64) | OPBIT(EMU_MFMA_I32_16X16X16_I8) | OPBIT(EMU_MFMA_I32_32X32X8_I8))
+/* CDNA3 (gfx942) without xf32, which gfx950 lacks */
+#define MFMA_CDNA3_COMMON                                                                               \
+    (OPBIT(EMU_MFMA_F32_16X16X16_F16) | OPBIT(EMU_MFMA_F32_32X32X8_F16) | OPBIT(EMU_MFMA_F32_16X16X16_BF16) | \
+     OPBIT(EMU_MFMA_F32_32X32X8_BF16) | OPBIT(EMU_MFMA_F32_16X16X4_F32) | OPBIT(EMU_MFMA_F32_32X32X2_F32) |  \
+     OPBIT(EMU_MFMA_I32_16X16X32_I8) | OPBIT(EMU_MFMA_I32_32X32X16_I8) | OPBIT(EMU_MFMA_F64_16X16X4_F64) |   \
+     OPBIT(EMU_MFMA_F32_16X16X32_FP8_FP8) | OPBIT(EMU_MFMA_F32_32X32X16_FP8_FP8))
+#define MFMA_942 (MFMA_CDNA3_COMMON | OPBIT(EMU_MFMA_F32_16X16X8_XF32) | OPBIT(EMU_MFMA_F32_32X32X4_XF32))
+#define MFMA_950                                                                                        \
+    (MFMA_CDNA3_COMMON | OPBIT(EMU_MFMA_F32_16X16X32_F16) | OPBIT(EMU_MFMA_F32_32X32X16_F16) |            \
+     OPBIT(EMU_MFMA_F32_16X16X32_BF16) | OPBIT(EMU_MFMA_F32_32X32X16_BF16))
+
+#define AMDGPU_TRIPLE "amdgcn-amd-amdhsa"
+/* The gfx9 CDNA facts shared by gfx90a, gfx942 and emu (gfx950 differs only in LDS). */
+#define CDNA_CORE(lds, granule)                                                                         \
+    .wave_size = 64, .max_workgroup_size = 1024, .simds_per_cu = 4, .max_waves_per_simd = 8,            \
+    .vgpr_file = 512, .vgpr_granule = 8, .max_vgprs_per_lane = 512, .lds_bytes = (lds),                 \
+    .lds_bytes_default = (lds), .lds_per_cu = (lds), .lds_granule = (granule)
+
+/* Order: the default first; the others as rkc lists them. The bit of targets[i] is 1 << i. */
+static const Target targets[] = {
+    {.name = "gfx942", .kind = TARGET_AMDGPU, .triple = AMDGPU_TRIPLE, .cpu = "gfx942", .features = "",
+     .arch = "gfx942", .description = "AMD Instinct MI300X/MI300A/MI325X (CDNA3)", .lowering = true,
+     CDNA_CORE(65536, 512), .mfma_ops = MFMA_942, .as_global = 1, .as_lds = 3, .as_constant = 4,
+     .as_private = 5, .kernel_cc = LLVMAMDGPUKERNELCallConv, .code_object_version = 500,
+     .binary_ext = "hsaco"},
+    {.name = "gfx90a", .kind = TARGET_AMDGPU, .triple = AMDGPU_TRIPLE, .cpu = "gfx90a", .features = "",
+     .arch = "gfx90a", .description = "AMD Instinct MI200 series (CDNA2)", .lowering = true,
+     CDNA_CORE(65536, 512), .mfma_ops = MFMA_90A, .as_global = 1, .as_lds = 3, .as_constant = 4,
+     .as_private = 5, .kernel_cc = LLVMAMDGPUKERNELCallConv, .code_object_version = 500,
+     .binary_ext = "hsaco"},
+    {.name = "gfx950", .kind = TARGET_AMDGPU, .triple = AMDGPU_TRIPLE, .cpu = "gfx950", .features = "",
+     .arch = "gfx950", .description = "AMD Instinct MI350 series (CDNA4)", .lowering = true,
+     CDNA_CORE(163840, 1280), .mfma_ops = MFMA_950, .as_global = 1, .as_lds = 3, .as_constant = 4,
+     .as_private = 5, .kernel_cc = LLVMAMDGPUKERNELCallConv, .code_object_version = 500,
+     .binary_ext = "hsaco"},
+    /* x86-64-v2 (SSE4.2, POPCNT): any x86-64 host of the last fifteen years, and a fixed choice, so
+     * a cached .so never depends on the machine that compiled it. Position-independent code. */
+    {.name = "emu", .kind = TARGET_EMU, .triple = "x86_64-pc-linux-gnu", .cpu = "x86-64-v2", .features = "",
+     .arch = "gfx942", .description = "host emulator of a gfx942 workgroup", .lowering = true,
+     CDNA_CORE(65536, 512), .mfma_ops = MFMA_942, .as_global = 0, .as_lds = 0, .as_constant = 0,
+     .as_private = 0, .kernel_cc = LLVMCCallConv, .code_object_version = 0, .binary_ext = "so"},
+    /* sm_90a: the arch-specific variant (wgmma, setmaxnreg); PTX ISA 8.0 is the first that has it. */
+    {.name = "sm_90", .kind = TARGET_NVPTX, .triple = "nvptx64-nvidia-cuda", .cpu = "sm_90a",
+     .features = "+ptx80", .arch = "sm_90", .description = "NVIDIA H100/H200 (Hopper), lowering not built yet",
+     .lowering = false, .wave_size = 32, .max_workgroup_size = 1024, .simds_per_cu = 4,
+     .max_waves_per_simd = 16, .vgpr_file = 512, .vgpr_granule = 8, .max_vgprs_per_lane = 255,
+     .lds_bytes = 227 * 1024, .lds_bytes_default = 48 * 1024, .lds_per_cu = 228 * 1024, .lds_granule = 128,
+     .mfma_ops = 0, .as_global = 1, .as_lds = 3, .as_constant = 4, .as_private = 5,
+     .kernel_cc = LLVMPTXKernelCallConv, .code_object_version = 0, .binary_ext = "ptx"},
+};
+enum { NTARGETS = sizeof targets / sizeof targets[0] };
+
+const Target *target_find(const char *name)
+{
+    for (int i = 0; name && i < NTARGETS; i++)
+        if (strcmp(targets[i].name, name) == 0)
+            return &targets[i];
+    return NULL;
+}
+
+const Target *target_default(void) { return &targets[0]; }
+int target_count(void) { return NTARGETS; }
+const Target *target_at(int i) { return i >= 0 && i < NTARGETS ? &targets[i] : NULL; }
+const char *target_names(void) { return "gfx942, gfx90a, gfx950, emu, sm_90"; }
+
+static unsigned target_bit(const Target *t)
+{
+    return t >= targets && t < targets + NTARGETS ? 1u << (t - targets) : 0;
+}
+
+/* ---- MFMA ------------------------------------------------------------------------------------- */
+
+static const char *const mfma_intrinsics[EMU_MFMA_COUNT] = {
+    [EMU_MFMA_F32_16X16X16_F16] = "llvm.amdgcn.mfma.f32.16x16x16f16",
+    [EMU_MFMA_F32_32X32X8_F16] = "llvm.amdgcn.mfma.f32.32x32x8f16",
+    [EMU_MFMA_F32_16X16X16_BF16] = "llvm.amdgcn.mfma.f32.16x16x16bf16.1k",
+    [EMU_MFMA_F32_32X32X8_BF16] = "llvm.amdgcn.mfma.f32.32x32x8bf16.1k",
+    [EMU_MFMA_F32_16X16X4_F32] = "llvm.amdgcn.mfma.f32.16x16x4f32",
+    [EMU_MFMA_F32_32X32X2_F32] = "llvm.amdgcn.mfma.f32.32x32x2f32",
+    [EMU_MFMA_F32_16X16X8_XF32] = "llvm.amdgcn.mfma.f32.16x16x8.xf32",
+    [EMU_MFMA_F32_32X32X4_XF32] = "llvm.amdgcn.mfma.f32.32x32x4.xf32",
+    [EMU_MFMA_I32_16X16X32_I8] = "llvm.amdgcn.mfma.i32.16x16x32.i8",
+    [EMU_MFMA_I32_32X32X16_I8] = "llvm.amdgcn.mfma.i32.32x32x16.i8",
+    [EMU_MFMA_F64_16X16X4_F64] = "llvm.amdgcn.mfma.f64.16x16x4f64",
+    [EMU_MFMA_F32_16X16X32_FP8_FP8] = "llvm.amdgcn.mfma.f32.16x16x32.fp8.fp8",
+    [EMU_MFMA_F32_32X32X16_FP8_FP8] = "llvm.amdgcn.mfma.f32.32x32x16.fp8.fp8",
+    [EMU_MFMA_I32_16X16X16_I8] = "llvm.amdgcn.mfma.i32.16x16x16i8",
+    [EMU_MFMA_I32_32X32X8_I8] = "llvm.amdgcn.mfma.i32.32x32x8i8",
+    [EMU_MFMA_F32_16X16X32_F16] = "llvm.amdgcn.mfma.f32.16x16x32.f16",
+    [EMU_MFMA_F32_32X32X16_F16] = "llvm.amdgcn.mfma.f32.32x32x16.f16",
+    [EMU_MFMA_F32_16X16X32_BF16] = "llvm.amdgcn.mfma.f32.16x16x32.bf16",
+    [EMU_MFMA_F32_32X32X16_BF16] = "llvm.amdgcn.mfma.f32.32x32x16.bf16",
+};
+
+bool target_has_mfma(const Target *t, EmuMfmaOp op)
+{
+    return t && (unsigned)op < EMU_MFMA_COUNT && (t->mfma_ops & OPBIT(op));
+}
+
+const char *target_mfma_intrinsic(EmuMfmaOp op)
+{
+    return (unsigned)op < EMU_MFMA_COUNT ? mfma_intrinsics[op] : NULL;
+}
+
+/* ---- intrinsic allow-lists -------------------------------------------------------------------- */
+
+/* Base names (LLVMIntrinsicGetName) and the targets on which each compiles. Everything here was
+ * compiled by llc-22 on each listed CPU (tests/data/codegen/intrinsics*.ll). Not here, on purpose:
+ * llvm.amdgcn.cvt.scalef32.* other than the one fp8 packing form (gfx950 only, although LLVM also
+ * selects it for gfx90a/gfx942), permlanex16 and the WMMA/sudot4 family (RDNA), s.barrier.signal
+ * (gfx12; crashes llc on gfx9), and the smfmac/scale MFMA forms (not used by rk). */
+static const struct {
+    const char *name;
+    unsigned targets;
+} allowed[] = {
+    /* ids, dispatch */
+    {"llvm.amdgcn.workitem.id.x", T_GFX9},
+    {"llvm.amdgcn.workitem.id.y", T_GFX9},
+    {"llvm.amdgcn.workitem.id.z", T_GFX9},
+    {"llvm.amdgcn.workgroup.id.x", T_GFX9},
+    {"llvm.amdgcn.workgroup.id.y", T_GFX9},
+    {"llvm.amdgcn.workgroup.id.z", T_GFX9},
+    {"llvm.amdgcn.kernarg.segment.ptr", T_GFX9},
+    {"llvm.amdgcn.implicitarg.ptr", T_GFX9},
+    {"llvm.amdgcn.dispatch.ptr", T_GFX9},
+    /* synchronisation and scheduling */
+    {"llvm.amdgcn.s.barrier", T_GFX9},
+    {"llvm.amdgcn.wave.barrier", T_GFX9},
+    {"llvm.amdgcn.s.waitcnt", T_GFX9},
+    {"llvm.amdgcn.sched.barrier", T_GFX9},
+    {"llvm.amdgcn.sched.group.barrier", T_GFX9},
+    {"llvm.amdgcn.iglp.opt", T_GFX9},
+    {"llvm.amdgcn.s.setprio", T_GFX9},
+    {"llvm.amdgcn.s.sleep", T_GFX9},
+    {"llvm.amdgcn.s.memtime", T_GFX9},
+    {"llvm.amdgcn.s.memrealtime", T_GFX9},
+    {"llvm.amdgcn.s.getpc", T_GFX9},
+    /* cross-lane */
+    {"llvm.amdgcn.ds.bpermute", T_GFX9},
+    {"llvm.amdgcn.ds.permute", T_GFX9},
+    {"llvm.amdgcn.ds.swizzle", T_GFX9},
+    {"llvm.amdgcn.update.dpp", T_GFX9},
+    {"llvm.amdgcn.mov.dpp", T_GFX9},
+    {"llvm.amdgcn.readlane", T_GFX9},
+    {"llvm.amdgcn.readfirstlane", T_GFX9},
+    {"llvm.amdgcn.writelane", T_GFX9},
+    {"llvm.amdgcn.ballot", T_GFX9},
+    {"llvm.amdgcn.mbcnt.lo", T_GFX9},
+    {"llvm.amdgcn.mbcnt.hi", T_GFX9},
+    {"llvm.amdgcn.permlane32.swap", T_GFX950},
+    {"llvm.amdgcn.permlane16.swap", T_GFX950},
+    /* arithmetic */
+    {"llvm.amdgcn.exp2", T_GFX9},
+    {"llvm.amdgcn.log", T_GFX9},
+    {"llvm.amdgcn.rcp", T_GFX9},
+    {"llvm.amdgcn.rsq", T_GFX9},
+    {"llvm.amdgcn.sqrt", T_GFX9},
+    {"llvm.amdgcn.fmed3", T_GFX9},
+    {"llvm.amdgcn.cvt.pkrtz", T_GFX9},
+    {"llvm.amdgcn.fdot2", T_GFX9},
+    {"llvm.amdgcn.sdot4", T_GFX9},
+    {"llvm.amdgcn.cvt.f32.fp8", T_CDNA3},
+    {"llvm.amdgcn.cvt.f32.bf8", T_CDNA3},
+    {"llvm.amdgcn.cvt.pk.f32.fp8", T_CDNA3},
+    {"llvm.amdgcn.cvt.pk.fp8.f32", T_CDNA3},
+    {"llvm.amdgcn.cvt.pk.bf8.f32", T_CDNA3},
+    {"llvm.amdgcn.cvt.sr.fp8.f32", T_CDNA3},
+    {"llvm.amdgcn.cvt.scalef32.pk.fp8.f32", T_GFX950},
+    /* memory */
+    {"llvm.amdgcn.make.buffer.rsrc", T_GFX9},
+    {"llvm.amdgcn.raw.ptr.buffer.load", T_GFX9},
+    {"llvm.amdgcn.raw.ptr.buffer.store", T_GFX9},
+    {"llvm.amdgcn.global.load.lds", T_GFX9}, /* sizes checked per call: global_load_lds_size_ok */
+    {"llvm.amdgcn.ds.read.tr4.b64", T_GFX950},
+    {"llvm.amdgcn.ds.read.tr8.b64", T_GFX950},
+    {"llvm.amdgcn.ds.read.tr6.b96", T_GFX950},
+    {"llvm.amdgcn.ds.read.tr16.b64", T_GFX950},
+    /* matrix: those in EmuMfmaOp come from mfma_intrinsics and the targets' mfma_ops; these are
+     * the other forms that compile (the CDNA1 ones, 4x4 blocks, the other fp8/bf8 pairs). */
+    {"llvm.amdgcn.mfma.f32.32x32x1f32", T_GFX9},
+    {"llvm.amdgcn.mfma.f32.16x16x1f32", T_GFX9},
+    {"llvm.amdgcn.mfma.f32.4x4x1f32", T_GFX9},
+    {"llvm.amdgcn.mfma.f32.32x32x4f16", T_GFX9},
+    {"llvm.amdgcn.mfma.f32.16x16x4f16", T_GFX9},
+    {"llvm.amdgcn.mfma.f32.4x4x4f16", T_GFX9},
+    {"llvm.amdgcn.mfma.i32.32x32x4i8", T_GFX9},
+    {"llvm.amdgcn.mfma.i32.16x16x4i8", T_GFX9},
+    {"llvm.amdgcn.mfma.i32.4x4x4i8", T_GFX9},
+    {"llvm.amdgcn.mfma.f32.32x32x2bf16", T_GFX90A},
+    {"llvm.amdgcn.mfma.f32.16x16x2bf16", T_GFX90A},
+    {"llvm.amdgcn.mfma.f32.4x4x2bf16", T_GFX90A},
+    {"llvm.amdgcn.mfma.f32.32x32x4bf16", T_GFX90A},
+    {"llvm.amdgcn.mfma.f32.16x16x8bf16", T_GFX90A},
+    {"llvm.amdgcn.mfma.f32.32x32x4bf16.1k", T_GFX9},
+    {"llvm.amdgcn.mfma.f32.16x16x4bf16.1k", T_GFX9},
+    {"llvm.amdgcn.mfma.f32.4x4x4bf16.1k", T_GFX9},
+    {"llvm.amdgcn.mfma.f64.4x4x4f64", T_GFX9},
+    {"llvm.amdgcn.mfma.i32.16x16x64.i8", T_GFX950},
+    {"llvm.amdgcn.mfma.i32.32x32x32.i8", T_GFX950},
+    {"llvm.amdgcn.mfma.f32.16x16x32.bf8.bf8", T_CDNA3},
+    {"llvm.amdgcn.mfma.f32.16x16x32.bf8.fp8", T_CDNA3},
+    {"llvm.amdgcn.mfma.f32.16x16x32.fp8.bf8", T_CDNA3},
+    {"llvm.amdgcn.mfma.f32.32x32x16.bf8.bf8", T_CDNA3},
+    {"llvm.amdgcn.mfma.f32.32x32x16.bf8.fp8", T_CDNA3},
+    {"llvm.amdgcn.mfma.f32.32x32x16.fp8.bf8", T_CDNA3},
+    /* NVPTX (sm_90), for the lowering to come: compiled with llc-22 -mcpu=sm_90a */
+    {"llvm.nvvm.read.ptx.sreg.tid.x", T_SM90},
+    {"llvm.nvvm.read.ptx.sreg.tid.y", T_SM90},
+    {"llvm.nvvm.read.ptx.sreg.tid.z", T_SM90},
+    {"llvm.nvvm.read.ptx.sreg.ctaid.x", T_SM90},
+    {"llvm.nvvm.read.ptx.sreg.ctaid.y", T_SM90},
+    {"llvm.nvvm.read.ptx.sreg.ctaid.z", T_SM90},
+    {"llvm.nvvm.read.ptx.sreg.ntid.x", T_SM90},
+    {"llvm.nvvm.read.ptx.sreg.nctaid.x", T_SM90},
+    {"llvm.nvvm.read.ptx.sreg.laneid", T_SM90},
+    {"llvm.nvvm.barrier.cta.sync.aligned.all", T_SM90},
+    {"llvm.nvvm.bar.warp.sync", T_SM90},
+    {"llvm.nvvm.shfl.sync.idx.i32", T_SM90},
+    {"llvm.nvvm.shfl.sync.bfly.i32", T_SM90},
+    {"llvm.nvvm.shfl.sync.up.i32", T_SM90},
+    {"llvm.nvvm.shfl.sync.down.i32", T_SM90},
+    {"llvm.nvvm.shfl.sync.idx.f32", T_SM90},
+    {"llvm.nvvm.shfl.sync.bfly.f32", T_SM90},
+    {"llvm.nvvm.vote.ballot.sync", T_SM90},
+    {"llvm.nvvm.wgmma.fence.sync.aligned", T_SM90},
+};
+
+/* The back ends' intrinsic prefixes (IntrinsicsAArch64.td ... IntrinsicsXCore.td): an intrinsic
+ * with one of these is a target intrinsic; any other llvm.* intrinsic is target-independent. */
+static const char *const target_prefixes[] = {
+    "llvm.aarch64.", "llvm.amdgcn.", "llvm.arm.",   "llvm.bpf.",   "llvm.dx.",    "llvm.hexagon.",
+    "llvm.loongarch.", "llvm.mips.", "llvm.nvvm.",  "llvm.ppc.",   "llvm.r600.",  "llvm.riscv.",
+    "llvm.spv.",     "llvm.s390.",   "llvm.ve.",    "llvm.wasm.",  "llvm.x86.",   "llvm.xcore.",
+};
+
+static bool is_target_intrinsic(const char *name)
+{
+    for (size_t i = 0; i < sizeof target_prefixes / sizeof target_prefixes[0]; i++)
+        if (strncmp(name, target_prefixes[i], strlen(target_prefixes[i])) == 0)
+            return true;
+    return false;
+}
+
+bool target_supports_intrinsic(const Target *t, const char *llvm_name)
+{
+    unsigned bit = target_bit(t);
+    if (!bit || !llvm_name || strncmp(llvm_name, "llvm.", 5) != 0)
+        return false;
+    if (!is_target_intrinsic(llvm_name))
+        return true;
+    if (t->kind == TARGET_AMDGPU)
+        for (int op = 0; op < EMU_MFMA_COUNT; op++)
+            if (strcmp(mfma_intrinsics[op], llvm_name) == 0)
+                return target_has_mfma(t, (EmuMfmaOp)op);
+    for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++)
+        if (strcmp(allowed[i].name, llvm_name) == 0)
+            return (allowed[i].targets & bit) != 0;
+    return false;
+}
+
+/* ---- checking a module ------------------------------------------------------------------------ */
+
+typedef struct Problems {
+    Arena *a;
+    char *text;
+    int n;
+} Problems;
+
+enum { MAX_PROBLEMS = 20 };
+
+static void problem(Problems *p, const char *line)
+{
+    if (p->n++ >= MAX_PROBLEMS)
+        return;
+    p->text = p->text ? arena_printf(p->a, "%s\n%s", p->text, line) : arena_strdup(p->a, line);
+}
+
+/* llvm.amdgcn.global.load.lds: "Data byte size: 1/2/4 (/12/16 for gfx950)" (IntrinsicsAMDGPU.td);
+ * llc-22 aborts with "Cannot select" on 12 and 16 for gfx90a and gfx942. */
+static void check_global_load_lds(const Target *t, LLVMValueRef fn, Problems *p)
+{
+    for (LLVMUseRef u = LLVMGetFirstUse(fn); u; u = LLVMGetNextUse(u)) {
+        LLVMValueRef call = LLVMGetUser(u);
+        if (!LLVMIsACallInst(call) || LLVMGetNumOperands(call) < 3)
+            continue;
+        LLVMValueRef size = LLVMGetOperand(call, 2);
+        long long v = LLVMIsAConstantInt(size) ? LLVMConstIntGetSExtValue(size) : -1;
+        bool ok = v == 1 || v == 2 || v == 4 || ((v == 12 || v == 16) && strcmp(t->cpu, "gfx950") == 0);
+        if (!ok)
+            problem(p, arena_printf(p->a, "llvm.amdgcn.global.load.lds of %lld bytes is not supported on %s "
+                                          "(1, 2 or 4 bytes%s)",
+                                    v, t->name, strcmp(t->cpu, "gfx950") == 0 ? ", 12 or 16" : ""));
+    }
+}
+
+bool target_check_module(const Target *t, LLVMModuleRef m, Arena *a, const char **msg)
+{
+    Problems p = {a, NULL, 0};
+    if (!target_bit(t)) {
+        *msg = "not a target from rk's table";
+        return false;
+    }
+    bool gpu = t->kind != TARGET_EMU;
+    for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+        if (!LLVMIsDeclaration(f))
+            continue;
+        size_t len;
+        const char *name = LLVMGetValueName2(f, &len);
+        unsigned id = LLVMGetIntrinsicID(f);
+        if (id) {
+            size_t blen;
+            const char *base = LLVMIntrinsicGetName(id, &blen);
+            char buf[256];
+            snprintf(buf, sizeof buf, "%.*s", (int)blen, base);
+            if (!target_supports_intrinsic(t, buf))
+                problem(&p, arena_printf(a, "intrinsic %s is not supported on %s", buf, t->name));
+            else if (strcmp(buf, "llvm.amdgcn.global.load.lds") == 0)
+                check_global_load_lds(t, f, &p);
+        } else if (len >= 5 && strncmp(name, "llvm.", 5) == 0) {
+            problem(&p, arena_printf(a, "%.*s is not an intrinsic that LLVM 22 knows", (int)len, name));
+        } else if (gpu && LLVMGetFirstUse(f)) {
+            problem(&p, arena_printf(a, "function '%.*s' is used but not defined: %s code cannot call an "
+                                        "external function", (int)len, name, t->name));
+        }
+    }
+    for (LLVMValueRef g = LLVMGetFirstGlobal(m); gpu && g; g = LLVMGetNextGlobal(g)) {
+        if (LLVMIsDeclaration(g) && LLVMGetFirstUse(g)) {
+            size_t len;
+            const char *name = LLVMGetValueName2(g, &len);
+            problem(&p, arena_printf(a, "global '%.*s' is used but not defined: nothing can provide it to %s code",
+                                     (int)len, name, t->name));
+        }
+    }
+    if (p.n > MAX_PROBLEMS)
+        p.text = arena_printf(a, "%s\n(%d more)", p.text, p.n - MAX_PROBLEMS);
+    *msg = p.text;
+    return p.n == 0;
+}

@@ -1,0 +1,353 @@
+/* rk.h: the public C API of rk, a compiler and runtime for a Triton-like tile language on AMD GPUs.
+ *
+ * This is the only header a program embedding rk includes. Everything behind it is reached through
+ * opaque handles (rk_ctx, rk_program, rk_kernel, rk_event); every call returns an rk_status, and on
+ * failure rk_error(ctx) says why in one line. The library never prints and never exits: compile
+ * diagnostics are collected in the context (rk_diag_get), device print() output and IR dumps go to
+ * callbacks the caller installs. All of the library's own memory comes from one allocator hook.
+ *
+ * A typical program (docs/api.md has the complete version):
+ *
+ *     rk_ctx *ctx;
+ *     if (rk_ctx_create(NULL, &ctx) != RK_OK) { fprintf(stderr, "%s\n", rk_error(ctx)); ... }
+ *     rk_program *prog;
+ *     rk_compile_options co = {.filename = "vadd.tile"};
+ *     if (rk_compile(ctx, src, strlen(src), &co, &prog) == RK_ECOMPILE)
+ *         for (int i = 0; i < rk_diag_count(ctx); i++) { rk_diag d; rk_diag_get(ctx, i, &d); fputs(d.text, stderr); }
+ *     rk_kernel *k;
+ *     rk_program_kernel(prog, "vadd", &k);
+ *     void *x, *y, *out;            // rk_malloc, rk_memcpy_htod ...
+ *     rk_arg args[] = {rk_arg_ptr(x), rk_arg_ptr(y), rk_arg_ptr(out), rk_arg_i32(n)};
+ *     rk_launch(k, NULL, args, 4, NULL);   // NULL grid: the kernel's @grid
+ *     rk_memcpy_dtoh(ctx, host, out, n * sizeof(float));
+ *     rk_program_destroy(prog);
+ *     rk_ctx_destroy(ctx);
+ *
+ * Threads: a context, and the programs, kernels and events made from it, must be used by one thread
+ * at a time. Different contexts may be used from different threads at once.
+ *
+ * Strings the library returns (rk_error, diagnostics, names) belong to the library; each entry says how
+ * long it stays valid. Strings and arrays the caller passes in are copied when the library keeps them. */
+#ifndef RK_H
+#define RK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define RK_API __attribute__((visibility("default")))
+#else
+#define RK_API
+#endif
+
+/* ---- status codes ------------------------------------------------------------------------------- */
+
+typedef enum rk_status {
+    RK_OK = 0,
+    RK_EINVAL = 1,       /* an invalid argument: a NULL handle or out pointer, a bad option value */
+    RK_ENOMEM = 2,       /* the allocator hook, or the device, is out of memory */
+    RK_ECOMPILE = 3,     /* the tile program has errors: see rk_diag_count / rk_diag_get */
+    RK_ENODEVICE = 4,    /* no such device, or none present (message says which and why) */
+    RK_EDEVICE = 5,      /* the device or its runtime failed (HIP error, code object refused, ...) */
+    RK_ELAUNCH = 6,      /* launch arguments do not match the kernel's signature, or no grid */
+    RK_EKERNEL = 7,      /* the kernel failed while running: out-of-bounds access, failed
+                            device_assert, timeout (detected on emu and interp) */
+    RK_EUNSUPPORTED = 8, /* not available yet, for this target, or on this device */
+    RK_EIO = 9,          /* a file could not be read or written */
+    RK_ENOTFOUND = 10,   /* no kernel (or other named thing) of that name */
+    RK_EINTERNAL = 11,   /* a bug in rk; the message says "internal error" */
+} rk_status;
+
+/* The status's name ("RK_ENOMEM"); a static string. */
+RK_API const char *rk_status_name(rk_status status);
+/* The library's version ("0.1.0"); a static string. */
+RK_API const char *rk_version(void);
+
+/* ---- handles ------------------------------------------------------------------------------------ */
+
+typedef struct rk_ctx rk_ctx;         /* a device, its memory, diagnostics and the last error */
+typedef struct rk_program rk_program; /* the result of one compile: a code object and its kernels */
+typedef struct rk_kernel rk_kernel;   /* one kernel of a program; owned by the program */
+typedef struct rk_event rk_event;     /* a point in a stream's work, for timing */
+typedef struct rk_stream rk_stream;   /* a queue of device work; only NULL (the default) exists yet */
+
+/* ---- contexts ----------------------------------------------------------------------------------- */
+
+/* The allocator hook, the same contract as Lua's lua_Alloc: allocate when ptr is NULL, free when
+ * nsize is 0 (return NULL), otherwise reallocate from osize to nsize bytes. Return NULL on failure:
+ * the call in progress then fails with RK_ENOMEM and leaks nothing. Memory must be aligned for any C
+ * object (like malloc's). */
+typedef void *(*rk_alloc_fn)(void *ud, void *ptr, size_t osize, size_t nsize);
+/* Receives an IR dump: stage is "tir", a pass name, "lir", "llvm" or "asm"; text ends in a newline. */
+typedef void (*rk_dump_fn)(void *ud, const char *stage, const char *kernel, const char *text);
+/* Receives one line (without newline) printed by a kernel's print() on emu or interp. */
+typedef void (*rk_print_fn)(void *ud, const char *line);
+
+/* Options of a context. Zero-initialise and set what you need: every zero or NULL field means the
+ * default. New fields are only ever appended. */
+typedef struct rk_ctx_options {
+    /* "hip", "cuda", "emu", "interp" or "none" (compile only, no device). NULL: $RK_DEVICE, else the
+     * first HIP GPU, else the first CUDA GPU, else the host emulator `emu` -- and, while this build's
+     * compiler cannot generate emu code yet, the interpreter `interp` in its place. */
+    const char *device;
+    int device_index;          /* which GPU of that kind, from 0 */
+    rk_alloc_fn alloc;         /* NULL: malloc, realloc and free */
+    void *alloc_ud;
+    /* IR dumps: which stages (as RK_DUMP_IR: "1"/"all" or a list such as "tir,llvm"; NULL: $RK_DUMP_IR),
+     * a folder to write them to (NULL: $RK_DUMP_DIR), else they go to `dump` (NULL: dropped). */
+    const char *dump_ir;
+    const char *dump_dir;
+    rk_dump_fn dump;
+    void *dump_ud;
+    rk_print_fn print;         /* kernel print() lines (NULL: dropped) */
+    void *print_ud;
+    const char *cache_dir;     /* compile and autotune cache (NULL: $RK_CACHE_DIR, else ~/.cache/rk) */
+    const char *stdlib_dir;    /* the tile stdlib (NULL: $RK_STDLIB_DIR, else the one rk was built with) */
+    int host_threads;          /* emu and interp: host threads per launch (0: one per core) */
+} rk_ctx_options;
+
+/* Creates a context on a device. options may be NULL (all defaults).
+ * Like sqlite3_open, *ctx is set even when the device cannot be opened, so that rk_error(*ctx) can
+ * say why: the status is then RK_ENODEVICE or RK_EDEVICE, and the context can still compile (with an
+ * explicit target) but not allocate or launch. Call rk_ctx_destroy in every case where *ctx is not
+ * NULL. *ctx is NULL only after RK_EINVAL (ctx itself NULL, or a bad option) or RK_ENOMEM. */
+RK_API rk_status rk_ctx_create(const rk_ctx_options *options, rk_ctx **ctx);
+/* Destroys the context and everything made from it that is still alive: programs, device memory,
+ * events. ctx may be NULL. */
+RK_API void rk_ctx_destroy(rk_ctx *ctx);
+
+/* The message of the last failed call on this context (or on a program, kernel or event made from
+ * it), or "" after a success. Valid until the next call on the context. Never NULL; for a NULL ctx,
+ * a fixed message. */
+RK_API const char *rk_error(const rk_ctx *ctx);
+
+typedef struct rk_device_info {
+    const char *kind;   /* "hip", "cuda", "emu", "interp" or "none" */
+    const char *name;   /* e.g. "AMD Instinct MI300X", "host emulator of a gfx942 workgroup" */
+    const char *arch;   /* the device's processor, e.g. "gfx942:sramecc+:xnack-", "emu", "interp" */
+    const char *target; /* the compile target it runs: "gfx942", "emu", "interp" (NULL for none) */
+    int compute_units;  /* CUs (host cores for emu and interp) */
+    int lds_bytes;      /* LDS (shared memory) per workgroup */
+    int wave_size;      /* lanes per wave */
+    uint64_t global_memory; /* bytes, 0 when unknown */
+} rk_device_info;
+
+/* The context's device. The strings live as long as the context. */
+RK_API rk_status rk_device_get_info(rk_ctx *ctx, rk_device_info *info);
+
+/* ---- diagnostics -------------------------------------------------------------------------------- */
+
+typedef enum rk_severity { RK_SEVERITY_ERROR, RK_SEVERITY_WARNING, RK_SEVERITY_NOTE } rk_severity;
+
+typedef struct rk_diag {
+    rk_severity severity;
+    const char *file;        /* NULL when the diagnostic has no location */
+    int line, column;        /* 1-based; column counts UTF-8 code points */
+    const char *message;     /* without location or severity */
+    const char *source_line; /* the line of source (no newline), or NULL */
+    int caret;               /* byte offset of the column in source_line */
+    const char *text;        /* all of it rendered as rkc prints it: "file:line:col: error: message\n",
+                                then the source line and a caret line */
+} rk_diag;
+
+/* The diagnostics of the last rk_compile on this context (errors, warnings and notes, in order).
+ * They stay valid until the next rk_compile or rk_ctx_destroy. */
+RK_API int rk_diag_count(const rk_ctx *ctx);
+/* RK_EINVAL when i is out of range. */
+RK_API rk_status rk_diag_get(const rk_ctx *ctx, int i, rk_diag *diag);
+
+/* ---- compiling ---------------------------------------------------------------------------------- */
+
+typedef struct rk_define {
+    const char *name, *value; /* a const parameter or compile option, value as written: "128", "f16" */
+} rk_define;
+
+#define RK_OPT_O0 (-1) /* rk_compile_options.opt_level for -O0 (0 means the default, -O3) */
+
+/* Options of one compile. Zero-initialise; every zero or NULL field means the default. */
+typedef struct rk_compile_options {
+    const char *filename;  /* shown in diagnostics and the base of relative imports (NULL: "<source>") */
+    /* "gfx942", "gfx90a", "gfx950", "emu", "interp" (later "sm_90"). NULL: the context device's own
+     * target (a HIP GPU's processor, "emu", "interp"); "gfx942" when the context has no device. */
+    const char *target;
+    const rk_define *defines;
+    int ndefines;
+    const char *const *include_dirs; /* import folders, searched in order before the stdlib */
+    int ninclude_dirs;
+    const char *kernel;    /* compile only this kernel (NULL: every kernel of the file) */
+    int opt_level;         /* 1..3 for -O1..-O3, RK_OPT_O0, 0: default (-O3) */
+} rk_compile_options;
+
+/* Compiles a tile source (length bytes, need not be NUL-terminated) into a program for the target.
+ * options may be NULL. Clears the context's diagnostics, then records this compile's.
+ * Errors: RK_ECOMPILE (the program has errors: see the diagnostics; rk_error names the first),
+ * RK_EUNSUPPORTED (code generation for the target is not built yet), RK_EINVAL (unknown target),
+ * RK_ENOMEM, RK_EINTERNAL. On success *program must be freed with rk_program_destroy. */
+RK_API rk_status rk_compile(rk_ctx *ctx, const char *source, size_t length, const rk_compile_options *options,
+                            rk_program **program);
+/* Frees the program and its kernels. NULL is allowed. */
+RK_API void rk_program_destroy(rk_program *program);
+
+/* The code object: an AMDGPU ELF (gfx*), a host shared object (emu) or TIR text (interp). Owned by the
+ * program. */
+RK_API rk_status rk_program_binary(const rk_program *program, const void **bytes, size_t *size);
+/* The target the program was compiled for; owned by the program. */
+RK_API const char *rk_program_target(const rk_program *program);
+/* The kernels, by name (RK_ENOTFOUND when there is none) or by index. Owned by the program. */
+RK_API rk_status rk_program_kernel(rk_program *program, const char *name, rk_kernel **kernel);
+RK_API int rk_program_kernel_count(const rk_program *program);
+RK_API rk_status rk_program_kernel_at(rk_program *program, int i, rk_kernel **kernel);
+
+/* ---- kernels ------------------------------------------------------------------------------------ */
+
+/* Scalar types of the tile language (same order as its spelling: bool i8 i16 i32 i64 u8 ... f64). */
+typedef enum rk_dtype {
+    RK_BOOL, RK_I8, RK_I16, RK_I32, RK_I64, RK_U8, RK_U16, RK_U32, RK_U64, RK_F16, RK_BF16, RK_F32, RK_F64,
+} rk_dtype;
+
+/* "f32" for RK_F32; NULL for a value out of range. */
+RK_API const char *rk_dtype_name(rk_dtype dtype);
+/* Bytes of one element (bool: 1); 0 for a value out of range. */
+RK_API size_t rk_dtype_size(rk_dtype dtype);
+
+/* 16-bit floats travel as their bits. Conversions round to nearest, ties to even; overflow gives
+ * infinity, NaN stays NaN. Widening is exact. */
+RK_API uint16_t rk_f16_from_double(double x);
+RK_API uint16_t rk_bf16_from_double(double x);
+RK_API double rk_f16_to_double(uint16_t bits);
+RK_API double rk_bf16_to_double(uint16_t bits);
+
+typedef enum rk_param_kind { RK_PARAM_SCALAR, RK_PARAM_POINTER } rk_param_kind;
+
+/* A run-time parameter (const parameters are compiled in and not listed). */
+typedef struct rk_param {
+    const char *name;
+    rk_param_kind kind;
+    rk_dtype dtype; /* the scalar's type, or the pointer's element type */
+} rk_param;
+
+typedef struct rk_kernel_info {
+    const char *name;
+    int num_params;
+    int num_warps;
+    int block_size; /* work-items per workgroup: num_warps * wave size */
+    int lds_bytes;  /* static LDS */
+    bool has_grid;  /* an @grid attribute: rk_launch may take a NULL grid */
+} rk_kernel_info;
+
+/* Strings returned live as long as the program. */
+RK_API rk_status rk_kernel_get_info(const rk_kernel *kernel, rk_kernel_info *info);
+RK_API rk_status rk_kernel_get_param(const rk_kernel *kernel, int i, rk_param *param);
+
+/* ---- arguments ---------------------------------------------------------------------------------- */
+
+/* A launch argument: a tagged value. Build one with the constructors below. */
+typedef struct rk_arg {
+    rk_param_kind kind; /* RK_PARAM_SCALAR or RK_PARAM_POINTER */
+    rk_dtype dtype;     /* a scalar's type (ignored for pointers) */
+    union {
+        bool b;
+        int64_t i;     /* signed integers */
+        uint64_t u;    /* unsigned integers */
+        double f;      /* f32 (exactly, as a double) and f64 */
+        uint16_t bits; /* f16 and bf16: the value's bits */
+        void *ptr;     /* device memory from rk_malloc (or NULL) */
+    } v;
+} rk_arg;
+
+static inline rk_arg rk_arg_bool(bool x) { rk_arg a = {RK_PARAM_SCALAR, RK_BOOL, {.b = x}}; return a; }
+static inline rk_arg rk_arg_i8(int8_t x) { rk_arg a = {RK_PARAM_SCALAR, RK_I8, {.i = x}}; return a; }
+static inline rk_arg rk_arg_i16(int16_t x) { rk_arg a = {RK_PARAM_SCALAR, RK_I16, {.i = x}}; return a; }
+static inline rk_arg rk_arg_i32(int32_t x) { rk_arg a = {RK_PARAM_SCALAR, RK_I32, {.i = x}}; return a; }
+static inline rk_arg rk_arg_i64(int64_t x) { rk_arg a = {RK_PARAM_SCALAR, RK_I64, {.i = x}}; return a; }
+static inline rk_arg rk_arg_u8(uint8_t x) { rk_arg a = {RK_PARAM_SCALAR, RK_U8, {.u = x}}; return a; }
+static inline rk_arg rk_arg_u16(uint16_t x) { rk_arg a = {RK_PARAM_SCALAR, RK_U16, {.u = x}}; return a; }
+static inline rk_arg rk_arg_u32(uint32_t x) { rk_arg a = {RK_PARAM_SCALAR, RK_U32, {.u = x}}; return a; }
+static inline rk_arg rk_arg_u64(uint64_t x) { rk_arg a = {RK_PARAM_SCALAR, RK_U64, {.u = x}}; return a; }
+static inline rk_arg rk_arg_f16(uint16_t bits) { rk_arg a = {RK_PARAM_SCALAR, RK_F16, {.bits = bits}}; return a; }
+static inline rk_arg rk_arg_bf16(uint16_t bits) { rk_arg a = {RK_PARAM_SCALAR, RK_BF16, {.bits = bits}}; return a; }
+static inline rk_arg rk_arg_f32(float x) { rk_arg a = {RK_PARAM_SCALAR, RK_F32, {.f = x}}; return a; }
+static inline rk_arg rk_arg_f64(double x) { rk_arg a = {RK_PARAM_SCALAR, RK_F64, {.f = x}}; return a; }
+static inline rk_arg rk_arg_ptr(void *p) { rk_arg a = {RK_PARAM_POINTER, RK_U8, {.ptr = p}}; return a; }
+
+/* ---- launching ---------------------------------------------------------------------------------- */
+
+/* Launches the kernel over grid[0] x grid[1] x grid[2] program instances (workgroups), or, when grid is
+ * NULL, over the grid its @grid attribute computes from the arguments.
+ *
+ * The arguments are checked against the kernel's parameters before anything runs; a mismatch is
+ * RK_ELAUNCH with a message naming the parameter:
+ *  - nargs must equal the number of run-time parameters, in order;
+ *  - a pointer parameter takes rk_arg_ptr of NULL or of an address inside memory from rk_malloc on
+ *    this context, aligned to 16 bytes (the compiler assumes it, to use 16-byte loads);
+ *  - a scalar parameter takes an argument whose value converts to the parameter's type without loss:
+ *    any integer that fits (rk_arg_i64(5) for an i32 is fine, rk_arg_i32(-1) for a u32 is not), any
+ *    float that is exactly representable (rk_arg_f64(0.5) for an f16 is fine, 0.1 is not) or an
+ *    integer exactly representable as that float; bool only from bool; nothing converts to a bool or
+ *    from a float to an integer.
+ * A grid with a zero dimension launches nothing and succeeds (as Triton does). No grid and no @grid
+ * is RK_ELAUNCH. stream must be NULL for now (the default stream).
+ *
+ * On HIP the launch is asynchronous: errors of the kernel itself surface at rk_synchronize. On emu and
+ * interp it runs to completion first and a failing kernel gives RK_EKERNEL with the kernel, program
+ * id, address and source position in rk_error. */
+RK_API rk_status rk_launch(rk_kernel *kernel, const uint32_t *grid, const rk_arg *args, int nargs,
+                           rk_stream *stream);
+/* Evaluates the kernel's @grid for these arguments (checked as for rk_launch) without launching.
+ * RK_ELAUNCH when the kernel has no @grid. */
+RK_API rk_status rk_kernel_grid(rk_kernel *kernel, const rk_arg *args, int nargs, uint32_t grid[3]);
+
+/* ---- memory ------------------------------------------------------------------------------------- */
+
+/* Device memory of `bytes` bytes, aligned to 256 bytes. Its contents are undefined (on emu and interp
+ * every byte is 0xFF, which is NaN in every float type, so that reads of unset memory show).
+ * bytes == 0 gives *ptr = NULL and RK_OK. Memory not freed is freed by rk_ctx_destroy. */
+RK_API rk_status rk_malloc(rk_ctx *ctx, size_t bytes, void **ptr);
+/* ptr must be NULL (nothing happens) or a pointer rk_malloc returned on this context (RK_EINVAL
+ * otherwise). Waits for the device to finish with it. */
+RK_API rk_status rk_free(rk_ctx *ctx, void *ptr);
+/* Copies between host memory and device memory. The device range must lie inside one allocation
+ * from rk_malloc on this context (RK_EINVAL otherwise). Each copy completes before it returns. */
+RK_API rk_status rk_memcpy_htod(rk_ctx *ctx, void *dst, const void *src, size_t bytes);
+RK_API rk_status rk_memcpy_dtoh(rk_ctx *ctx, void *dst, const void *src, size_t bytes);
+RK_API rk_status rk_memcpy_dtod(rk_ctx *ctx, void *dst, const void *src, size_t bytes);
+/* Sets `bytes` bytes of device memory to the byte `value`. */
+RK_API rk_status rk_memset(rk_ctx *ctx, void *dst, int value, size_t bytes);
+/* Waits until all work launched on the context's device has finished; reports a failure of that
+ * work (RK_EDEVICE on HIP). */
+RK_API rk_status rk_synchronize(rk_ctx *ctx);
+
+/* ---- events and timing -------------------------------------------------------------------------- */
+
+RK_API rk_status rk_event_create(rk_ctx *ctx, rk_event **event);
+/* Records the point in the stream (NULL: default) after everything launched so far. */
+RK_API rk_status rk_event_record(rk_event *event, rk_stream *stream);
+/* Milliseconds between two recorded events; waits for `end`. On emu and interp, launches are
+ * synchronous and events read the host's monotonic clock. */
+RK_API rk_status rk_event_elapsed(rk_event *start, rk_event *end, float *ms);
+/* NULL is allowed. Events still alive are destroyed with their context. */
+RK_API void rk_event_destroy(rk_event *event);
+
+/* ---- autotuning (declared for the autotuner task; these return RK_EUNSUPPORTED until it lands) ---- */
+
+/* Compiles every config of the kernel's @autotune space, times each on the device with these
+ * arguments, and returns the fastest as *best (a kernel owned by the context, valid until
+ * rk_ctx_destroy). The result is cached on disk by (source hash, kernel, target, device, key
+ * values). */
+RK_API rk_status rk_autotune(rk_ctx *ctx, const char *source, size_t length, const char *kernel_name,
+                             const rk_arg *args, int nargs, const rk_compile_options *options, rk_kernel **best);
+/* Launches the kernel through the autotune cache: tunes on a miss, then launches the best config. */
+RK_API rk_status rk_run(rk_ctx *ctx, const char *source, size_t length, const char *kernel_name,
+                        const uint32_t *grid, const rk_arg *args, int nargs, const rk_compile_options *options,
+                        rk_stream *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,110 @@
+/* The objects behind rk.h's handles, shared by the runtime half of the API (runtime/api) and the
+ * compiler half (compiler/api). Not installed; nothing here is exported from the shared library.
+ *
+ * Ownership: a context owns its device, its programs (a list, so that rk_ctx_destroy can free those the
+ * caller forgot), its events, and the registry of its allocations. A program owns one arena holding
+ * its code object, its kernels and their parsed @grid functions; its module is loaded on the device
+ * at the first launch. All of it comes from the context's allocator hook. Error messages live in a
+ * fixed buffer of the context, so reporting a failure never allocates. */
+#ifndef RK_API_INTERNAL_H
+#define RK_API_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "compiler/tir/tir.h"
+#include "rk.h"
+#include "runtime/device/device.h"
+#include "runtime/support/diag.h"
+
+typedef struct RtAlloc {
+    uintptr_t base;
+    size_t bytes;
+} RtAlloc;
+
+struct rk_ctx {
+    Allocator alloc;
+    RtDevice *dev;          /* NULL for "none", or when opening failed */
+    rk_status dev_status;   /* why dev is NULL */
+    char dev_msg[512];
+    char err[2048];         /* rk_error */
+    Arena arena;            /* lives as long as the context: copies of option strings */
+    Arena diag_arena;       /* the diagnostics of the last compile */
+    rk_diag *diags;
+    int ndiags;
+    const char *dump_ir, *dump_dir, *cache_dir, *stdlib_dir;
+    rk_dump_fn dump;
+    void *dump_ud;
+    rk_print_fn print;
+    void *print_ud;
+    int host_threads;
+    RtAlloc *allocs;        /* sorted by base; from the allocator hook */
+    int nallocs, capallocs;
+    rk_program *programs;   /* doubly linked */
+    rk_event *events;       /* doubly linked */
+    rk_device_info info;    /* points into dev->props */
+};
+
+struct rk_kernel {
+    rk_program *prog;
+    const char *name, *symbol;
+    rk_param *params;
+    int nparams;
+    size_t *offsets;        /* each parameter's offset in the kernarg block (HIP layout) */
+    size_t kernarg_size;
+    int num_warps, block, lds_bytes;
+    Func *grid;             /* the @grid function, or NULL */
+    int *grid_params;       /* grid argument i is kernel parameter grid_params[i] */
+    const void **grid_args; /* the grid function's arguments, pointing into the kernarg block */
+    RtFunc *fn;             /* resolved at the first launch */
+    unsigned char *kernarg; /* the block, built anew by each launch */
+    const void **argptrs;   /* pointers to each argument inside it */
+};
+
+struct rk_program {
+    rk_ctx *ctx;
+    rk_program *prev, *next;
+    Arena arena;
+    const char *target;
+    void *binary;
+    size_t size;
+    rk_kernel *kernels;
+    int nkernels;
+    RtModule *mod;          /* loaded at the first launch */
+};
+
+/* What the compiler half hands over about one compiled kernel. */
+typedef struct RtKernelDesc {
+    const char *name, *symbol;
+    const rk_param *params;
+    int nparams;
+    int num_warps, block, lds_bytes;
+    const char *grid_tir; /* the @grid function as TIR text, or NULL */
+} RtKernelDesc;
+
+/* A program from a code object and its kernels' descriptions (everything is copied). Sets the
+ * context's error on failure. The bundle loader and the tests use it directly. */
+rk_status rt_program_new(rk_ctx *ctx, const char *target, const void *binary, size_t size, const RtKernelDesc *kernels,
+                         int nkernels, rk_program **out);
+
+/* Sets the context's error message and returns st. */
+rk_status rt_fail(rk_ctx *ctx, rk_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Clears the error at the start of an entry point. */
+void rt_clear(rk_ctx *ctx);
+/* The device's message as the context's error. */
+rk_status rt_dev_error(rk_ctx *ctx, rk_status st);
+/* RK_OK when the context has a device, else its reason (RK_ENODEVICE ...) as the error. */
+rk_status rt_need_device(rk_ctx *ctx);
+
+/* Replaces the context's diagnostics by copies of these (rendered text included). Longjmps through
+ * diag_arena.oom when the hook fails: the caller sets it. */
+void rt_set_diags(rk_ctx *ctx, const Diag *items, int n);
+
+/* The allocation holding [p, p + bytes), or NULL. */
+const RtAlloc *rt_alloc_find(const rk_ctx *ctx, const void *p, size_t bytes);
+
+/* Whether the linked compiler can generate code for a target (compiler/api/compile.c defines it; a
+ * program linking the runtime alone has none, and the weak reference is then NULL). */
+bool rt_compiler_emits(const char *target) __attribute__((weak));
+
+#endif
