@@ -82,8 +82,10 @@ bool codegen_verify_module(LLVMModuleRef m, Arena *a, const char **err);
 
 /* Links relocatable objects (from codegen_module, for the same target) into one loadable binary with
  * ld.lld -shared: a code object for AMDGPU (--no-undefined: a GPU has nothing to resolve symbols
- * against), a shared object for emu (undefined symbols such as memcpy resolve when dlopen'ed). All
- * objects' kernels end up in the one binary, so their symbol names must differ. */
+ * against), a shared object for emu (undefined symbols such as memcpy resolve when dlopen'ed).
+ * AMDGPU: exactly one object (CG_ERR_USAGE otherwise), since each carries a metadata note and the
+ * loader reads only the first: put several kernels in one module (LLVMLinkModules2) instead. emu:
+ * up to 256 objects, whose symbol names must differ. */
 CgStatus codegen_link(const Target *t, const void *const *objs, const size_t *sizes, int n, Arena *a, void **bin,
                       size_t *bin_size, const char **err);
 

@@ -7,8 +7,11 @@
  *
  * Cost: the link is dominated by ld.lld's process start, mostly the dynamic loading of
  * libLLVM.so that Debian's lld links against (tests/unit/test_codegen.c measures it). lld cannot be
- * called as a library from C (its API is C++ only), so rk keeps the process and links all of a
- * compile's objects in one run (codegen_link takes several). */
+ * called as a library from C (its API is C++ only), so rk keeps the process and runs it once per
+ * compile. AMDGPU takes exactly one object: ld.lld concatenates the objects' NT_AMDGPU_METADATA
+ * notes, and a code object with two of them lists only the first object's kernels to the loader
+ * (and to compiler/report), so several kernels or configs go into one LLVM module
+ * (LLVMLinkModules2) and one object. emu takes several. */
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -222,8 +225,11 @@ CgStatus codegen_link(const Target *t, const void *const *objs, const size_t *si
         *err = arena_printf(a, "%s code is not linked with ld.lld", t ? t->name : "(no target)");
         return CG_ERR_USAGE;
     }
-    if (n < 1 || n > MAX_OBJS) {
-        *err = arena_printf(a, "codegen_link: %d objects (1 to %d)", n, MAX_OBJS);
+    if (n < 1 || n > MAX_OBJS || (t->kind == TARGET_AMDGPU && n > 1)) {
+        *err = t->kind == TARGET_AMDGPU && n > 1
+                   ? "codegen_link: one object per code object for AMDGPU (each object has its own metadata note, "
+                     "and the loader reads one): link the LLVM modules first"
+                   : arena_printf(a, "codegen_link: %d objects (1 to %d)", n, MAX_OBJS);
         return CG_ERR_USAGE;
     }
     const char *why;

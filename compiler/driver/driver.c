@@ -37,6 +37,8 @@ bool driver_stage_available(const char *target, Stage s)
         return true;
     if (target && strcmp(target, "interp") == 0)
         return s == STAGE_BIN; /* the interpreter's code is the TIR itself */
+    if (target && strcmp(target, "sm_90") == 0)
+        return false; /* the NVIDIA lowering comes later */
     return true;
 }
 

@@ -436,8 +436,9 @@ bool lower_kernel(Func *f, LLVMModuleRef mod, const LowerOptions *o, Diags *diag
     L->i16 = LLVMInt16TypeInContext(L->ctx);
     L->i32 = LLVMInt32TypeInContext(L->ctx);
     L->i64 = LLVMInt64TypeInContext(L->ctx);
-    L->f16 = LLVMHalfTypeInContext(L->ctx);
-    L->bf16 = LLVMBFloatTypeInContext(L->ctx);
+    /* on the emulator 16-bit floats are i16 bit patterns (lower_fp.c) */
+    L->f16 = L->emu ? LLVMInt16TypeInContext(L->ctx) : LLVMHalfTypeInContext(L->ctx);
+    L->bf16 = L->emu ? LLVMInt16TypeInContext(L->ctx) : LLVMBFloatTypeInContext(L->ctx);
     L->f32 = LLVMFloatTypeInContext(L->ctx);
     L->f64 = LLVMDoubleTypeInContext(L->ctx);
     L->ptr0 = LLVMPointerTypeInContext(L->ctx, 0);

@@ -50,6 +50,8 @@ static LLVMValueRef bits64(Lower *L, LLVMValueRef v, const Type *t, int *kind)
     }
     if (sk_is_float(e->sk)) {
         *kind = EMU_PRINT_F64;
+        if (fp_is16(e->sk))
+            v = fp_to_f32(L, v, e->sk);
         LLVMValueRef d = e->sk == SK_F64 ? v : LLVMBuildFPExt(L->b, v, L->f64, "");
         return LLVMBuildBitCast(L->b, d, L->i64, "");
     }

@@ -57,7 +57,7 @@ static void dot_fma(Lower *L, Op *op)
         for (int r = 0; r < X->n; r++) {
             LLVMValueRef v = X->r[r];
             if (ek == SK_F16 || ek == SK_BF16)
-                v = LLVMBuildFPExt(L->b, v, L->f32, "");
+                v = fp_to_f32(L, v, ek);
             else if (ek == SK_I8)
                 v = LLVMBuildSExt(L->b, v, L->i32, "");
             else if (tf32)

@@ -54,18 +54,6 @@ static LLVMValueRef fp_to_int_sat(Lower *L, LLVMValueRef x, LLVMTypeRef to, bool
     return LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, &x, 1, "");
 }
 
-static bool is_bf16(Lower *L, LLVMTypeRef t) { return t == L->bf16; }
-
-/* bf16 values are computed in f32. */
-static LLVMValueRef widen(Lower *L, LLVMValueRef v)
-{
-    return is_bf16(L, LLVMTypeOf(v)) ? LLVMBuildFPExt(L->b, v, L->f32, "") : v;
-}
-
-static LLVMValueRef narrow(Lower *L, LLVMValueRef v, LLVMTypeRef to)
-{
-    return LLVMTypeOf(v) != to ? LLVMBuildFPTrunc(L->b, v, to, "") : v;
-}
 
 static LLVMValueRef cast(Lower *L, LLVMValueRef x, const Type *from, const Type *to)
 {
@@ -76,10 +64,31 @@ static LLVMValueRef cast(Lower *L, LLVMValueRef x, const Type *from, const Type 
     ScalarKind fs = fe->sk, ts = te->sk;
     if (fs == ts)
         return x;
+    /* 16-bit floats go through f32 (exact) on the way in */
+    if (fp_is16(fs)) {
+        x = fp_to_f32(L, x, fs);
+        fs = SK_F32;
+        if (ts == SK_F32)
+            return x;
+    }
     if (ts == SK_BOOL) {
         if (sk_is_float(fs))
             return LLVMBuildFCmp(L->b, LLVMRealUNE, x, LLVMConstReal(LLVMTypeOf(x), 0), "");
         return LLVMBuildICmp(L->b, LLVMIntNE, x, LLVMConstInt(LLVMTypeOf(x), 0, 0), "");
+    }
+    if (fp_is16(ts)) {
+        /* to a 16-bit float: one rounding, from f32, f64 or an integer (through f64 when exact, else
+         * to f32 first: integers above 2^53 are rare and f32 rounding keeps them close) */
+        LLVMValueRef v;
+        if (fs == SK_BOOL)
+            v = LLVMBuildUIToFP(L->b, x, L->f32, "");
+        else if (sk_is_int(fs))
+            v = sk_is_signed(fs) ? LLVMBuildSIToFP(L->b, x, L->f64, "") : LLVMBuildUIToFP(L->b, x, L->f64, "");
+        else
+            v = x;
+        if (LLVMTypeOf(v) == L->f64)
+            return fp_from_f64(L, v, ts);
+        return fp_from_f32(L, v, ts);
     }
     if (fs == SK_BOOL)
         return sk_is_float(ts) ? LLVMBuildUIToFP(L->b, x, lt, "") : LLVMBuildZExt(L->b, x, lt, "");
@@ -93,13 +102,10 @@ static LLVMValueRef cast(Lower *L, LLVMValueRef x, const Type *from, const Type 
     if (sk_is_int(fs)) /* to float: round to nearest */
         return sk_is_signed(fs) ? LLVMBuildSIToFP(L->b, x, lt, "") : LLVMBuildUIToFP(L->b, x, lt, "");
     if (sk_is_int(ts))
-        return fp_to_int_sat(L, fs == SK_BF16 ? widen(L, x) : x, lt, sk_is_signed(ts));
-    /* float to float */
-    if (sk_bits(ts) > sk_bits(fs) || (fs == SK_BF16 && ts == SK_F16) || (fs == SK_F16 && ts == SK_BF16)) {
-        if (sk_bits(ts) == 16) /* f16 <-> bf16: through f32, rounding once */
-            return LLVMBuildFPTrunc(L->b, LLVMBuildFPExt(L->b, x, L->f32, ""), lt, "");
+        return fp_to_int_sat(L, x, lt, sk_is_signed(ts));
+    /* f32 <-> f64 */
+    if (sk_bits(ts) > sk_bits(fs))
         return LLVMBuildFPExt(L->b, x, lt, "");
-    }
     return LLVMBuildFPTrunc(L->b, x, lt, "");
 }
 
@@ -175,9 +181,10 @@ static LLVMValueRef elem(Lower *L, Op *op, LLVMValueRef *xs)
                c == OP_SQRT || c == OP_RSQRT || c == OP_ABS || c == OP_FLOOR || c == OP_CEIL || c == OP_SIN ||
                c == OP_COS || c == OP_FMA)) {
         LLVMTypeRef et = LLVMTypeOf(x);
+        ScalarKind ek = ty_elem(ot)->sk;
         if (f64_math_unsupported(L, et, c))
             return LLVMGetUndef(et);
-        LLVMValueRef a = widen(L, x), b = y ? widen(L, y) : NULL;
+        LLVMValueRef a = fp_up(L, x, ek), b = y ? fp_up(L, y, ek) : NULL;
         LLVMTypeRef wt = LLVMTypeOf(a);
         LLVMValueRef r;
         switch (c) {
@@ -201,12 +208,12 @@ static LLVMValueRef elem(Lower *L, Op *op, LLVMValueRef *xs)
         case OP_SIN: r = intr(L, "llvm.sin", wt, &a, 1); break;
         case OP_COS: r = intr(L, "llvm.cos", wt, &a, 1); break;
         default: { /* fma */
-            LLVMValueRef cc = widen(L, xs[2]);
+            LLVMValueRef cc = fp_up(L, xs[2], ek);
             r = intr(L, "llvm.fma", wt, (LLVMValueRef[]){a, b, cc}, 3);
             break;
         }
         }
-        return narrow(L, r, et);
+        return fp_down(L, r, ek);
     }
     switch (c) {
     case OP_ADD: return LLVMBuildAdd(L->b, x, y, "");
@@ -232,7 +239,8 @@ static LLVMValueRef elem(Lower *L, Op *op, LLVMValueRef *xs)
     case OP_ABS: return intr(L, "llvm.abs", LLVMTypeOf(x), (LLVMValueRef[]){x, LLVMConstInt(L->i1, 0, 0)}, 2);
     case OP_CMP:
         if (fl)
-            return LLVMBuildFCmp(L->b, fpred((CmpPred)op->at.pred), widen(L, x), widen(L, y), "");
+            return LLVMBuildFCmp(L->b, fpred((CmpPred)op->at.pred), fp_up(L, x, ty_elem(ot)->sk),
+                                 fp_up(L, y, ty_elem(ot)->sk), "");
         return LLVMBuildICmp(L->b, ipred((CmpPred)op->at.pred, sg), x, y, "");
     case OP_SELECT: return LLVMBuildSelect(L->b, x, y, xs[2], "");
     case OP_CAST: return cast(L, x, ot, rt);
@@ -263,7 +271,7 @@ static LLVMValueRef const_of(Lower *L, const Op *op)
     const Type *t = op->results[0].type;
     LLVMTypeRef lt = llvm_type(L, t);
     if (ty_is_float(t))
-        return LLVMConstReal(lt, op->at.value.f);
+        return fp_const(L, op->at.value.f, ty_elem(t)->sk);
     if (ty_is_ptr(t))
         return LLVMConstIntToPtr(const_i64(L, op->at.value.i), lt);
     return LLVMConstInt(lt, (unsigned long long)op->at.value.i, 0);

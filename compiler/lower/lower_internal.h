@@ -86,6 +86,15 @@ void tgt_print(Lower *L, const char *msg, int rank, LLVMValueRef *coords, int ki
 void tgt_loop_tick(Lower *L);
 void tgt_finish(Lower *L); /* kernel attributes, LDS size */
 
+/* ---- lower_fp.c: 16-bit floats (i16 bit patterns on the emulator) ---- */
+bool fp_is16(ScalarKind sk);
+LLVMValueRef fp_to_f32(Lower *L, LLVMValueRef v, ScalarKind sk);
+LLVMValueRef fp_from_f32(Lower *L, LLVMValueRef f, ScalarKind sk);
+LLVMValueRef fp_from_f64(Lower *L, LLVMValueRef d, ScalarKind sk);
+LLVMValueRef fp_up(Lower *L, LLVMValueRef v, ScalarKind sk);   /* to a type LLVM computes in */
+LLVMValueRef fp_down(Lower *L, LLVMValueRef v, ScalarKind sk); /* back, rounded once */
+LLVMValueRef fp_const(Lower *L, double v, ScalarKind sk);
+
 /* ---- per op family ---- */
 void lower_elementwise(Lower *L, Op *op);  /* lower_elem.c: arithmetic, casts, math, consts, shapes */
 void lower_memory(Lower *L, Op *op);       /* lower_mem.c: load, store, atomics */

@@ -20,11 +20,6 @@ typedef struct Part {
     LLVMValueRef v, idx; /* idx: i32, only for argreduce */
 } Part;
 
-static bool fl_type(LLVMTypeRef t)
-{
-    LLVMTypeKind k = LLVMGetTypeKind(t);
-    return k == LLVMHalfTypeKind || k == LLVMBFloatTypeKind || k == LLVMFloatTypeKind || k == LLVMDoubleTypeKind;
-}
 
 static LLVMValueRef call_intr(Lower *L, const char *base, LLVMValueRef a, LLVMValueRef b)
 {
@@ -46,13 +41,11 @@ static LLVMValueRef call_intr(Lower *L, const char *base, LLVMValueRef a, LLVMVa
     return LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, args, 2, "");
 }
 
-static Part combine(Lower *L, OpKind kind, bool is_signed, Part x, Part y)
+static Part combine(Lower *L, OpKind kind, ScalarKind sk, Part x, Part y)
 {
     Part r = {NULL, NULL};
-    bool fl = fl_type(LLVMTypeOf(x.v));
-    bool bf = LLVMTypeOf(x.v) == L->bf16;
-    LLVMValueRef a = bf ? LLVMBuildFPExt(L->b, x.v, L->f32, "") : x.v;
-    LLVMValueRef b = bf ? LLVMBuildFPExt(L->b, y.v, L->f32, "") : y.v;
+    bool fl = sk_is_float(sk), is_signed = sk_is_signed(sk);
+    LLVMValueRef a = fp_up(L, x.v, sk), b = fp_up(L, y.v, sk);
     switch (kind) {
     case KIND_SUM:
         r.v = fl ? LLVMBuildFAdd(L->b, a, b, "") : LLVMBuildAdd(L->b, a, b, "");
@@ -80,13 +73,12 @@ static Part combine(Lower *L, OpKind kind, bool is_signed, Part x, Part y)
         }
         LLVMValueRef smaller = LLVMBuildICmp(L->b, LLVMIntSLT, y.idx, x.idx, "");
         LLVMValueRef take = LLVMBuildOr(L->b, better, LLVMBuildAnd(L->b, equal, smaller, ""), "");
-        r.v = LLVMBuildSelect(L->b, take, y.v, x.v, "");
+        r.v = LLVMBuildSelect(L->b, take, y.v, x.v, ""); /* the original (16-bit) values */
         r.idx = LLVMBuildSelect(L->b, take, y.idx, x.idx, "");
         return r;
     }
     }
-    if (bf)
-        r.v = LLVMBuildFPTrunc(L->b, r.v, L->bf16, "");
+    r.v = fp_down(L, r.v, sk);
     return r;
 }
 
@@ -136,7 +128,7 @@ void lower_reduce(Lower *L, Op *op)
     int axis = (int)op->at.axis;
     OpKind kind = (OpKind)op->at.kind;
     bool arg = op->code == OP_ARGREDUCE;
-    bool sg = ty_is_signed(it);
+    ScalarKind sg = ty_elem(it)->sk;
     LVal *in = lval(L, op->operands[0]);
     /* output shape (the operand's without the axis) and its row-major strides */
     int orank = it->rank - 1;
@@ -325,7 +317,7 @@ static void lower_scan(Lower *L, Op *op)
     }
     tgt_barrier(L);
     LVal out = lval_new(L, in->n, in->ll);
-    bool fl = fl_type(et);
+    bool fl = ty_is_float(t);
     for (int r = 0; r < in->n; r++) {
         /* acc = sum of elements 0..along[r] along the axis, in order */
         LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b);
@@ -335,7 +327,7 @@ static void lower_scan(Lower *L, Op *op)
         LLVMPositionBuilderAtEnd(L->b, loop);
         LLVMValueRef k = LLVMBuildPhi(L->b, L->i32, "");
         LLVMValueRef acc = LLVMBuildPhi(L->b, et, "");
-        LLVMValueRef zero = fl ? LLVMConstReal(et, 0) : LLVMConstInt(et, 0, 0);
+        LLVMValueRef zero = fl ? fp_const(L, 0.0, ty_elem(t)->sk) : LLVMConstInt(et, 0, 0);
         LLVMValueRef k0 = const_i32(L, 0);
         LLVMAddIncoming(k, &k0, &pre, 1);
         LLVMAddIncoming(acc, &zero, &pre, 1);
@@ -344,7 +336,7 @@ static void lower_scan(Lower *L, Op *op)
         tgt_check(L, p, eb, EMU_ACCESS_LOAD | EMU_ACCESS_LDS);
         LLVMValueRef x = LLVMBuildLoad2(L->b, et, p, "");
         Part a = {acc, NULL}, b = {x, NULL};
-        LLVMValueRef nacc = combine(L, KIND_SUM, ty_is_signed(t), a, b).v;
+        LLVMValueRef nacc = combine(L, KIND_SUM, ty_elem(t)->sk, a, b).v;
         LLVMValueRef nk = LLVMBuildAdd(L->b, k, const_i32(L, 1), "");
         LLVMValueRef more = LLVMBuildICmp(L->b, LLVMIntSLE, nk, along[r], "");
         LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);

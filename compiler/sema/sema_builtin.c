@@ -166,7 +166,7 @@ static SVal make_full(Sema *S, BArgs *a, int shape_i, SVal value, const Type *el
         return sema_error(S, a->loc, "a tile of %lld elements is too large (the limit is %d)", (long long)numel,
                           1 << 24);
     if (value.kind == SV_CONST && value.weak && sk_is_int(elem->sk) && sk_is_float(value.type->sk))
-        return sema_error(S, a->loc, "cannot fill a %s tile with a float literal", sk_name(elem->sk));
+        return sema_error(S, a->loc, "cannot fill a tile of %s with a float literal", sk_name(elem->sk));
     SVal c = sv_convert(S, value, elem, a->loc);
     if (c.kind == SV_ERR)
         return c;
@@ -194,33 +194,26 @@ static SVal b_full(Sema *S, BArgs *a)
 
 /* ---- memory ---- */
 
-/* Broadcasts the values to their common shape; false after a diagnostic. */
+/* The shape of a memory operation is its pointer's: the other arguments (value, mask, other) must
+ * broadcast to it. (A tile stored through one scalar pointer, or a tile mask on a scalar load, is a
+ * mistake rather than a broadcast.) False after a diagnostic. */
 static bool common_shape(Sema *S, BArgs *a, const int *idx, int n, int *rank, int64_t *shape,
                          const char *const *roles)
 {
-    const Type *acc = NULL;
-    *rank = 0;
-    for (int k = 0; k < n; k++) {
+    const Type *pt = sv_type(S, &a->v[idx[0]]);
+    *rank = pt->kind == TY_TILE ? pt->rank : 0;
+    if (*rank)
+        memcpy(shape, pt->shape, sizeof(int64_t) * (size_t)*rank);
+    for (int k = 1; k < n; k++) {
         int i = idx[k];
         if (!given(a, i))
             continue;
         const Type *t = sv_type(S, &a->v[i]);
-        if (!acc) {
-            acc = t;
-            if (t->kind == TY_TILE) {
-                *rank = t->rank;
-                memcpy(shape, t->shape, sizeof(int64_t) * (size_t)t->rank);
-            }
-            continue;
-        }
-        const Type *cur = *rank ? tile_type(S, ty_elem(acc), *rank, shape) : ty_elem(acc);
-        if (!broadcast_shape(cur, t, rank, shape)) {
-            if (k == 1)
-                sema_error(S, arg_loc(a, i), "%s: the %s (%s) does not broadcast with the %s (%s)", a->name, roles[i],
-                           sv_describe(S, &a->v[i]), roles[idx[0]], sv_describe(S, &a->v[idx[0]]));
-            else
-                sema_error(S, arg_loc(a, i), "%s: the %s (%s) does not broadcast with the shape %s of the arguments "
-                           "before it", a->name, roles[i], sv_describe(S, &a->v[i]), ty_str(S->arena, S->types, cur));
+        int r;
+        int64_t got[TIR_MAX_RANK];
+        if (!broadcast_shape(pt, t, &r, got) || r != *rank || memcmp(got, shape, sizeof(int64_t) * (size_t)r) != 0) {
+            sema_error(S, arg_loc(a, i), "%s: the %s (%s) does not broadcast to the shape of the pointer (%s)", a->name,
+                       roles[i], sv_describe(S, &a->v[i]), sv_describe(S, &a->v[idx[0]]));
             return false;
         }
     }
@@ -374,11 +367,20 @@ static SVal b_atomic(Sema *S, BArgs *a)
     const Type *elem = ty_elem(sv_type(S, &a->v[0]))->pointee;
     OpKind kind = cas ? KIND_XCHG : (OpKind)a->code;
     bool is_float = sk_is_float(elem->sk);
-    if (elem->sk == SK_BOOL || (is_float && (kind == KIND_AND || kind == KIND_OR || kind == KIND_XOR)) ||
-        (sk_bits(elem->sk) < 32 && !(is_float && kind == KIND_ADD) && !cas))
-        return sema_error(S, a->loc, "%s is not supported on %s", a->name, sv_describe(S, &a->v[0]));
+    /* What the hardware has: 32- and 64-bit integers for every kind; floats for add, max, min and
+     * xchg; 16-bit floats for add only; nothing on bool or 8/16-bit integers. */
+    if (elem->sk == SK_BOOL)
+        return sema_error(S, a->loc, "%s does not apply to bool (through %s)", a->name, sv_describe(S, &a->v[0]));
     if (cas && (is_float || sk_bits(elem->sk) < 32))
-        return sema_error(S, a->loc, "atomic_cas needs 32- or 64-bit integers, not %s", sk_name(elem->sk));
+        return sema_error(S, a->loc, "atomic_cas needs 32- or 64-bit integers, not %s (through %s)", sk_name(elem->sk),
+                          sv_describe(S, &a->v[0]));
+    if (is_float && (kind == KIND_AND || kind == KIND_OR || kind == KIND_XOR))
+        return sema_error(S, a->loc, "%s needs integers, not %s (through %s)", a->name, sk_name(elem->sk),
+                          sv_describe(S, &a->v[0]));
+    if (sk_bits(elem->sk) < 32 && !(is_float && kind == KIND_ADD))
+        return sema_error(S, a->loc, "%s needs 32- or 64-bit elements, not %s (through %s)%s", a->name,
+                          sk_name(elem->sk), sv_describe(S, &a->v[0]),
+                          is_float ? "; 16-bit floats have only atomic_add" : "");
     Value *ops[4];
     ops[0] = materialize(S, sv_broadcast(S, a->v[0], rank, shape, a->loc), a->loc);
     for (int i = 1; i <= nval; i++) {
@@ -515,7 +517,9 @@ static SVal b_reduce(Sema *S, BArgs *a)
     bool keep = false;
     if (given(a, 2)) {
         if (a->v[2].kind != SV_CONST || a->v[2].type->sk != SK_BOOL)
-            return sema_error(S, arg_loc(a, 2), "keepdims must be true or false");
+            return sema_error(S, arg_loc(a, 2), "keepdims of %s must be true or false at compile time, not %s", a->name,
+                              a->v[2].kind == SV_DYN ? arena_printf(S->arena, "a run-time %s", sv_describe(S, &a->v[2]))
+                                                     : sv_describe(S, &a->v[2]));
         keep = a->v[2].c.i != 0;
     }
     bool arg = a->code == KIND_ARGMAX || a->code == KIND_ARGMIN;

@@ -241,9 +241,16 @@ SVal eval_global(Sema *S, Binding *b, Loc use)
         return b->val;
     if (b->evaluating) {
         b->val = sv_err();
-        return sema_error(S, use, "module const '%s' depends on itself", b->name);
+        /* name the consts in between: A needs B needs A */
+        const char *chain = "";
+        for (Binding *c = S->const_top; c && c != b; c = c->outer_const)
+            chain = arena_printf(S->arena, " '%s'%s%s", c->name, *chain ? "," : "", chain);
+        return sema_error(S, use, "module const '%s' depends on itself%s%s%s", b->name, *chain ? " (through" : "",
+                          chain, *chain ? ")" : "");
     }
     b->evaluating = true;
+    b->outer_const = S->const_top;
+    S->const_top = b;
     Node *d = b->decl;
     SVal v = eval_static(S, d->a, NULL);
     if (v.kind != SV_ERR && d->b) {
@@ -257,6 +264,7 @@ SVal eval_global(Sema *S, Binding *b, Loc use)
             v = sv_convert(S, v, t, d->a->loc);
     }
     b->evaluating = false;
+    S->const_top = b->outer_const;
     b->evaluated = true;
     b->val = v;
     return v;
@@ -782,7 +790,8 @@ static bool compile_kernel(Sema *S, Node *k, KernelMeta *meta, bool *used_define
         } else {
             continue;
         }
-        if (check_option(S, optnames[i], v, loc_make(0, 0), ce ? "autotune config" : "-D"))
+        if (check_option(S, optnames[i], v, loc_make(0, 0),
+                         ce ? "an autotune config" : arena_printf(S->arena, "-D %s=%s", d->name, d->value)))
             *option_slot(&o, optnames[i]) = (int)v;
     }
     Node *tune = find_attr(k, "autotune");

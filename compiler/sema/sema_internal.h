@@ -52,6 +52,7 @@ struct Binding {
     Node *decl;     /* fn / kernel / module const declaration */
     const char *role; /* for messages about a BIND_LET: "a kernel parameter", ...; NULL for `let` */
     bool evaluating; /* module const being evaluated (cycle check) */
+    Binding *outer_const; /* while evaluating: the module const whose value needed this one */
     bool evaluated;
     Binding *next; /* next binding in the same scope */
 };
@@ -90,6 +91,7 @@ typedef struct Sema {
     Builder b;        /* insertion point while a kernel is emitted */
     Frame *frame;     /* innermost loop or function */
     int call_depth;
+    Binding *const_top; /* the module const being evaluated innermost, for cycle messages */
     Node *kernel;     /* the kernel being compiled */
     KernelOptions kopts;
     /* interned names used often */

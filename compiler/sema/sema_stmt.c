@@ -1175,7 +1175,8 @@ static void emit_break(Sema *S, Node *n)
 {
     Frame *f = S->frame;
     if (!f || !f->is_loop) {
-        sema_error(S, n->loc, "'%s' outside a loop", n->kind == AST_BREAK ? "break" : "continue");
+        sema_error(S, n->loc, "'%s' outside a loop%s", n->kind == AST_BREAK ? "break" : "continue",
+                   f && f->fn_name ? " (a fn cannot leave a loop of its caller)" : "");
         return;
     }
     set_flag(S, n->kind == AST_BREAK ? f->brk : f->cont);

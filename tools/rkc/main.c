@@ -285,6 +285,17 @@ static int compile(const Options *o)
     d.dump_sink = print_dump;
     DriverResult r;
     bool ok = driver_compile(&arena, &strs, &src, &diags, &d, stop, &r);
+    /* the default output of a binary: FILE.hsaco (gfx), FILE.so (emu), FILE.tir (interp) */
+    Options oo = *o;
+    if (ok && !o->output && r.binary) {
+        const char *dot = strrchr(o->input, '.');
+        size_t stem = dot && !strchr(dot, '/') ? (size_t)(dot - o->input) : strlen(o->input);
+        const char *ext = stop == STAGE_OBJ ? ".o"
+                          : strcmp(o->target, "emu") == 0 ? ".so"
+                          : strcmp(o->target, "interp") == 0 ? ".tir" : ".hsaco";
+        oo.output = arena_printf(&arena, "%.*s%s", (int)stem, o->input, ext);
+    }
+    o = &oo;
     free(text);
     int rc = 0;
     if (ok) {
