@@ -5,7 +5,8 @@ set -euo pipefail
 
 pkgs=(build-essential cmake ninja-build git python3
       llvm-22-dev lld-22 clang-22 llvm-22-tools libclang-rt-22-dev
-      re2c lemon)
+      re2c lemon
+      libamdhip64-5)  # HIP 5 runtime: the hip device's no-GPU test (tests/unit/test_api_hip.c)
 
 missing=()
 for p in "${pkgs[@]}"; do

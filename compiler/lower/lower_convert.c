@@ -69,31 +69,62 @@ static LLVMValueRef from_storage(Lower *L, LLVMValueRef v, const Type *t)
     return v;
 }
 
-/* This lane's row-major element index (as i32) of register r of li, in a tile of the given shape;
- * with a permutation, the coordinates are first mapped back to the source's. */
-static LLVMValueRef linear_index(Lower *L, const LayInfo *li, int r, const int64_t *shape, int rank, const Perm *p)
+/* Where an element lives in the LDS scratch: its row-major index, with the 16-byte chunks of each row
+ * XOR-swizzled by the row number (over up to 8 chunks), so that lanes reading the same column of
+ * consecutive rows hit different banks. Every access of a transfer uses the same mapping, and a run
+ * of registers never crosses a chunk, so swizzling never splits a vector access. */
+typedef struct Lds {
+    int rank;
+    int64_t shape[TIR_MAX_RANK];
+    int vec;  /* elements per 16-byte chunk */
+    int nch;  /* chunks XORed with the row (1: no swizzle) */
+} Lds;
+
+static Lds lds_map(const Type *t, int bytes, bool swizzle)
 {
-    LLVMValueRef acc = const_i32(L, 0);
-    int64_t stride = 1;
-    LLVMValueRef coord[TIR_MAX_RANK];
+    Lds m;
+    m.rank = t->rank;
+    memcpy(m.shape, t->shape, sizeof(int64_t) * (size_t)t->rank);
+    m.vec = 16 / bytes > 0 ? 16 / bytes : 1;
+    int64_t cols = t->shape[t->rank - 1];
+    int64_t chunks = cols / m.vec;
+    m.nch = swizzle && t->rank >= 2 && chunks >= 2 ? (int)(chunks < 8 ? chunks : 8) : 1;
+    return m;
+}
+
+/* This lane's LDS element offset (i32) of register r of li; with a permutation, the coordinates are
+ * first mapped back to the source's. */
+static LLVMValueRef lds_offset(Lower *L, const LayInfo *li, int r, const Lds *m, const Perm *p)
+{
+    LLVMValueRef coord[TIR_MAX_RANK], c[TIR_MAX_RANK];
     for (int d = 0; d < li->ll.rank; d++)
         coord[d] = reg_coord(L, li, r, d);
-    for (int d = rank - 1; d >= 0; d--) {
-        LLVMValueRef c;
+    for (int d = 0; d < m->rank; d++) {
         if (p) {
-            int k = -1;
+            int k = 0;
             for (int i = 0; i < p->n; i++)
                 if (p->dims[i] == d)
                     k = i;
-            c = coord[k];
+            c[d] = coord[k];
         } else {
-            c = coord[d];
+            c[d] = coord[d];
         }
-        LLVMValueRef term = stride == 1 ? c : LLVMBuildMul(L->b, c, const_i32(L, stride), "");
-        acc = LLVMBuildAdd(L->b, acc, term, "");
-        stride *= shape[d];
     }
-    return acc;
+    LLVMValueRef row = const_i32(L, 0);
+    int64_t stride = 1;
+    for (int d = m->rank - 2; d >= 0; d--) {
+        row = LLVMBuildAdd(L->b, row, stride == 1 ? c[d] : LLVMBuildMul(L->b, c[d], const_i32(L, stride), ""), "");
+        stride *= m->shape[d];
+    }
+    LLVMValueRef col = c[m->rank - 1];
+    int64_t cols = m->shape[m->rank - 1];
+    if (m->nch > 1) {
+        LLVMValueRef phase = LLVMBuildAnd(L->b, row, const_i32(L, m->nch - 1), "");
+        col = LLVMBuildXor(L->b, col, LLVMBuildMul(L->b, phase, const_i32(L, m->vec), ""), "");
+    }
+    if (m->rank == 1)
+        return col;
+    return LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, const_i32(L, cols), ""), col, "");
 }
 
 /* Length of the run of registers starting at r that are consecutive along the last dimension of the
@@ -135,13 +166,16 @@ static LVal lds_move(Lower *L, const LVal *src, const Type *from, const Type *to
     LLVMTypeRef et = llvm_type(L, from);
     LLVMTypeRef st = ty_is_bool(from) ? L->i8 : et;
     int max_vec = 16 / bytes > 0 ? 16 / bytes : 1;
+    /* reshape reads in another shape than it writes: no swizzle, plain row-major for both */
+    bool reshape = from->rank != to->rank || memcmp(from->shape, to->shape, sizeof(int64_t) * (size_t)from->rank);
+    Lds wmap = lds_map(from, bytes, !reshape || p), rmap = p ? wmap : lds_map(to, bytes, !reshape);
     /* previous users of the scratch must be done before it is overwritten */
     tgt_barrier(L);
     /* writes: the source's row-major order (a permute reads through the permutation instead) */
     int last_src = from->rank - 1;
     for (int r = 0; r < src->n;) {
         int run = p ? 1 : run_length(&si->ll, r, last_src, max_vec);
-        LLVMValueRef idx = linear_index(L, si, r, from->shape, from->rank, NULL);
+        LLVMValueRef idx = lds_offset(L, si, r, &wmap, NULL);
         LLVMValueRef ptr = tgt_lds_ptr(L, LLVMBuildMul(L->b, idx, const_i32(L, bytes), ""));
         tgt_check(L, ptr, run * bytes, EMU_ACCESS_STORE | EMU_ACCESS_LDS);
         LLVMValueRef v;
@@ -160,8 +194,7 @@ static LVal lds_move(Lower *L, const LVal *src, const Type *from, const Type *to
     int last_dst = to->rank - 1;
     for (int r = 0; r < out.n;) {
         int run = p ? 1 : run_length(&di->ll, r, last_dst, max_vec);
-        LLVMValueRef idx = p ? linear_index(L, di, r, from->shape, from->rank, p)
-                             : linear_index(L, di, r, to->shape, to->rank, NULL);
+        LLVMValueRef idx = lds_offset(L, di, r, &rmap, p);
         LLVMValueRef ptr = tgt_lds_ptr(L, LLVMBuildMul(L->b, idx, const_i32(L, bytes), ""));
         tgt_check(L, ptr, run * bytes, EMU_ACCESS_LOAD | EMU_ACCESS_LDS);
         LLVMTypeRef vt = run == 1 ? st : LLVMVectorType(st, (unsigned)run);

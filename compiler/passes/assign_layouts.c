@@ -524,9 +524,44 @@ static Value *convert(Ctx *c, Value *tirv, Value *src, const Layout *L, IP ip)
     return op_result(op, 0);
 }
 
+/* An elementwise op over anchored operands in another layout L0 is best computed in L0 and its result
+ * converted, when the result is no wider than what converting its operands would move: a cast to bf16
+ * before a store moves half the bytes, and a chain of epilogue ops stays in the accumulator's
+ * registers. Returns L0, or NULL when the op should be computed in L directly. */
+static const Layout *compute_layout(Ctx *c, const Op *op, const Layout *L)
+{
+    if (!(tir_op_info[op->code].flags & F_ELEM) || op->nres != 1)
+        return NULL;
+    const Layout *l0 = NULL;
+    int in_bytes = 0;
+    for (int i = 0; i < op->nopnds; i++) {
+        const Value *o = op->operands[i];
+        if (o->type->kind != TY_TILE)
+            continue;
+        const Value *f = c->fixed[vid(o)];
+        if (!f) {
+            if (o->def && is_free(o->def))
+                continue; /* recomputed wherever needed */
+            return NULL;
+        }
+        if (l0 && f->type->layout != l0)
+            return NULL;
+        l0 = f->type->layout;
+        in_bytes += ty_bits(o->type);
+    }
+    if (!l0 || l0 == L)
+        return NULL;
+    return ty_bits(op->results[0].type) <= in_bytes ? l0 : NULL;
+}
+
 static Value *materialize_free(Ctx *c, Value *v, const Layout *L, IP ip)
 {
     Op *op = v->def;
+    const Layout *l0 = compute_layout(c, op, L);
+    if (l0) {
+        Value *x = get(c, v, l0, ip);
+        return x ? convert(c, v, x, L, ip) : NULL;
+    }
     IP at = hoist(c, ip, v);
     /* a permute whose layout cannot be permuted is computed in its operand's layout and converted */
     for (int i = 0; i < op->nopnds; i++)

@@ -96,17 +96,28 @@ static void meet(AxisInfo *o, const AxisInfo *a, const AxisInfo *b)
     }
 }
 
+/* The divisibility an operand with runs of xc values divisible by xd at their starts guarantees at
+ * the starts of the result's runs of rc: those starts are also its own run starts when rc is a
+ * multiple of xc; otherwise they sit at multiples of rc inside its runs. */
+static int64_t run_div(int64_t xd, int64_t xc, int64_t rc)
+{
+    return rc >= xc ? xd : min64(xd, rc);
+}
+
+/* a + b (a - b), b scaled by bscale (addptr: the pointee size, giving bytes). */
 static void visit_add(AxisInfo *o, const AxisInfo *a, const AxisInfo *b, int64_t bscale, bool sub)
 {
     o->sdiv = gcd64(a->sdiv, capdiv(b->sdiv * bscale));
     for (int i = 0; i < o->rank; i++) {
-        int64_t bd = capdiv(b->div[i] * bscale);
-        /* a run of a plus a constant stretch of b stays a run (only if b is not itself scaled) */
+        /* a run of one operand over a constant stretch of the other stays a run (in elements, also
+         * for addptr); a difference of runs decreases */
         int64_t c1 = gcd64(a->contig[i], b->constancy[i]);
-        int64_t c2 = (bscale == 1 && !sub) ? gcd64(a->constancy[i], b->contig[i]) : 1;
+        int64_t c2 = sub ? 1 : gcd64(a->constancy[i], b->contig[i]);
         o->contig[i] = max64(c1, c2);
         o->constancy[i] = gcd64(a->constancy[i], b->constancy[i]);
-        o->div[i] = gcd64(a->div[i], bd);
+        int64_t rc = o->contig[i];
+        o->div[i] = gcd64(run_div(a->div[i], a->contig[i], rc),
+                          capdiv(run_div(b->div[i], b->contig[i], rc) * bscale));
     }
 }
 
@@ -245,9 +256,10 @@ static void visit_op(Ctx *c, Op *op)
         o.sdiv = gcd64(x->sdiv, y->sdiv);
         for (int i = 0; i < o.rank; i++) {
             o.constancy[i] = gcd64(a->constancy[i], gcd64(x->constancy[i], y->constancy[i]));
-            o.div[i] = gcd64(x->div[i], y->div[i]);
-            if (a->constancy[i] == t->shape[i])
-                o.contig[i] = gcd64(x->contig[i], y->contig[i]);
+            /* runs survive only where the condition does not change */
+            o.contig[i] = gcd64(a->constancy[i], gcd64(x->contig[i], y->contig[i]));
+            int64_t rc = o.contig[i];
+            o.div[i] = gcd64(run_div(x->div[i], x->contig[i], rc), run_div(y->div[i], y->contig[i], rc));
         }
         break;
     }

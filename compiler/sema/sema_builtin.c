@@ -735,8 +735,11 @@ static SVal b_math1(Sema *S, BArgs *a)
     SVal x = a->v[0];
     OpCode op = (OpCode)a->code;
     const Type *e = ty_elem(sv_type(S, &x));
-    if (x.kind == SV_CONST && x.weak && !sk_is_float(e->sk))
+    if (x.kind == SV_CONST && x.weak && !sk_is_float(e->sk)) {
+        if (op == OP_ABS) /* abs(-3) is the integer literal 3 */
+            return sv_weak_int(S, e->sk == SK_U64 || x.c.i >= 0 ? x.c.i : (int64_t)(0 - (uint64_t)x.c.i));
         x = sv_weak_float(S, e->sk == SK_U64 ? (double)(uint64_t)x.c.i : (double)x.c.i), e = x.type;
+    }
     bool int_ok = op == OP_ABS && e->kind == TY_SCALAR && sk_is_int(e->sk);
     if (e->kind != TY_SCALAR || (!sk_is_float(e->sk) && !int_ok))
         return sema_error(S, arg_loc(a, 0), "%s needs floats, not %s (cast it)", a->name, sv_describe(S, &x));

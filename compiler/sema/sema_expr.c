@@ -314,6 +314,8 @@ SVal eval_binary(Sema *S, int tok, SVal a, SVal b, Loc loc)
     const BinOp *bo = find_binop(tok);
     if (!bo)
         return sema_error(S, loc, "internal: unknown operator");
+    if (a.kind == SV_TYPE && b.kind == SV_TYPE && bo->op == OP_CMP && (bo->pred == PRED_EQ || bo->pred == PRED_NE))
+        return sv_bool(S, (a.type == b.type) == (bo->pred == PRED_EQ)); /* `if T == f16` on a type parameter */
     if (!sv_is_value(&a) || !sv_is_value(&b))
         return sema_error(S, loc, "cannot %s %s and %s", bo->verb, sv_describe(S, &a), sv_describe(S, &b));
     const Type *ta = sv_type(S, &a), *tb = sv_type(S, &b);

@@ -1020,6 +1020,12 @@ static void emit_for(Sema *S, Node *n)
                 op->results[k].index = k;
             }
             bind_carried(S, &lc.li, block_args_of_results(S, op, 1, nf));
+            for (int i = 0, k = 1; i < lc.li.vars.n; i++) {
+                int c = flat_count(&lc.li.vars.b[i]->val);
+                for (int j = 0; j < c; j++, k++)
+                    if (lc.li.vars.b[i]->kind == BIND_VAR)
+                        op->results[k].name = lc.li.vars.b[i]->name;
+            }
             loop_end(S, &lc, outer_frame, outer_scope);
             return;
         }

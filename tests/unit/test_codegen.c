@@ -244,6 +244,17 @@ static void test_table(void)
     CHECK(target_supports_intrinsic(sm90, "llvm.nvvm.read.ptx.sreg.tid.x"), "nvvm on sm_90");
     CHECK(!target_supports_intrinsic(g942, "llvm.amdgcn.bogus") && !target_supports_intrinsic(g942, "malloc"), "bogus");
     CHECK(!target_supports_intrinsic(NULL, "llvm.fma"), "null target");
+    /* the same facts as compiler/report's occupancy model, which keeps its own table */
+    for (int i = 0; i < 3; i++) {
+        const Target *t = i == 0 ? g942 : i == 1 ? g90a : g950;
+        const char *lim;
+        int full = t->vgpr_file / t->max_waves_per_simd;
+        CHECK(report_occupancy_for(t->cpu, full, 0, 0, 64, &lim) == t->max_waves_per_simd, "%s vgprs", t->name);
+        CHECK(report_occupancy_for(t->cpu, full + 1, 0, 0, 64, &lim) == t->vgpr_file / (full + t->vgpr_granule),
+              "%s granule", t->name);
+        CHECK(report_occupancy_for(t->cpu, 32, 0, t->lds_bytes, 256, &lim) >= 1, "%s: all of the LDS", t->name);
+        CHECK(report_occupancy_for(t->cpu, 32, 0, t->lds_bytes + 1, 256, &lim) == 0, "%s: LDS + 1", t->name);
+    }
 }
 
 /* The store kernel on each GPU target, at -O0 and -O3: assembly, object and code object. */
@@ -545,6 +556,21 @@ static void test_refusals(void)
         CHECK(LLVMContextGetDiagnosticHandler(c) == NULL, "handler restored after an error");
         LLVMDisposeModule(m);
     }
+    /* a warning (a stack frame over "warn-stack-size") comes back in r.warnings, not on stderr */
+    m = LLVMModuleCreateWithNameInContext("warn", c);
+    LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+    f = LLVMAddFunction(m, "w", LLVMFunctionType(LLVMVoidTypeInContext(c), &ptr, 1, 0));
+    LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateStringAttribute(c, "warn-stack-size", 15, "0", 1));
+    unsigned noredzone = LLVMGetEnumAttributeKindForName("noredzone", 9); /* else a leaf has no frame */
+    LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(c, noredzone, 0));
+    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(c, f, "entry"));
+    LLVMValueRef slot = LLVMBuildAlloca(b, i32, "slot");
+    LLVMSetVolatile(LLVMBuildStore(b, LLVMConstInt(i32, 1, 0), slot), 1);
+    LLVMBuildStore(b, LLVMBuildLoad2(b, i32, slot, ""), LLVMGetParam(f, 0));
+    LLVMBuildRetVoid(b);
+    CHECK(codegen_module(emu, m, 0, CG_WANT_OBJ, &a, &r, &err) == CG_OK && has(r.warnings, "stack frame size"),
+          "warnings: %s", r.warnings ? r.warnings : "none");
+    LLVMDisposeModule(m);
     LLVMDisposeBuilder(b);
     LLVMContextDispose(c);
     arena_free(&a);

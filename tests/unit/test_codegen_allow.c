@@ -210,8 +210,8 @@ static void check_file(const char *path, const char *const *own, int nown, const
          * architecture's own, like the file's one llvm.nvvm chunk, which sm_90 accepts) */
         for (int k = 0; k < nothers; k++) {
             const Target *t = target_find(others[k]);
-            if (strncmp(c->name, t->kind == TARGET_NVPTX ? "llvm.nvvm." : "llvm.amdgcn.", 10) == 0 &&
-                t->kind != TARGET_EMU)
+            const char *own_prefix = t->kind == TARGET_NVPTX ? "llvm.nvvm." : "llvm.amdgcn.";
+            if (t->kind != TARGET_EMU && strncmp(c->name, own_prefix, strlen(own_prefix)) == 0)
                 continue;
             Arena a;
             arena_init(&a, default_allocator);

@@ -14,6 +14,7 @@
 #include "compiler/front/lex.h"
 #include "compiler/front/parse.h"
 #include "compiler/driver/driver.h"
+#include "compiler/report/report.h"
 #include "parser.h"
 #include "tools/rkc/run.h"
 
@@ -255,6 +256,14 @@ static int compile(const Options *o)
         return EXIT_USAGE;
     }
     Stage stop = (Stage)driver_stage_from_name(o->emit);
+    if (o->report) {
+        if (strncmp(o->target, "gfx", 3) != 0) {
+            free(text);
+            fprintf(stderr, "rkc: error: --report reads AMDGPU code objects: use a gfx target, not %s\n", o->target);
+            return EXIT_USAGE;
+        }
+        stop = STAGE_BIN;
+    }
     if (!driver_stage_available(o->target, stop)) {
         free(text);
         fprintf(stderr, "rkc: error: --emit=%s for target %s is not built yet\n", o->emit, o->target);
@@ -298,6 +307,19 @@ static int compile(const Options *o)
     o = &oo;
     free(text);
     int rc = 0;
+    if (ok && o->report) {
+        CodeReport rep;
+        const char *err = NULL;
+        if (report_code_object(&arena, r.binary, r.size, &rep, &err) != 0) {
+            fprintf(stderr, "rkc: internal error: cannot read the code object rk produced: %s\n", err);
+            rc = EXIT_INTERNAL;
+        } else {
+            fputs(strcmp(o->report, "json") == 0 ? report_json(&arena, &rep) : report_text(&arena, &rep), stdout);
+        }
+        /* the code object itself is written only when asked for with -o */
+        if (!o->output)
+            ok = false, r.binary = NULL;
+    }
     if (ok) {
         int is_stdout;
         FILE *out = open_output(o, &is_stdout);
@@ -313,7 +335,7 @@ static int compile(const Options *o)
                 rc = EXIT_USAGE;
             }
         }
-    } else {
+    } else if (!o->report || diags.nerrors) {
         rc = has_internal_error(&diags) ? EXIT_INTERNAL : EXIT_PROGRAM;
     }
     print_diags(&arena, &diags);
