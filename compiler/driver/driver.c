@@ -223,6 +223,9 @@ bool driver_compile(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, const Dri
         for (int i = 0; i < m->nfuncs; i++) {
             if (m->funcs[i]->kind != FUNC_KERNEL)
                 continue;
+            pipeline_loads(m->funcs[i]);
+            tir_canonicalize(m->funcs[i]);
+            dump(a, diags, o, out, "pipeline", m->funcs[i]->name, func_text(a, m->funcs[i]));
             Func *lf = assign_layouts(a, m->funcs[i], lir, lt, &lo, diags);
             if (!lf)
                 return false;

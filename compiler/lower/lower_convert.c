@@ -6,6 +6,7 @@
  * and every lane reads the elements its new layout gives it. Reshape is the same with the destination's
  * own shape (row-major order is what reshape preserves), permute with permuted coordinates. Runs of
  * consecutive registers that are consecutive in LDS move as one vector access. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "compiler/lower/lower_internal.h"
@@ -161,8 +162,14 @@ static LVal lds_move(Lower *L, const LVal *src, const Type *from, const Type *to
                     ty_str(L->a, L->f->module->types, from), (long long)need, L->lds_limit);
         return out;
     }
-    if (need > L->lds_bytes)
-        L->lds_bytes = (int)need;
+    int base = lds_free_offset(L);
+    if (base + need > L->lds_limit) {
+        lower_error(L, "moving %s between layouts needs %lld more bytes of LDS than the %d available",
+                    ty_str(L->a, L->f->module->types, from), (long long)need, L->lds_limit - base);
+        return out;
+    }
+    if (base + need > L->lds_bytes)
+        L->lds_bytes = (int)(base + need);
     LLVMTypeRef et = llvm_type(L, from);
     LLVMTypeRef st = ty_is_bool(from) ? L->i8 : et;
     int max_vec = 16 / bytes > 0 ? 16 / bytes : 1;
@@ -176,7 +183,8 @@ static LVal lds_move(Lower *L, const LVal *src, const Type *from, const Type *to
     for (int r = 0; r < src->n;) {
         int run = p ? 1 : run_length(&si->ll, r, last_src, max_vec);
         LLVMValueRef idx = lds_offset(L, si, r, &wmap, NULL);
-        LLVMValueRef ptr = tgt_lds_ptr(L, LLVMBuildMul(L->b, idx, const_i32(L, bytes), ""));
+        LLVMValueRef ptr = tgt_lds_ptr(L, LLVMBuildAdd(L->b, LLVMBuildMul(L->b, idx, const_i32(L, bytes), ""),
+                                                       const_i32(L, base), ""));
         tgt_check(L, ptr, run * bytes, EMU_ACCESS_STORE | EMU_ACCESS_LDS);
         LLVMValueRef v;
         if (run == 1) {
@@ -195,7 +203,8 @@ static LVal lds_move(Lower *L, const LVal *src, const Type *from, const Type *to
     for (int r = 0; r < out.n;) {
         int run = p ? 1 : run_length(&di->ll, r, last_dst, max_vec);
         LLVMValueRef idx = lds_offset(L, di, r, &rmap, p);
-        LLVMValueRef ptr = tgt_lds_ptr(L, LLVMBuildMul(L->b, idx, const_i32(L, bytes), ""));
+        LLVMValueRef ptr = tgt_lds_ptr(L, LLVMBuildAdd(L->b, LLVMBuildMul(L->b, idx, const_i32(L, bytes), ""),
+                                                       const_i32(L, base), ""));
         tgt_check(L, ptr, run * bytes, EMU_ACCESS_LOAD | EMU_ACCESS_LDS);
         LLVMTypeRef vt = run == 1 ? st : LLVMVectorType(st, (unsigned)run);
         LLVMValueRef v = LLVMBuildLoad2(L->b, vt, ptr, "");
@@ -224,6 +233,9 @@ LVal lds_transfer(Lower *L, const LVal *src, const Type *from, const Type *to)
     }
     return lds_move(L, src, from, to, NULL);
 }
+
+static bool deferrable(Lower *L, Op *op);
+static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, const Type *to);
 
 void lower_convert(Lower *L, Op *op)
 {
@@ -260,5 +272,149 @@ void lower_convert(Lower *L, Op *op)
         lval_set(L, op_result(op, 0), lds_move(L, src, from, to, NULL));
         return;
     }
+    if (op->code == OP_CONVERT_LAYOUT && deferrable(L, op)) {
+        Deferred *d = defer_operand(L, src, from, to);
+        if (d) {
+            L->deferred[op->results[0].scratch] = d;
+            lval_set(L, op_result(op, 0), lval_new(L, 0, &lay_info(L, to)->ll));
+            return;
+        }
+    }
     lval_set(L, op_result(op, 0), lds_transfer(L, src, from, to));
+}
+
+/* ---- dot operands read by the dot ---- */
+
+int lds_free_offset(Lower *L)
+{
+    return L->lds_pending;
+}
+
+/* Writes a tile into a fresh LDS region for a dot to read later; the barrier before the first write
+ * protects the regions from the previous readers. */
+static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, const Type *to)
+{
+    const LayInfo *si = lay_info(L, from);
+    int bytes = elem_bytes(from);
+    int64_t need = ty_numel(from) * bytes;
+    int base = (L->lds_pending + 15) / 16 * 16;
+    if (base + need > L->lds_limit)
+        return NULL;
+    if (L->lds_pending == 0)
+        tgt_barrier(L);
+    Deferred *d = ARENA_NEW(L->a, Deferred);
+    d->to = to;
+    d->offset = base;
+    d->bytes = bytes;
+    d->rank = from->rank;
+    /* Both operands are stored with k fastest, so a lane's k-consecutive elements are one LDS read:
+     * A [M, K] as it is, B [K, N] transposed to [N, K]. Rows are not swizzled: every fragment of a
+     * lane is then at a constant offset from one base address, which the reads fold into their offset
+     * fields instead of keeping an address register per k step. */
+    d->kmajor = to->layout->op_idx == 1;
+    if (d->kmajor) {
+        d->shape[0] = from->shape[1];
+        d->shape[1] = from->shape[0];
+    } else {
+        memcpy(d->shape, from->shape, sizeof(int64_t) * (size_t)from->rank);
+    }
+    d->vec = 16 / bytes > 0 ? 16 / bytes : 1;
+    d->nch = 1;
+    Lds map;
+    map.rank = d->rank;
+    memcpy(map.shape, d->shape, sizeof map.shape);
+    map.vec = d->vec;
+    map.nch = d->nch;
+    Perm tr = {2, {1, 0}};
+    LLVMTypeRef st = llvm_type(L, from);
+    int max_vec = 16 / bytes > 0 ? 16 / bytes : 1;
+    /* registers are written in runs consecutive along the LDS-fastest dimension: the register bits
+     * whose bases step that dimension by 1, 2, 4... (wherever they sit in the register index) */
+    int fast = d->kmajor ? 0 : from->rank - 1;
+    int bits[8], nb = 0;
+    for (int want = 1; nb < 8 && want <= max_vec / 2 + 0; want *= 2) {
+        int found = -1;
+        for (int b = 0; b < si->ll.nreg; b++) {
+            bool only = si->ll.reg[b][fast] == want;
+            for (int dd = 0; dd < from->rank; dd++)
+                only &= dd == fast || si->ll.reg[b][dd] == 0;
+            if (only)
+                found = b;
+        }
+        if (found < 0)
+            break;
+        bits[nb++] = found;
+    }
+    int groupmask = 0;
+    for (int i = 0; i < nb; i++)
+        groupmask |= 1 << bits[i];
+    for (int r = 0; r < src->n; r++) {
+        if (r & groupmask)
+            continue; /* written with its group's first register */
+        int run = 1 << nb;
+        LLVMValueRef *xs = ARENA_ARRAY(L->a, LLVMValueRef, run);
+        for (int j = 0; j < run; j++) {
+            int rr = r;
+            for (int i = 0; i < nb; i++)
+                if (j >> i & 1)
+                    rr |= 1 << bits[i];
+            xs[j] = src->r[rr];
+        }
+        LLVMValueRef idx = lds_offset(L, si, r, &map, d->kmajor ? &tr : NULL);
+        LLVMValueRef ptr = tgt_lds_ptr(L, LLVMBuildAdd(L->b, LLVMBuildMul(L->b, idx, const_i32(L, bytes), ""),
+                                                       const_i32(L, base), ""));
+        tgt_check(L, ptr, run * bytes, EMU_ACCESS_STORE | EMU_ACCESS_LDS);
+        LLVMValueRef v;
+        if (run == 1) {
+            v = xs[0];
+        } else {
+            v = LLVMGetUndef(LLVMVectorType(st, (unsigned)run));
+            for (int i = 0; i < run; i++)
+                v = LLVMBuildInsertElement(L->b, v, xs[i], const_i32(L, i), "");
+        }
+        LLVMValueRef s = LLVMBuildStore(L->b, v, ptr);
+        LLVMSetAlignment(s, (unsigned)(run * bytes));
+    }
+    L->lds_pending = (int)(base + need);
+    if (L->lds_pending > L->lds_bytes)
+        L->lds_bytes = L->lds_pending;
+    return d;
+}
+
+void deferred_read(Lower *L, const Deferred *d, int r, int n, LLVMValueRef *out)
+{
+    const LayInfo *di = lay_info(L, d->to);
+    Lds map;
+    map.rank = d->rank;
+    memcpy(map.shape, d->shape, sizeof map.shape);
+    map.vec = d->vec;
+    map.nch = d->nch;
+    Perm tr = {2, {1, 0}};
+    LLVMValueRef idx = lds_offset(L, di, r, &map, d->kmajor ? &tr : NULL);
+    LLVMValueRef ptr = tgt_lds_ptr(L, LLVMBuildAdd(L->b, LLVMBuildMul(L->b, idx, const_i32(L, d->bytes), ""),
+                                                   const_i32(L, d->offset), ""));
+    tgt_check(L, ptr, n * d->bytes, EMU_ACCESS_LOAD | EMU_ACCESS_LDS);
+    LLVMTypeRef et = llvm_type(L, d->to);
+    if (n == 1) {
+        LLVMValueRef v = LLVMBuildLoad2(L->b, et, ptr, "");
+        LLVMSetAlignment(v, (unsigned)d->bytes);
+        out[0] = v;
+        return;
+    }
+    LLVMValueRef v = LLVMBuildLoad2(L->b, LLVMVectorType(et, (unsigned)n), ptr, "");
+    LLVMSetAlignment(v, (unsigned)(n * d->bytes));
+    for (int i = 0; i < n; i++)
+        out[i] = LLVMBuildExtractElement(L->b, v, const_i32(L, i), "");
+}
+
+/* Is this convert's result a dot operand that the dot can read from LDS itself? */
+static bool deferrable(Lower *L, Op *op)
+{
+    const Layout *to = op->results[0].type->layout;
+    if (!to || to->kind != LAY_DOT_OP || to->parent->kind != LAY_MFMA || L->uses[op->results[0].scratch] != 1)
+        return false;
+    for (Op *n = op->next; n; n = n->next)
+        if (n->code == OP_DOT)
+            return n->operands[0] == op_result(op, 0) || n->operands[1] == op_result(op, 0);
+    return false;
 }

@@ -396,6 +396,16 @@ static void lower_block(Lower *L, Block *b)
 
 /* ---- numbering ---- */
 
+static void count_uses(Block *b, int *uses)
+{
+    for (Op *op = b->first; op; op = op->next) {
+        for (int i = 0; i < op->nopnds; i++)
+            uses[op->operands[i]->scratch]++;
+        for (int r = 0; r < op->nregions; r++)
+            count_uses(op->regions[r], uses);
+    }
+}
+
 static void number(Block *b, int *n)
 {
     for (int i = 0; i < b->nargs; i++)
@@ -448,6 +458,9 @@ bool lower_kernel(Func *f, LLVMModuleRef mod, const LowerOptions *o, Diags *diag
     int n = 0;
     number(f->body, &n);
     L->vals = ARENA_ARRAY(L->a, LVal, n + 1);
+    L->uses = ARENA_ARRAY(L->a, int, n + 1);
+    L->deferred = ARENA_ARRAY(L->a, Deferred *, n + 1);
+    count_uses(f->body, L->uses);
 
     /* The signature: gfx kernels take their parameters directly (LLVM lays out the kernarg segment
      * as HIP does); emu kernels take the kernarg block and the lane. */

@@ -110,6 +110,37 @@ static LLVMValueRef pack_operand(Lower *L, int instr, LLVMValueRef *xs, int kpl)
     }
 }
 
+/* The kpl elements of one operand for one instruction: from registers, or read from LDS when the
+ * operand was left there by its convert (a vector read when they are consecutive). */
+static void fragment(Lower *L, const LinLayout *ll, const LVal *regs, const Deferred *d, int64_t c0, int64_t c1,
+                     int kdim, int kpl, LLVMValueRef *out)
+{
+    int r[16];
+    for (int j = 0; j < kpl; j++) {
+        int64_t c[2] = {c0, c1};
+        c[kdim] += j;
+        r[j] = lin_reg_of(ll, c);
+        if (r[j] < 0) {
+            lower_error(L, "internal error: dot operand layouts do not match the accumulator's");
+            return;
+        }
+    }
+    if (!d) {
+        for (int j = 0; j < kpl; j++)
+            out[j] = regs->r[r[j]];
+        return;
+    }
+    bool run = true;
+    for (int j = 1; j < kpl; j++)
+        run &= r[j] == r[0] + j;
+    if (run && (kdim == 1 || d->kmajor)) {
+        deferred_read(L, d, r[0], kpl, out);
+        return;
+    }
+    for (int j = 0; j < kpl; j++)
+        deferred_read(L, d, r[j], 1, &out[j]);
+}
+
 static void dot_mfma(Lower *L, Op *op)
 {
     const Type *ta = op->operands[0]->type, *tb = op->operands[1]->type, *tc = op->results[0].type;
@@ -117,48 +148,64 @@ static void dot_mfma(Lower *L, Op *op)
     const EmuMfmaInfo *info = emu_mfma_info((EmuMfmaOp)cl->instr);
     const LinLayout *la = &lay_info(L, ta)->ll, *lb = &lay_info(L, tb)->ll, *lc = &lay_info(L, tc)->ll;
     LVal *A = lval(L, op->operands[0]), *B = lval(L, op->operands[1]), *C = lval(L, op->operands[2]);
+    const Deferred *da = L->deferred[op->operands[0]->scratch], *db = L->deferred[op->operands[1]->scratch];
+    if (da || db)
+        tgt_barrier(L); /* the operands' LDS writes are complete */
     int kw = ta->layout->k_width;
     int kpl = info->k * info->m / 64;
     int KB = kw * (64 / info->m);
     int64_t K = ta->shape[1];
     int nacc = info->cd_regs;
-    bool tf32 = cl->instr == EMU_MFMA_F32_16X16X8_XF32 || cl->instr == EMU_MFMA_F32_32X32X4_XF32;
-    (void)tf32; /* xf32 instructions take f32 operands and reduce their precision themselves */
     LLVMTypeRef ct = llvm_type(L, tc);
-    LVal out = lval_new(L, C->n, C->ll);
     int ntiles = C->n / nacc;
-    LLVMValueRef *xs = ARENA_ARRAY(L->a, LLVMValueRef, kpl + 1);
+    /* the tiles' origins, and the distinct rows (A) and columns (B) among them */
+    int64_t (*org)[2] = arena_alloc(L->a, sizeof(int64_t[2]) * (size_t)(ntiles + 1));
+    int64_t *ms = ARENA_ARRAY(L->a, int64_t, ntiles + 1), *ns = ARENA_ARRAY(L->a, int64_t, ntiles + 1);
+    int *mi = ARENA_ARRAY(L->a, int, ntiles + 1), *ni = ARENA_ARRAY(L->a, int, ntiles + 1);
+    int nm = 0, nn = 0;
+    LLVMValueRef *acc = ARENA_ARRAY(L->a, LLVMValueRef, ntiles + 1);
     for (int t = 0; t < ntiles; t++) {
-        int64_t origin[2];
-        lin_reg_coords(lc, t * nacc, origin);
-        LLVMValueRef acc = LLVMGetUndef(LLVMVectorType(ct, (unsigned)nacc));
+        lin_reg_coords(lc, t * nacc, org[t]);
+        int k;
+        for (k = 0; k < nm && ms[k] != org[t][0]; k++)
+            ;
+        if (k == nm)
+            ms[nm++] = org[t][0];
+        mi[t] = k;
+        for (k = 0; k < nn && ns[k] != org[t][1]; k++)
+            ;
+        if (k == nn)
+            ns[nn++] = org[t][1];
+        ni[t] = k;
+        acc[t] = LLVMGetUndef(LLVMVectorType(ct, (unsigned)nacc));
         for (int j = 0; j < nacc; j++)
-            acc = LLVMBuildInsertElement(L->b, acc, C->r[t * nacc + j], const_i32(L, j), "");
-        for (int64_t q = 0; q < K; q += KB)
-            for (int s = 0; s < kw / kpl; s++) {
-                LLVMValueRef ops[2];
-                for (int which = 0; which < 2; which++) {
-                    for (int j = 0; j < kpl; j++) {
-                        int64_t k = q + s * kpl + j;
-                        int64_t c[2];
-                        if (which == 0)
-                            c[0] = origin[0], c[1] = k;
-                        else
-                            c[0] = k, c[1] = origin[1];
-                        int r = lin_reg_of(which ? lb : la, c);
-                        if (r < 0) {
-                            lower_error(L, "internal error: dot operand layouts do not match the accumulator's");
-                            return;
-                        }
-                        xs[j] = (which ? B : A)->r[r];
-                    }
-                    ops[which] = pack_operand(L, cl->instr, xs, kpl);
-                }
-                acc = tgt_mfma(L, cl->instr, ops[0], ops[1], acc);
-            }
-        for (int j = 0; j < nacc; j++)
-            out.r[t * nacc + j] = LLVMBuildExtractElement(L->b, acc, const_i32(L, j), "");
+            acc[t] = LLVMBuildInsertElement(L->b, acc[t], C->r[t * nacc + j], const_i32(L, j), "");
     }
+    LLVMValueRef *xs = ARENA_ARRAY(L->a, LLVMValueRef, kpl + 1);
+    LLVMValueRef *fa = ARENA_ARRAY(L->a, LLVMValueRef, nm + 1), *fb = ARENA_ARRAY(L->a, LLVMValueRef, nn + 1);
+    /* k outermost: only one k step's operand fragments are live at a time */
+    for (int64_t q = 0; q < K && !L->failed; q += KB)
+        for (int s = 0; s < kw / kpl; s++) {
+            int64_t k0 = q + s * kpl;
+            for (int i = 0; i < nm; i++) {
+                fragment(L, la, A, da, ms[i], k0, 1, kpl, xs);
+                fa[i] = pack_operand(L, cl->instr, xs, kpl);
+            }
+            for (int i = 0; i < nn; i++) {
+                fragment(L, lb, B, db, k0, ns[i], 0, kpl, xs);
+                fb[i] = pack_operand(L, cl->instr, xs, kpl);
+            }
+            /* transposed accumulators come from the instruction with its operands swapped: D^T = B^T A^T */
+            for (int t = 0; t < ntiles; t++)
+                acc[t] = cl->transposed ? tgt_mfma(L, cl->instr, fb[ni[t]], fa[mi[t]], acc[t])
+                                        : tgt_mfma(L, cl->instr, fa[mi[t]], fb[ni[t]], acc[t]);
+        }
+    if (da || db)
+        L->lds_pending = 0; /* the regions are free again (the next writer waits at a barrier first) */
+    LVal out = lval_new(L, C->n, C->ll);
+    for (int t = 0; t < ntiles; t++)
+        for (int j = 0; j < nacc; j++)
+            out.r[t * nacc + j] = LLVMBuildExtractElement(L->b, acc[t], const_i32(L, j), "");
     lval_set(L, op_result(op, 0), out);
 }
 

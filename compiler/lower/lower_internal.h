@@ -46,6 +46,10 @@ struct Lower {
     LLVMValueRef lds;
     int lds_bytes, lds_limit;
     LVal *vals; /* by value id (Value.scratch) */
+    int *uses;  /* by value id: number of uses */
+    /* dot operands left in LDS for the dot to read k step by k step (lower_convert.c): by value id */
+    struct Deferred **deferred;
+    int lds_pending; /* bytes of LDS reserved by deferred operands not yet consumed */
     LayInfo *lays;
     /* common types */
     LLVMTypeRef i1, i8, i16, i32, i64, f16, bf16, f32, f64, ptr_g, ptr_lds, ptr0, void_t;
@@ -105,5 +109,20 @@ void lower_debug(Lower *L, Op *op);        /* lower_debug.c: assert, print */
 
 /* Moves a tile between layouts through LDS (also used by reductions and reshape). */
 LVal lds_transfer(Lower *L, const LVal *src, const Type *from, const Type *to);
+
+/* A dot operand written to LDS by its convert and read by the dot itself, k step by k step. */
+typedef struct Deferred {
+    const Type *to;   /* the dot_op tile type */
+    int offset;       /* byte offset of its LDS region */
+    int bytes;        /* element size */
+    int64_t shape[TIR_MAX_RANK];
+    int rank, vec, nch; /* the swizzled row-major map (lower_convert.c) */
+    bool kmajor;        /* B stored transposed: k is the fastest dimension */
+} Deferred;
+/* Reads `n` consecutive registers starting at r of a deferred operand (n > 1 only when they are
+ * consecutive in LDS). */
+void deferred_read(Lower *L, const Deferred *d, int r, int n, LLVMValueRef *out);
+/* The first LDS byte free for a transfer (above the regions of deferred operands). */
+int lds_free_offset(Lower *L);
 
 #endif

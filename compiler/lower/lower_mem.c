@@ -14,16 +14,33 @@ static int elem_bytes(const Type *t)
     return e->sk == SK_BOOL ? 1 : sk_bits(e->sk) / 8;
 }
 
-/* Registers per access: the blocked layout's elements per lane along its fastest dimension, at most
- * 16 bytes. */
-static int vector_width(const Type *t, int bytes)
+/* Registers per access: the elements a lane holds consecutively along the memory-contiguous dimension
+ * — a blocked layout's elements per lane along its fastest dimension, or for other layouts (a store
+ * straight from an accumulator) the run of register bits along the last dimension, which layout
+ * assignment chose only where the axis analysis allows it — at most 16 bytes. */
+static int vector_width(Lower *L, const Type *t, int bytes)
 {
     const Layout *l = t->layout;
-    if (t->kind != TY_TILE || !l || l->kind != LAY_BLOCKED)
+    if (t->kind != TY_TILE || !l)
         return 1;
-    int v = l->spt[l->order[0]];
-    if (v > (int)t->shape[l->order[0]])
-        v = (int)t->shape[l->order[0]];
+    int v;
+    if (l->kind == LAY_BLOCKED) {
+        v = l->spt[l->order[0]];
+        if (v > (int)t->shape[l->order[0]])
+            v = (int)t->shape[l->order[0]];
+    } else {
+        const LinLayout *ll = &lay_info(L, t)->ll;
+        int k = 0, last = t->rank - 1;
+        while (k < ll->nreg && ll->reg[k][last] == (1 << k)) {
+            bool only = true;
+            for (int d = 0; d < last; d++)
+                only &= ll->reg[k][d] == 0;
+            if (!only)
+                break;
+            k++;
+        }
+        v = 1 << k;
+    }
     while (v > 1 && v * bytes > 16)
         v /= 2;
     return v > 0 ? v : 1;
@@ -112,7 +129,7 @@ void lower_memory(Lower *L, Op *op)
     LVal *other = is_load && op->nopnds == 3 ? lval(L, op->operands[2]) : NULL;
     LVal *vals[2] = {nval > 0 ? lval(L, op->operands[1]) : NULL, nval > 1 ? lval(L, op->operands[2]) : NULL};
     int n = ptr->n;
-    int vec = atomic ? 1 : vector_width(pt, bytes);
+    int vec = atomic ? 1 : vector_width(L, pt, bytes);
     LVal res = lval_new(L, n, ptr->ll);
     int flags = is_load ? EMU_ACCESS_LOAD : is_store ? EMU_ACCESS_STORE : EMU_ACCESS_ATOMIC;
     for (int g = 0; g < n; g += vec) {

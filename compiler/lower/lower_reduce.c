@@ -191,13 +191,14 @@ void lower_reduce(Lower *L, Op *op)
         int vb = elem_bytes_of(vt);
         int stride = arg ? vb + 4 : vb; /* values, then indices after all values */
         int64_t need = onumel * W * stride;
-        if (need > L->lds_limit) {
+        int base = lds_free_offset(L);
+        if (base + need > L->lds_limit) {
             lower_error(L, "this reduction needs %lld bytes of LDS, more than the %d available", (long long)need,
                         L->lds_limit);
             return;
         }
-        if (need > L->lds_bytes)
-            L->lds_bytes = (int)need;
+        if (base + need > L->lds_bytes)
+            L->lds_bytes = (int)(base + need);
         LLVMValueRef widx = const_i32(L, 0);
         for (int i = 0; i < nwb; i++) {
             LLVMValueRef bit = LLVMBuildAnd(L->b, LLVMBuildLShr(L->b, L->warp, const_i32(L, wbits[i]), ""), const_i32(L, 1), "");
@@ -222,11 +223,11 @@ void lower_reduce(Lower *L, Op *op)
         tgt_barrier(L);
         for (int p = 0; p < nparts; p++) {
             LLVMValueRef e = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, slot[p], const_i32(L, W), ""), widx, "");
-            LLVMValueRef ptr = tgt_lds_ptr(L, LLVMBuildMul(L->b, e, const_i32(L, vb), ""));
+            LLVMValueRef ptr = tgt_lds_ptr(L, LLVMBuildAdd(L->b, LLVMBuildMul(L->b, e, const_i32(L, vb), ""), const_i32(L, base), ""));
             tgt_check(L, ptr, vb, EMU_ACCESS_STORE | EMU_ACCESS_LDS);
             LLVMBuildStore(L->b, parts[p].v, ptr);
             if (arg) {
-                LLVMValueRef ip = tgt_lds_ptr(L, LLVMBuildAdd(L->b, const_i32(L, (int)(onumel * W * vb)),
+                LLVMValueRef ip = tgt_lds_ptr(L, LLVMBuildAdd(L->b, const_i32(L, base + (int)(onumel * W * vb)),
                                                                LLVMBuildMul(L->b, e, const_i32(L, 4), ""), ""));
                 tgt_check(L, ip, 4, EMU_ACCESS_STORE | EMU_ACCESS_LDS);
                 LLVMBuildStore(L->b, parts[p].idx, ip);
@@ -237,11 +238,11 @@ void lower_reduce(Lower *L, Op *op)
             Part acc = {NULL, NULL};
             for (int w = 0; w < W; w++) {
                 LLVMValueRef e = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, slot[p], const_i32(L, W), ""), const_i32(L, w), "");
-                LLVMValueRef ptr = tgt_lds_ptr(L, LLVMBuildMul(L->b, e, const_i32(L, vb), ""));
+                LLVMValueRef ptr = tgt_lds_ptr(L, LLVMBuildAdd(L->b, LLVMBuildMul(L->b, e, const_i32(L, vb), ""), const_i32(L, base), ""));
                 tgt_check(L, ptr, vb, EMU_ACCESS_LOAD | EMU_ACCESS_LDS);
                 Part x = {LLVMBuildLoad2(L->b, vt, ptr, ""), NULL};
                 if (arg) {
-                    LLVMValueRef ip = tgt_lds_ptr(L, LLVMBuildAdd(L->b, const_i32(L, (int)(onumel * W * vb)),
+                    LLVMValueRef ip = tgt_lds_ptr(L, LLVMBuildAdd(L->b, const_i32(L, base + (int)(onumel * W * vb)),
                                                                    LLVMBuildMul(L->b, e, const_i32(L, 4), ""), ""));
                     tgt_check(L, ip, 4, EMU_ACCESS_LOAD | EMU_ACCESS_LDS);
                     x.idx = LLVMBuildLoad2(L->b, L->i32, ip, "");
@@ -286,12 +287,14 @@ static void lower_scan(Lower *L, Op *op)
     LLVMTypeRef et = llvm_type(L, t);
     int eb = elem_bytes_of(et);
     int64_t need = ty_numel(t) * eb;
-    if (need > L->lds_limit) {
-        lower_error(L, "this scan needs %lld bytes of LDS, more than the %d available", (long long)need, L->lds_limit);
+    int base = lds_free_offset(L);
+    if (base + need > L->lds_limit) {
+        lower_error(L, "this scan needs %lld bytes of LDS, more than the %d available", (long long)need,
+                    L->lds_limit - base);
         return;
     }
-    if (need > L->lds_bytes)
-        L->lds_bytes = (int)need;
+    if (base + need > L->lds_bytes)
+        L->lds_bytes = (int)(base + need);
     int64_t stride[TIR_MAX_RANK], s = 1;
     for (int d = t->rank - 1; d >= 0; d--) {
         stride[d] = s;
@@ -311,7 +314,7 @@ static void lower_scan(Lower *L, Op *op)
         }
         lin[r] = idx; /* without the axis part */
         LLVMValueRef full = LLVMBuildAdd(L->b, idx, LLVMBuildMul(L->b, along[r], const_i32(L, stride[axis]), ""), "");
-        LLVMValueRef p = tgt_lds_ptr(L, LLVMBuildMul(L->b, full, const_i32(L, eb), ""));
+        LLVMValueRef p = tgt_lds_ptr(L, LLVMBuildAdd(L->b, LLVMBuildMul(L->b, full, const_i32(L, eb), ""), const_i32(L, base), ""));
         tgt_check(L, p, eb, EMU_ACCESS_STORE | EMU_ACCESS_LDS);
         LLVMBuildStore(L->b, in->r[r], p);
     }
@@ -332,7 +335,7 @@ static void lower_scan(Lower *L, Op *op)
         LLVMAddIncoming(k, &k0, &pre, 1);
         LLVMAddIncoming(acc, &zero, &pre, 1);
         LLVMValueRef full = LLVMBuildAdd(L->b, lin[r], LLVMBuildMul(L->b, k, const_i32(L, stride[axis]), ""), "");
-        LLVMValueRef p = tgt_lds_ptr(L, LLVMBuildMul(L->b, full, const_i32(L, eb), ""));
+        LLVMValueRef p = tgt_lds_ptr(L, LLVMBuildAdd(L->b, LLVMBuildMul(L->b, full, const_i32(L, eb), ""), const_i32(L, base), ""));
         tgt_check(L, p, eb, EMU_ACCESS_LOAD | EMU_ACCESS_LDS);
         LLVMValueRef x = LLVMBuildLoad2(L->b, et, p, "");
         Part a = {acc, NULL}, b = {x, NULL};

@@ -146,6 +146,42 @@ static const Type *with_layout(Ctx *c, const Type *t, const Layout *l)
     return ty_tile(c->tt, t->elem, t->rank, t->shape, l);
 }
 
+static void dot_layouts(Ctx *c, const Op *dot, const Layout **acc, const Layout **la, const Layout **lb);
+
+/* A load whose tile becomes the B operand of a matrix-instruction dot (directly): it is stored to LDS
+ * with k fastest, so each lane should hold k_width consecutive rows of its columns; then it writes a
+ * run of k per column instead of single elements. Returns that k_width, or 1. */
+static int b_operand_rows_of(Ctx *c, const Value *v, int depth)
+{
+    if (depth > 3)
+        return 1;
+    for (Use *u = c->uses[vid(v)]; u; u = u->next) {
+        Op *op = u->op;
+        if (op->code == OP_DOT && u->idx == 1) {
+            const Layout *acc, *la, *lb;
+            dot_layouts(c, op, &acc, &la, &lb);
+            return acc->kind == LAY_MFMA ? lb->k_width : 1;
+        }
+        /* through loop-carried values (a pipelined load reaches its dot in the next iteration) */
+        const Value *next = NULL;
+        if (op->code == OP_FOR && u->idx >= 3)
+            next = &op_block(op, 0)->args[u->idx - 2];
+        else if (op->code == OP_YIELD && op->parent->parent && op->parent->parent->code == OP_FOR)
+            next = &op->parent->args[u->idx + 1];
+        if (next) {
+            int r = b_operand_rows_of(c, next, depth + 1);
+            if (r > 1)
+                return r;
+        }
+    }
+    return 1;
+}
+
+static int b_operand_rows(Ctx *c, const Op *ld)
+{
+    return b_operand_rows_of(c, &ld->results[0], 0);
+}
+
 static const Layout *mem_layout(Ctx *c, const Op *op)
 {
     const Value *ptr = op->operands[0];
@@ -167,7 +203,14 @@ static const Layout *mem_layout(Ctx *c, const Op *op)
     int64_t numel = ty_numel(t), lanes = (int64_t)c->nw * c->o->wave;
     while (vec > 1 && numel / vec < lanes)
         vec /= 2;
-    return lay_coalesced(c->lt, t->rank, t->shape, dim, vec, c->nw, c->o->wave);
+    const Layout *l = lay_coalesced(c->lt, t->rank, t->shape, dim, vec, c->nw, c->o->wave);
+    int rows = op->code == OP_LOAD && t->rank == 2 && dim == 1 ? b_operand_rows(c, op) : 1;
+    if (rows > 1 && (int64_t)rows * l->tpw[0] * l->wpc[0] <= t->shape[0] &&
+        numel / ((int64_t)rows * vec) >= lanes) {
+        int spt[2] = {rows, l->spt[1]};
+        l = lay_blocked(c->lt, 2, spt, l->tpw, l->wpc, l->order);
+    }
+    return l;
 }
 
 static int ilog2(int64_t v)
@@ -259,7 +302,9 @@ static void dot_layouts(Ctx *c, const Op *dot, const Layout **acc, const Layout 
 {
     DotChoice d = choose_dot(c->o, c->src, dot);
     if (d.mfma) {
-        *acc = lay_mfma(c->lt, d.instr, d.im, d.in, d.ik, d.wpc, false);
+        /* transposed: a lane holds consecutive columns of the accumulator, so epilogues store (or
+         * move through LDS) several elements at once */
+        *acc = lay_mfma(c->lt, d.instr, d.im, d.in, d.ik, d.wpc, true);
         *la = lay_dot_op(c->lt, 0, *acc, d.k_width);
         *lb = lay_dot_op(c->lt, 1, *acc, d.k_width);
         return;
@@ -649,6 +694,20 @@ static void emit_region(Ctx *c, Block *tir, Block *lir, const Layout **arg_layou
     map_block(c, tir, lir);
     Builder saved = c->b;
     tir_builder_at_end(&c->b, lir);
+    /* A loop-carried tile that a dot uses as an operand (a pipelined load) is converted first thing:
+     * its registers die before the loads issued later in the body need theirs. */
+    for (int i = 0; i < tir->nargs; i++) {
+        Value *v = &tir->args[i];
+        if (v->type->kind != TY_TILE)
+            continue;
+        for (Use *u = c->uses[vid(v)]; u; u = u->next)
+            if (u->op->code == OP_DOT && u->idx < 2 && u->op->parent == tir) {
+                const Layout *acc, *la, *lb;
+                dot_layouts(c, u->op, &acc, &la, &lb);
+                need(c, v, u->idx == 0 ? la : lb);
+                break;
+            }
+    }
     emit_block_ops(c, tir, lir);
     c->b = saved;
 }
@@ -681,12 +740,9 @@ static void emit_for(Ctx *c, Op *op)
     const Layout **al = ARENA_ARRAY(c->a, const Layout *, tb->nargs + 1);
     for (int i = 1; i < tb->nargs; i++)
         al[i] = ls[i - 1];
-    /* the body without its terminator, then the yield in the carried layouts */
-    Op *term = tb->last;
-    tir_unlink(term);
+    /* the body (terminators are skipped), then the yield in the carried layouts */
     emit_region(c, tb, op_block(n, 0), al);
-    tir_insert_end(tb, term);
-    emit_terminator(c, term, op_block(n, 0), ls, 0);
+    emit_terminator(c, tb->last, op_block(n, 0), ls, 0);
 }
 
 static void emit_if(Ctx *c, Op *op)
@@ -699,11 +755,8 @@ static void emit_if(Ctx *c, Op *op)
     Op *n = clone_here(c, op, &cond, 1, rt);
     for (int r = 0; r < 2; r++) {
         Block *tb = op_block(op, r);
-        Op *term = tb->last;
-        tir_unlink(term);
         emit_region(c, tb, op_block(n, r), NULL);
-        tir_insert_end(tb, term);
-        emit_terminator(c, term, op_block(n, r), ls, 0);
+        emit_terminator(c, tb->last, op_block(n, r), ls, 0);
     }
 }
 
@@ -719,12 +772,46 @@ static void emit_while(Ctx *c, Op *op)
     Op *n = clone_here(c, op, ops, op->nopnds, rt);
     for (int r = 0; r < 2; r++) {
         Block *tb = op_block(op, r);
-        Op *term = tb->last;
-        tir_unlink(term);
         emit_region(c, tb, op_block(n, r), ls);
-        tir_insert_end(tb, term);
-        emit_terminator(c, term, op_block(n, r), ls, r == 0 ? 1 : 0);
+        emit_terminator(c, tb->last, op_block(n, r), ls, r == 0 ? 1 : 0);
     }
+}
+
+/* Elements a lane holds consecutively along the last dimension in layout l (a run of register bits). */
+static int lane_run(Ctx *c, const Layout *l, const Type *t)
+{
+    LinLayout ll;
+    if (!lay_linear(l, t->rank, t->shape, c->o->wave, c->nw, &ll))
+        return 0;
+    int k = 0, last = t->rank - 1;
+    while (k < ll.nreg && ll.reg[k][last] == (1 << k)) {
+        bool only = true;
+        for (int d = 0; d < last; d++)
+            only &= ll.reg[k][d] == 0;
+        if (!only)
+            break;
+        k++;
+    }
+    return 1 << k;
+}
+
+/* A store of a value computed in an accumulator layout (directly or through elementwise ops) writes
+ * from that layout when the pointers allow a lane's run of consecutive columns as one access:
+ * no trip through LDS, no LDS to reserve. */
+static const Layout *store_in_place(Ctx *c, const Op *st)
+{
+    bool strong;
+    const Layout *v = pref_of(c, st->operands[1], &strong);
+    if (!v || !strong || v->kind != LAY_MFMA)
+        return NULL;
+    const Type *pt = st->operands[0]->type;
+    int dim;
+    int vec = axis_vector_width(c->ax, st->operands[0], st->nopnds == 3 ? st->operands[2] : NULL, 128, &dim);
+    int run = lane_run(c, v, pt);
+    int bytes = ty_bits(ty_elem(pt)->pointee) / 8;
+    if (dim != pt->rank - 1 || run < 2 || vec < run || run * bytes > 16)
+        return NULL;
+    return v;
 }
 
 static void emit_anchor(Ctx *c, Op *op)
@@ -737,6 +824,11 @@ static void emit_anchor(Ctx *c, Op *op)
     case OP_ATOMIC_RMW:
     case OP_ATOMIC_CAS: {
         const Layout *L = op->operands[0]->type->kind == TY_TILE ? mem_layout(c, op) : NULL;
+        if (L && op->code == OP_STORE) {
+            const Layout *v = store_in_place(c, op);
+            if (v)
+                L = v;
+        }
         for (int i = 0; i < op->nopnds; i++)
             ops[i] = need(c, op->operands[i], L);
         for (int i = 0; i < op->nres; i++)
@@ -812,6 +904,9 @@ static void emit_block_ops(Ctx *c, Block *tir, Block *lir)
         case OP_WHILE:
             emit_while(c, op);
             continue;
+        case OP_YIELD:
+        case OP_CONDITION:
+            continue; /* emitted by the region's owner, in the carried layouts */
         default:
             break;
         }

@@ -1,5 +1,6 @@
 /* The passes from layout-free tile IR (TIR) to tile IR with layouts (LIR), in pipeline order:
  *
+ *   pipeline_loads      prefetch the loads feeding dots            (pipeline.c)
  *   compute_axis_info   contiguity, divisibility, constancy        (axis_info.h)
  *   assign_layouts      TIR -> LIR: anchors and rematerialisation   (assign_layouts.c)
  *   remove_converts     cancels conversion chains                   (remove_converts.c)
@@ -21,6 +22,9 @@ typedef struct LirOptions {
  * reporting an error (e.g. a tile too large for any layout). */
 Func *assign_layouts(Arena *a, Func *tir, Module *dst, LayoutTab *lt, const LirOptions *o, Diags *diags);
 void remove_converts(Func *f);
+/* Software pipelining of the loads feeding a dot, num_stages - 1 iterations ahead (TIR, before
+ * layouts). */
+void pipeline_loads(Func *f);
 
 /* The MFMA choice for a dot, exposed for tests and the report: instruction, shape and waves. */
 typedef struct DotChoice {

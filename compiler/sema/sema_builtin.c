@@ -167,7 +167,7 @@ static SVal make_full(Sema *S, BArgs *a, int shape_i, SVal value, const Type *el
                           1 << 24);
     if (value.kind == SV_CONST && value.weak && sk_is_int(elem->sk) && sk_is_float(value.type->sk))
         return sema_error(S, a->loc, "cannot fill a tile of %s with a float literal", sk_name(elem->sk));
-    SVal c = sv_convert(S, value, elem, a->loc);
+    SVal c = convert_operand(S, value, elem, a->loc);
     if (c.kind == SV_ERR)
         return c;
     if (c.kind == SV_CONST) {
@@ -266,7 +266,7 @@ static SVal b_load(Sema *S, BArgs *a)
         SVal other = given(a, 2) ? a->v[2] : sv_weak_int(S, 0);
         if (other.kind == SV_CONST && other.weak && sk_is_int(elem->sk) && sk_is_float(other.type->sk))
             return sema_error(S, arg_loc(a, 2), "'other' is a float literal but the load reads %s", sk_name(elem->sk));
-        other = sv_convert(S, other, elem, arg_loc(a, 2));
+        other = convert_operand(S, other, elem, arg_loc(a, 2));
         if (other.kind == SV_ERR)
             return other;
         ops[1] = materialize(S, sv_broadcast(S, a->v[1], rank, shape, a->loc), a->loc);
@@ -294,7 +294,7 @@ static SVal b_store(Sema *S, BArgs *a)
                           sv_describe(S, &a->v[0]));
     if (val.kind == SV_CONST && val.weak && sk_is_int(elem->sk) && sk_is_float(val.type->sk))
         return sema_error(S, arg_loc(a, 1), "cannot store a float literal to %s", sv_describe(S, &a->v[0]));
-    val = sv_convert(S, val, elem, arg_loc(a, 1));
+    val = convert_operand(S, val, elem, arg_loc(a, 1));
     if (val.kind == SV_ERR)
         return val;
     Value *ops[3];
@@ -384,7 +384,7 @@ static SVal b_atomic(Sema *S, BArgs *a)
     Value *ops[4];
     ops[0] = materialize(S, sv_broadcast(S, a->v[0], rank, shape, a->loc), a->loc);
     for (int i = 1; i <= nval; i++) {
-        SVal v = sv_convert(S, a->v[i], elem, arg_loc(a, i));
+        SVal v = convert_operand(S, a->v[i], elem, arg_loc(a, i));
         if (v.kind == SV_ERR)
             return v;
         ops[i] = materialize(S, sv_broadcast(S, v, rank, shape, a->loc), a->loc);
@@ -793,7 +793,7 @@ static bool unify(Sema *S, BArgs *a, const int *idx, int n, SVal *out, bool floa
         cur = tile_type(S, elem, rank, shape);
     }
     for (int k = 0; k < n; k++) {
-        SVal v = sv_convert(S, a->v[idx[k]], elem, arg_loc(a, idx[k]));
+        SVal v = convert_operand(S, a->v[idx[k]], elem, arg_loc(a, idx[k]));
         if (v.kind == SV_ERR)
             return false;
         out[k] = sv_broadcast(S, v, rank, shape, a->loc);
@@ -865,8 +865,8 @@ static SVal b_where(Sema *S, BArgs *a)
                               sv_describe(S, &a->v[2]));
         if (a->v[1].kind == SV_CONST && a->v[1].weak && a->v[2].kind == SV_CONST && a->v[2].weak)
             e = sk_is_float(e->sk) ? ty_scalar(S->types, SK_F32) : i32_t(S);
-        pair[0] = sv_convert(S, a->v[1], e, arg_loc(a, 1));
-        pair[1] = sv_convert(S, a->v[2], e, arg_loc(a, 2));
+        pair[0] = convert_operand(S, a->v[1], e, arg_loc(a, 1));
+        pair[1] = convert_operand(S, a->v[2], e, arg_loc(a, 2));
         if (pair[0].kind == SV_ERR || pair[1].kind == SV_ERR)
             return sv_err();
     }

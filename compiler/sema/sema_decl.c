@@ -261,7 +261,7 @@ SVal eval_global(Sema *S, Binding *b, Loc use)
             v = sema_error(S, d->a->loc, "module const '%s' is declared %s but its value is %s", b->name,
                            ty_str(S->arena, S->types, t), sv_describe(S, &v));
         else
-            v = sv_convert(S, v, t, d->a->loc);
+            v = convert_operand(S, v, t, d->a->loc);
     }
     b->evaluating = false;
     S->const_top = b->outer_const;
@@ -500,7 +500,7 @@ static bool tune_entry(Sema *S, KernelCtx *kc, const char *name, SVal v, Loc loc
                        sv_describe(S, &v));
             return false;
         }
-        v = sv_convert(S, v, want, loc);
+        v = convert_operand(S, v, want, loc);
         if (!cp && !check_option(S, name, v.c.i, loc, ""))
             return false;
     }
@@ -728,7 +728,7 @@ static bool resolve_consts(Sema *S, KernelCtx *kc, bool *used_defines)
                 ok = false;
                 continue;
             } else {
-                v = sv_convert(S, v, cp->type, p->b->loc);
+                v = convert_operand(S, v, cp->type, p->b->loc);
             }
             cp->value = v;
         }
@@ -904,7 +904,10 @@ static bool compile_kernel(Sema *S, Node *k, KernelMeta *meta, bool *used_define
                 sema_error(S, e->loc, "a @grid size must be a scalar integer, not %s", sv_describe(S, &v));
                 break;
             }
-            sizes[i] = materialize(S, sv_convert(S, v, i32, e->loc), e->loc);
+            v = convert_operand(S, v, i32, e->loc);
+            if (v.kind == SV_ERR)
+                break;
+            sizes[i] = materialize(S, v, e->loc);
         }
         S->scope = saved;
         if (S->diags->nerrors != errs0)

@@ -269,9 +269,16 @@ static bool int_literal_fits(ScalarKind sk, SVal v)
 /* Converts an operand to the promoted element type; a weak integer literal must fit. */
 SVal convert_operand(Sema *S, SVal v, const Type *elem, Loc loc)
 {
+    if (v.kind == SV_CONST && v.weak && elem->kind == TY_SCALAR && sk_is_int(elem->sk) && sk_is_float(v.type->sk))
+        return sema_error(S, loc, "a float literal (%g) where %s is expected: write an integer, or convert with 'as'",
+                          v.c.f, sk_name(elem->sk));
     if (v.kind == SV_CONST && v.weak && elem->kind == TY_SCALAR && sk_is_int(elem->sk) && !sk_is_float(v.type->sk) &&
-        !int_literal_fits(elem->sk, v))
+        !int_literal_fits(elem->sk, v)) {
+        if (v.type->sk == SK_U64)
+            return sema_error(S, loc, "integer literal %llu does not fit in %s", (unsigned long long)v.c.i,
+                              sk_name(elem->sk));
         return sema_error(S, loc, "integer literal %lld does not fit in %s", (long long)v.c.i, sk_name(elem->sk));
+    }
     return sv_convert(S, v, elem, loc);
 }
 

@@ -75,6 +75,7 @@ struct Frame {
     const char *fn_name;
     bool void_ret;     /* a `return;` was emitted (on any path) */
     bool value_ret;    /* a `return e;` was emitted (on any path): mixing the two is an error */
+    Loc value_ret_loc; /* the last `return e;` emitted */
 };
 
 typedef struct Sema {
@@ -157,6 +158,34 @@ bool is_builtin(const char *name);
 void emit_block(Sema *S, Node *block, Scope *scope);
 SVal inline_call(Sema *S, Binding *fn, Node *call);
 void push_scope(Sema *S, Scope *sc);
+
+/* Shared with sema_loop.c: var carrying and exit flags. */
+typedef struct VarSet {
+    Binding **b;
+    int n;
+} VarSet;
+typedef void (*EmitFn)(Sema *S, void *ctx);
+
+Binding *hidden(Sema *S, const char *what, SVal init); /* a hidden var (flag) in the current scope */
+VarSet visible_vars(Sema *S);                         /* vars and flags visible here, innermost first */
+SVal *snapshot(Sema *S, VarSet vs);
+void restore(VarSet vs, const SVal *s);
+int flat_count(const SVal *v);                        /* IR values a carried value flattens to */
+bool flatten(Sema *S, SVal v, Value **out, int *k, Loc loc);
+SVal unflatten(Sema *S, const SVal *like, Value **vals, int *k);
+const char *var_label(Sema *S, const Binding *b);     /* "var 'x'", for messages */
+/* if cond { then_fn } else { else_fn }, carrying the vars they change; pin: see sema_stmt.c. */
+void emit_if(Sema *S, Value *cond, EmitFn then_fn, void *then_ctx, EmitFn else_fn, void *else_ctx, Binding *pin,
+             Loc loc);
+Frame *fn_frame(Sema *S);                             /* the innermost fn or kernel frame */
+SVal flags_or(Sema *S, Binding *const *flags, int n, Loc loc, Binding **pin);
+SVal exiting(Sema *S, Loc loc);                       /* break || continue || return, here */
+void emit_stmts(Sema *S, Node **stmts, int n);
+
+/* ---- sema_loop.c ---- */
+
+void emit_for(Sema *S, Node *n);
+void emit_while(Sema *S, Node *n);
 
 /* ---- sema_decl.c ---- */
 

@@ -1,4 +1,4 @@
-/* Statements, structured control flow and fn inlining.
+/* Statements, `if`, exit flags and fn inlining (loops are in sema_loop.c).
  *
  * Mutable `var`s become SSA values. A `var` assigned inside a branch or loop is carried out of it:
  * `if` yields the branches' final values (found by comparing each visible var's value before and after
@@ -10,13 +10,15 @@
  * or return become `while` loops whose condition also tests the flags. Because conditions are uniform
  * (one value per program instance), this is exactly the source semantics, and the IR stays structured.
  * A flag that is a compile-time constant costs nothing: `break` at the top of a loop body simply ends
- * the emission of that body. */
+ * the emission of that body. Where the rest runs under `if !flag`, the flag is known clear in that
+ * branch and set in the other, so a flag set on every path stays a constant: that is how a fn that
+ * returns on every path is told from one that can fall off its end. */
 #include <string.h>
 
 #include "compiler/sema/sema_internal.h"
 #include "parser.h"
 
-enum { MAX_CALL_DEPTH = 64, MAX_STATIC_UNROLL = 4096 };
+enum { MAX_CALL_DEPTH = 64 };
 
 /* ---- scopes ---- */
 
@@ -26,7 +28,7 @@ void push_scope(Sema *S, Scope *sc)
     S->scope = sc;
 }
 
-static Binding *hidden(Sema *S, const char *what, SVal init)
+Binding *hidden(Sema *S, const char *what, SVal init)
 {
     Scope *sc = S->scope;
     return bind(S, sc, what, BIND_HIDDEN, init, loc_make(0, 0));
@@ -57,13 +59,7 @@ static bool same_val(const SVal *a, const SVal *b)
     }
 }
 
-/* The vars (and hidden flags) visible from the current scope, innermost first. */
-typedef struct VarSet {
-    Binding **b;
-    int n;
-} VarSet;
-
-static VarSet visible_vars(Sema *S)
+VarSet visible_vars(Sema *S)
 {
     VarSet vs = {0};
     int cap = 0;
@@ -80,7 +76,7 @@ static VarSet visible_vars(Sema *S)
     return vs;
 }
 
-static SVal *snapshot(Sema *S, VarSet vs)
+SVal *snapshot(Sema *S, VarSet vs)
 {
     SVal *s = ARENA_ARRAY(S->arena, SVal, vs.n + 1);
     for (int i = 0; i < vs.n; i++)
@@ -88,14 +84,14 @@ static SVal *snapshot(Sema *S, VarSet vs)
     return s;
 }
 
-static void restore(VarSet vs, const SVal *s)
+void restore(VarSet vs, const SVal *s)
 {
     for (int i = 0; i < vs.n; i++)
         vs.b[i]->val = s[i];
 }
 
 /* Number of IR values a carried value flattens to (tuples flatten element-wise). */
-static int flat_count(const SVal *v)
+int flat_count(const SVal *v)
 {
     if (v->kind != SV_TUPLE)
         return 1;
@@ -127,7 +123,7 @@ static SVal zero_like(Sema *S, const SVal *like, Loc loc)
     return sv_dyn(z);
 }
 
-static bool flatten(Sema *S, SVal v, Value **out, int *k, Loc loc)
+bool flatten(Sema *S, SVal v, Value **out, int *k, Loc loc)
 {
     if (v.kind == SV_TUPLE) {
         for (int i = 0; i < v.n; i++)
@@ -141,7 +137,7 @@ static bool flatten(Sema *S, SVal v, Value **out, int *k, Loc loc)
     return true;
 }
 
-static SVal unflatten(Sema *S, const SVal *like, Value **vals, int *k)
+SVal unflatten(Sema *S, const SVal *like, Value **vals, int *k)
 {
     if (like->kind == SV_TUPLE) {
         SVal t = *like;
@@ -204,7 +200,7 @@ static const char *describe_hard(Sema *S, const SVal *v)
     return sv_describe(S, &h);
 }
 
-static const char *var_label(Sema *S, const Binding *b)
+const char *var_label(Sema *S, const Binding *b)
 {
     return b->kind == BIND_HIDDEN ? "the returned value" : arena_printf(S->arena, "var '%s'", b->name);
 }
@@ -220,13 +216,11 @@ static const char *fn_name_of(Sema *S)
 
 /* ---- if ---- */
 
-typedef void (*EmitFn)(Sema *S, void *ctx);
-
 /* Emits `if cond { then_fn } else { else_fn }` (either may be NULL) with var carrying. `pin`, when not
  * NULL, is an exit flag whose value is the negation of cond: it is known clear in the then branch and
  * set in the else branch, which keeps flags constant where every path sets them
  * (`if c { return a; } return b;` returns on every path). */
-static void emit_if(Sema *S, Value *cond, EmitFn then_fn, void *then_ctx, EmitFn else_fn, void *else_ctx,
+void emit_if(Sema *S, Value *cond, EmitFn then_fn, void *then_ctx, EmitFn else_fn, void *else_ctx,
                     Binding *pin, Loc loc)
 {
     VarSet vs = visible_vars(S);
@@ -347,62 +341,6 @@ static void emit_if(Sema *S, Value *cond, EmitFn then_fn, void *then_ctx, EmitFn
     }
 }
 
-/* ---- syntactic scans ---- */
-
-typedef struct Scan {
-    const char **names; /* assigned names */
-    int n, cap;
-    bool brk;  /* a break/continue for this loop (not for a nested one) */
-    bool ret;  /* a return anywhere */
-} Scan;
-
-static void scan_add(Sema *S, Scan *sc, const char *name)
-{
-    for (int i = 0; i < sc->n; i++)
-        if (sc->names[i] == name)
-            return;
-    if (sc->n == sc->cap) {
-        sc->cap = sc->cap ? sc->cap * 2 : 8;
-        sc->names = arena_realloc(S->arena, sc->names, sizeof(char *) * (size_t)sc->n, sizeof(char *) * (size_t)sc->cap);
-    }
-    sc->names[sc->n++] = name;
-}
-
-static void scan_stmt(Sema *S, Node *n, Scan *sc, int loop_depth)
-{
-    if (!n)
-        return;
-    switch (n->kind) {
-    case AST_ASSIGN:
-        scan_add(S, sc, n->name);
-        break;
-    case AST_BREAK:
-    case AST_CONTINUE:
-        if (loop_depth == 0 && n->kind == AST_BREAK)
-            sc->brk = true;
-        break;
-    case AST_RETURN:
-        sc->ret = true;
-        break;
-    case AST_BLOCK:
-        for (int i = 0; i < n->list.n; i++)
-            scan_stmt(S, n->list.items[i], sc, loop_depth);
-        break;
-    case AST_IF:
-        scan_stmt(S, n->b, sc, loop_depth);
-        scan_stmt(S, n->c, sc, loop_depth);
-        break;
-    case AST_FOR:
-        scan_stmt(S, n->d, sc, loop_depth + 1);
-        break;
-    case AST_WHILE:
-        scan_stmt(S, n->b, sc, loop_depth + 1);
-        break;
-    default:
-        break;
-    }
-}
-
 /* Does the statement contain break, continue or return (at any depth)? */
 static bool may_exit(Node *n)
 {
@@ -431,7 +369,7 @@ static bool may_exit(Node *n)
 
 /* ---- exit flags ---- */
 
-static Frame *fn_frame(Sema *S)
+Frame *fn_frame(Sema *S)
 {
     Frame *f = S->frame;
     while (f && f->is_loop)
@@ -441,7 +379,7 @@ static Frame *fn_frame(Sema *S)
 
 /* The OR of exit flags, as a value (CONST or DYN). *pin, when not NULL, receives the one flag that is
  * not a constant, if exactly one is (see emit_if). */
-static SVal flags_or(Sema *S, Binding *const *flags, int n, Loc loc, Binding **pin)
+SVal flags_or(Sema *S, Binding *const *flags, int n, Loc loc, Binding **pin)
 {
     SVal acc = sv_bool(S, false);
     int ndyn = 0;
@@ -477,14 +415,13 @@ static SVal exiting_pin(Sema *S, Loc loc, Binding **pin)
     return flags_or(S, flags, 3, loc, pin);
 }
 
-static SVal exiting(Sema *S, Loc loc) { return exiting_pin(S, loc, NULL); }
+SVal exiting(Sema *S, Loc loc) { return exiting_pin(S, loc, NULL); }
 
 typedef struct Rest {
     Node **stmts;
     int n;
 } Rest;
 
-static void emit_stmts(Sema *S, Node **stmts, int n);
 
 static void emit_rest(Sema *S, void *ctx)
 {
@@ -497,7 +434,7 @@ static void emit_rest(Sema *S, void *ctx)
  * `if !(flags)`, or not at all when a flag is known to be set. */
 static void emit_stmt(Sema *S, Node *n);
 
-static void emit_stmts(Sema *S, Node **stmts, int n)
+void emit_stmts(Sema *S, Node **stmts, int n)
 {
     for (int i = 0; i < n; i++) {
         emit_stmt(S, stmts[i]);
@@ -559,7 +496,7 @@ static SVal fit_to(Sema *S, SVal v, const Type *want, const char *what, Loc loc)
         if (e->kind == TY_SCALAR && sk_is_int(e->sk) && sk_is_float(v.type->sk))
             return sema_error(S, loc, "cannot assign a float literal to %s of type %s", what,
                               ty_str(S->arena, S->types, want));
-        v = sv_convert(S, v, e, loc);
+        v = convert_operand(S, v, e, loc);
         t = sv_type(S, &v);
     }
     if (t == want)
@@ -605,501 +542,6 @@ static void emit_assign(Sema *S, Node *n)
     v = fit_to(S, v, sv_type(S, &b->val), arena_printf(S->arena, "var '%s'", n->name), n->a->loc);
     if (v.kind != SV_ERR)
         b->val = v;
-}
-
-/* ---- loops ---- */
-
-/* The vars a loop body assigns, in scope order, plus the flags the loop needs carried. */
-static VarSet carried_vars(Sema *S, Node *body, Scan *scan)
-{
-    memset(scan, 0, sizeof *scan);
-    scan_stmt(S, body, scan, 0);
-    VarSet all = visible_vars(S), out = {0};
-    out.b = ARENA_ARRAY(S->arena, Binding *, all.n + 1);
-    Frame *fn = fn_frame(S);
-    for (int i = 0; i < all.n; i++) {
-        Binding *b = all.b[i];
-        bool take = false;
-        if (b->kind == BIND_VAR) {
-            for (int k = 0; k < scan->n; k++)
-                if (scan->names[k] == b->name && lookup(S, b->name) == b)
-                    take = true;
-        } else if (fn && scan->ret && (b == fn->ret || b == fn->retval)) {
-            take = true;
-        }
-        if (take && b->val.kind != SV_ERR)
-            out.b[out.n++] = b;
-    }
-    return out;
-}
-
-typedef struct LoopInfo {
-    VarSet vars;   /* carried user vars and flags */
-    Value **inits;
-    const Type **types;
-    int nflat;
-} LoopInfo;
-
-static bool loop_inits(Sema *S, LoopInfo *li, Loc loc)
-{
-    int n = 0;
-    for (int i = 0; i < li->vars.n; i++) {
-        Binding *b = li->vars.b[i];
-        if (b->val.kind == SV_UNINIT) {
-            sema_error(S, loc, "a fn that returns a value from inside a loop is not supported: "
-                               "assign to a var and break instead");
-            return false;
-        }
-        n += flat_count(&b->val);
-    }
-    li->inits = ARENA_ARRAY(S->arena, Value *, n + 1);
-    li->types = ARENA_ARRAY(S->arena, const Type *, n + 1);
-    int k = 0;
-    for (int i = 0; i < li->vars.n; i++)
-        if (!flatten(S, li->vars.b[i]->val, li->inits, &k, loc))
-            return false;
-    for (int j = 0; j < k; j++)
-        li->types[j] = li->inits[j]->type;
-    li->nflat = k;
-    return true;
-}
-
-/* Binds the carried vars to block arguments args[0..], keeping their shapes (tuples). */
-static void bind_carried(Sema *S, LoopInfo *li, Value **args)
-{
-    int k = 0;
-    for (int i = 0; i < li->vars.n; i++) {
-        SVal like = li->vars.b[i]->val;
-        li->vars.b[i]->val = unflatten(S, &like, args, &k);
-    }
-}
-
-/* The carried vars' current values, checked against the loop's types; NULL after an error. */
-static Value **carried_now(Sema *S, LoopInfo *li, Loc loc)
-{
-    Value **vals = ARENA_ARRAY(S->arena, Value *, li->nflat + 1);
-    int k = 0;
-    for (int i = 0; i < li->vars.n; i++) {
-        Binding *b = li->vars.b[i];
-        int before = k;
-        if (b->val.kind == SV_ERR || !flatten(S, b->val, vals, &k, loc))
-            return NULL;
-        for (int j = before; j < k; j++)
-            if (vals[j]->type != li->types[j]) {
-                sema_error(S, loc, "%s changes type inside the loop: %s before, %s after", var_label(S, b),
-                           ty_str(S->arena, S->types, li->types[j]), ty_str(S->arena, S->types, vals[j]->type));
-                return NULL;
-            }
-    }
-    return vals;
-}
-
-static Value **block_args(Sema *S, Block *blk, int first, int n)
-{
-    Value **v = ARENA_ARRAY(S->arena, Value *, n + 1);
-    for (int i = 0; i < n; i++)
-        v[i] = &blk->args[first + i];
-    return v;
-}
-
-static Value **block_args_of_results(Sema *S, Op *op, int first, int n)
-{
-    Value **v = ARENA_ARRAY(S->arena, Value *, n + 1);
-    for (int i = 0; i < n; i++)
-        v[i] = op_result(op, first + i);
-    return v;
-}
-
-static void name_args(Block *blk, int first, LoopInfo *li)
-{
-    int k = first;
-    for (int i = 0; i < li->vars.n; i++) {
-        int c = flat_count(&li->vars.b[i]->val);
-        for (int j = 0; j < c; j++, k++)
-            if (li->vars.b[i]->kind == BIND_VAR)
-                blk->args[k].name = li->vars.b[i]->name;
-    }
-}
-
-static void set_results(Sema *S, Op *op, LoopInfo *li)
-{
-    op->nres = li->nflat;
-    op->results = ARENA_ARRAY(S->arena, Value, li->nflat + 1);
-    for (int k = 0; k < li->nflat; k++) {
-        op->results[k].type = li->types[k];
-        op->results[k].def = op;
-        op->results[k].index = k;
-    }
-    Value **res = ARENA_ARRAY(S->arena, Value *, li->nflat + 1);
-    for (int k = 0; k < li->nflat; k++)
-        res[k] = op_result(op, k);
-    bind_carried(S, li, res);
-    int k = 0;
-    for (int i = 0; i < li->vars.n; i++) {
-        int c = flat_count(&li->vars.b[i]->val);
-        for (int j = 0; j < c; j++, k++)
-            if (li->vars.b[i]->kind == BIND_VAR)
-                op->results[k].name = li->vars.b[i]->name;
-    }
-}
-
-/* Common preparation of loop operands: a loop scope holding the break flag and the frame. */
-typedef struct LoopCtx {
-    Scope scope;
-    Frame frame;
-    Scan scan;
-    LoopInfo li;
-    SVal *saved;
-    VarSet all;
-} LoopCtx;
-
-static void loop_begin(Sema *S, LoopCtx *lc, Node *body)
-{
-    memset(lc, 0, sizeof *lc);
-    push_scope(S, &lc->scope);
-    lc->frame.outer = S->frame;
-    lc->frame.is_loop = true;
-    lc->frame.brk = hidden(S, "<break>", sv_bool(S, false));
-    lc->li.vars = carried_vars(S, body, &lc->scan);
-    if (lc->scan.brk) { /* the break flag itself is carried */
-        lc->li.vars.b[lc->li.vars.n++] = lc->frame.brk;
-    }
-    lc->all = visible_vars(S);
-    lc->saved = snapshot(S, lc->all);
-}
-
-static void loop_end(Sema *S, LoopCtx *lc, Frame *outer_frame, Scope *outer_scope)
-{
-    S->frame = outer_frame;
-    S->scope = outer_scope;
-    (void)lc;
-}
-
-/* At the top of a `while` body the carried break and return flags are clear: the condition that led
- * there tested them. Knowing it keeps their updates in the body constant where they can be. */
-static void clear_flags(Sema *S, LoopCtx *lc)
-{
-    Frame *fn = lc->frame.outer;
-    while (fn && fn->is_loop)
-        fn = fn->outer;
-    for (int i = 0; i < lc->li.vars.n; i++) {
-        Binding *b = lc->li.vars.b[i];
-        if (b == lc->frame.brk || (fn && b == fn->ret))
-            b->val = sv_bool(S, false);
-    }
-}
-
-/* The body of a loop iteration: a scope with the induction variable and a fresh continue flag. */
-static void emit_body(Sema *S, Node *n, Frame *fr, const char *ivname, SVal iv)
-{
-    Scope body = {0};
-    push_scope(S, &body);
-    if (ivname)
-        bind(S, &body, ivname, BIND_LET, iv, n->loc);
-    fr->cont = hidden(S, "<continue>", sv_bool(S, false));
-    Frame *outer = S->frame;
-    S->frame = fr;
-    Node *blk = n->kind == AST_FOR ? n->d : n->b;
-    emit_stmts(S, blk->list.items, blk->list.n);
-    S->frame = outer;
-    S->scope = body.parent;
-}
-
-static SVal int_operand(Sema *S, Node *e, const char *what)
-{
-    SVal v = eval_expr(S, e);
-    if (v.kind == SV_ERR)
-        return v;
-    const Type *t = sv_type(S, &v);
-    if (!t || t->kind != TY_SCALAR || !sk_is_int(t->sk))
-        return sema_error(S, e->loc, "the %s of a for loop must be a scalar integer, not %s", what, sv_describe(S, &v));
-    return v;
-}
-
-typedef struct StaticIter {
-    Node *n;
-    Frame *fr;
-    int64_t k, hi, step;
-} StaticIter;
-
-static void static_iters(Sema *S, void *ctx)
-{
-    StaticIter *it = ctx;
-    for (; it->step > 0 ? it->k < it->hi : it->k > it->hi; it->k += it->step) {
-        emit_body(S, it->n, it->fr, it->n->name, sv_weak_int(S, it->k));
-        /* after an iteration: a set break (or return) ends the unrolling */
-        Frame *fn = fn_frame(S);
-        Binding *flags[2] = {it->fr->brk, fn ? fn->ret : NULL}, *pin;
-        SVal ex = flags_or(S, flags, 2, it->n->loc, &pin);
-        if (ex.kind == SV_ERR)
-            return;
-        if (ex.kind == SV_CONST) {
-            if (ex.c.i)
-                return;
-            continue;
-        }
-        StaticIter next = *it;
-        next.k += next.step;
-        if (next.step > 0 ? next.k >= next.hi : next.k <= next.hi)
-            return;
-        Value *notx = b_op1(&S->b, OP_NOT, ex.v->type, ex.v);
-        emit_if(S, notx, static_iters, &next, NULL, NULL, pin, it->n->loc);
-        return;
-    }
-}
-
-static void emit_static_for(Sema *S, Node *n, SVal lo, SVal hi, SVal st)
-{
-    int64_t a, b, step = 1;
-    if (!sval_const_int(S, lo, n->a->loc, "the start of a static for", &a) ||
-        !sval_const_int(S, hi, n->b->loc, "the end of a static for", &b) ||
-        (n->c && !sval_const_int(S, st, n->c->loc, "the step of a static for", &step)))
-        return;
-    if (step == 0) {
-        sema_error(S, n->c->loc, "the step of a for loop must not be 0");
-        return;
-    }
-    int64_t count = step > 0 ? (b > a ? (b - a + step - 1) / step : 0) : (a > b ? (a - b - step - 1) / -step : 0);
-    if (count > MAX_STATIC_UNROLL) {
-        sema_error(S, n->loc, "static for unrolls %lld iterations; the limit is %d", (long long)count,
-                   MAX_STATIC_UNROLL);
-        return;
-    }
-    Scope *outer_scope = S->scope;
-    Frame *outer_frame = S->frame;
-    Scope sc = {0};
-    push_scope(S, &sc);
-    Frame fr = {0};
-    fr.outer = outer_frame;
-    fr.is_loop = true;
-    fr.brk = hidden(S, "<break>", sv_bool(S, false));
-    StaticIter it = {n, &fr, a, b, step};
-    static_iters(S, &it);
-    S->frame = outer_frame;
-    S->scope = outer_scope;
-}
-
-static void emit_for(Sema *S, Node *n)
-{
-    SVal lo = int_operand(S, n->a, "start"), hi = int_operand(S, n->b, "end");
-    SVal st = n->c ? int_operand(S, n->c, "step") : sv_weak_int(S, 1);
-    if (lo.kind == SV_ERR || hi.kind == SV_ERR || st.kind == SV_ERR)
-        return;
-    if (n->flags & AST_FLAG_STATIC) {
-        emit_static_for(S, n, lo, hi, st);
-        return;
-    }
-    if (st.kind == SV_CONST && st.c.i == 0) {
-        sema_error(S, n->c->loc, "the step of a for loop must not be 0");
-        return;
-    }
-    /* One integer type for the induction variable: the promotion of the bounds and step. */
-    const Type *ivt = promote_elem(S, &lo, &hi);
-    SVal probe = {0};
-    probe.kind = SV_CONST;
-    probe.type = ivt;
-    probe.weak = lo.kind == SV_CONST && lo.weak && hi.kind == SV_CONST && hi.weak;
-    ivt = ivt ? promote_elem(S, &probe, &st) : NULL;
-    if (!ivt || !sk_is_int(ivt->sk)) {
-        sema_error(S, n->loc, "the bounds of a for loop must be integers of compatible types, got %s and %s",
-                   sv_describe(S, &lo), sv_describe(S, &hi));
-        return;
-    }
-    if (probe.weak && st.kind == SV_CONST && st.weak)
-        ivt = ty_scalar(S->types, SK_I32);
-    lo = convert_operand(S, lo, ivt, n->a->loc);
-    hi = convert_operand(S, hi, ivt, n->b->loc);
-    st = convert_operand(S, st, ivt, n->c ? n->c->loc : n->loc);
-    if (lo.kind == SV_ERR || hi.kind == SV_ERR || st.kind == SV_ERR)
-        return;
-    if (lo.kind == SV_CONST && hi.kind == SV_CONST && st.kind == SV_CONST) {
-        bool none = sk_is_signed(ivt->sk) ? (st.c.i > 0 ? lo.c.i >= hi.c.i : lo.c.i <= hi.c.i)
-                                          : (uint64_t)lo.c.i >= (uint64_t)hi.c.i;
-        if (none)
-            return;
-    }
-    Scope *outer_scope = S->scope;
-    Frame *outer_frame = S->frame;
-    LoopCtx lc;
-    loop_begin(S, &lc, n->d);
-    if (!loop_inits(S, &lc.li, n->loc)) {
-        loop_end(S, &lc, outer_frame, outer_scope);
-        return;
-    }
-    Value *vlo = materialize(S, lo, n->loc), *vhi = materialize(S, hi, n->loc), *vst = materialize(S, st, n->loc);
-    Builder outer = S->b;
-    sema_set_loc(S, n->loc);
-    int nf = lc.li.nflat;
-    Op *op;
-    if (!lc.scan.brk && !lc.scan.ret) {
-        Value **ops = ARENA_ARRAY(S->arena, Value *, nf + 3);
-        ops[0] = vlo, ops[1] = vhi, ops[2] = vst;
-        memcpy(ops + 3, lc.li.inits, sizeof(Value *) * (size_t)nf);
-        op = b_op(&S->b, OP_FOR, NULL, 0, ops, nf + 3);
-        Block *body = op_block(op, 0);
-        tir_block_add_arg(body, ivt, n->name);
-        for (int k = 0; k < nf; k++)
-            tir_block_add_arg(body, lc.li.types[k], NULL);
-        Value *iv = &body->args[0]; /* only now: adding arguments moves them */
-        name_args(body, 1, &lc.li);
-        tir_builder_at_end(&S->b, body);
-        S->b.pos = outer.pos;
-        bind_carried(S, &lc.li, block_args(S, body, 1, nf));
-        emit_body(S, n, &lc.frame, n->name, sv_dyn(iv));
-        Value **vals = carried_now(S, &lc.li, n->loc);
-        if (vals)
-            b_op(&S->b, OP_YIELD, NULL, 0, vals, nf);
-        else
-            b_op(&S->b, OP_YIELD, NULL, 0, lc.li.inits, 0), op = NULL;
-    } else {
-        /* while (iv, vars...) { iv in range && !break && !return } do { body; iv += step } */
-        Value **ops = ARENA_ARRAY(S->arena, Value *, nf + 1);
-        ops[0] = vlo;
-        memcpy(ops + 1, lc.li.inits, sizeof(Value *) * (size_t)nf);
-        op = b_op(&S->b, OP_WHILE, NULL, 0, ops, nf + 1);
-        Block *before = op_block(op, 0), *after = op_block(op, 1);
-        for (int r = 0; r < 2; r++) {
-            Block *blk = op_block(op, r);
-            tir_block_add_arg(blk, ivt, n->name);
-            for (int k = 0; k < nf; k++)
-                tir_block_add_arg(blk, lc.li.types[k], NULL);
-            name_args(blk, 1, &lc.li);
-        }
-        tir_builder_at_end(&S->b, before);
-        S->b.pos = outer.pos;
-        bind_carried(S, &lc.li, block_args(S, before, 1, nf));
-        SVal iv = sv_dyn(&before->args[0]);
-        SVal in_range;
-        if (st.kind == SV_CONST)
-            in_range = eval_binary(S, (sk_is_signed(ivt->sk) && st.c.i < 0) ? TOK_GT : TOK_LT, iv, sv_dyn(vhi), n->loc);
-        else {
-            SVal up = eval_binary(S, TOK_LT, iv, sv_dyn(vhi), n->loc);
-            SVal down = eval_binary(S, TOK_GT, iv, sv_dyn(vhi), n->loc);
-            SVal pos = eval_binary(S, TOK_GT, sv_dyn(vst), sv_int(ivt, 0), n->loc);
-            in_range = sv_dyn(b_op3(&S->b, OP_SELECT, up.v->type, pos.v, up.v, down.v));
-        }
-        Frame *save_frame = S->frame;
-        S->frame = &lc.frame;
-        SVal ex = exiting(S, n->loc);
-        S->frame = save_frame;
-        SVal go = eval_binary(S, TOK_AMP, in_range, eval_unary(S, TOK_BANG, ex, n->loc), n->loc);
-        Value **cops = ARENA_ARRAY(S->arena, Value *, nf + 2);
-        cops[0] = materialize(S, go, n->loc);
-        cops[1] = &before->args[0];
-        for (int k = 0; k < nf; k++)
-            cops[2 + k] = &before->args[1 + k];
-        b_op(&S->b, OP_CONDITION, NULL, 0, cops, nf + 2);
-        tir_builder_at_end(&S->b, after);
-        S->b.pos = outer.pos;
-        bind_carried(S, &lc.li, block_args(S, after, 1, nf));
-        clear_flags(S, &lc);
-        emit_body(S, n, &lc.frame, n->name, sv_dyn(&after->args[0]));
-        Value **vals = carried_now(S, &lc.li, n->loc);
-        SVal next = eval_binary(S, TOK_PLUS, sv_dyn(&after->args[0]), sv_dyn(vst), n->loc);
-        Value **yops = ARENA_ARRAY(S->arena, Value *, nf + 2);
-        yops[0] = materialize(S, next, n->loc);
-        if (vals)
-            memcpy(yops + 1, vals, sizeof(Value *) * (size_t)nf);
-        b_op(&S->b, OP_YIELD, NULL, 0, yops, vals ? nf + 1 : 1);
-        if (!vals)
-            op = NULL;
-        /* results: (iv, vars...) — drop the iv */
-        if (op) {
-            LoopInfo li2 = lc.li;
-            li2.nflat = nf + 1;
-            li2.types = ARENA_ARRAY(S->arena, const Type *, nf + 2);
-            li2.types[0] = ivt;
-            memcpy(li2.types + 1, lc.li.types, sizeof(Type *) * (size_t)nf);
-            S->b = outer;
-            restore(lc.all, lc.saved);
-            op->nres = nf + 1;
-            op->results = ARENA_ARRAY(S->arena, Value, nf + 2);
-            for (int k = 0; k <= nf; k++) {
-                op->results[k].type = li2.types[k];
-                op->results[k].def = op;
-                op->results[k].index = k;
-            }
-            bind_carried(S, &lc.li, block_args_of_results(S, op, 1, nf));
-            for (int i = 0, k = 1; i < lc.li.vars.n; i++) {
-                int c = flat_count(&lc.li.vars.b[i]->val);
-                for (int j = 0; j < c; j++, k++)
-                    if (lc.li.vars.b[i]->kind == BIND_VAR)
-                        op->results[k].name = lc.li.vars.b[i]->name;
-            }
-            loop_end(S, &lc, outer_frame, outer_scope);
-            return;
-        }
-    }
-    S->b = outer;
-    restore(lc.all, lc.saved);
-    if (op)
-        set_results(S, op, &lc.li);
-    else
-        for (int i = 0; i < lc.li.vars.n; i++)
-            lc.li.vars.b[i]->val = sv_err();
-    loop_end(S, &lc, outer_frame, outer_scope);
-}
-
-static void emit_while(Sema *S, Node *n)
-{
-    Scope *outer_scope = S->scope;
-    Frame *outer_frame = S->frame;
-    LoopCtx lc;
-    loop_begin(S, &lc, n->b);
-    if (!loop_inits(S, &lc.li, n->loc)) {
-        loop_end(S, &lc, outer_frame, outer_scope);
-        return;
-    }
-    int nf = lc.li.nflat;
-    Builder outer = S->b;
-    sema_set_loc(S, n->loc);
-    Op *op = b_op(&S->b, OP_WHILE, NULL, 0, lc.li.inits, nf);
-    Block *before = op_block(op, 0), *after = op_block(op, 1);
-    for (int r = 0; r < 2; r++) {
-        for (int k = 0; k < nf; k++)
-            tir_block_add_arg(op_block(op, r), lc.li.types[k], NULL);
-        name_args(op_block(op, r), 0, &lc.li);
-    }
-    /* before: the condition, with the vars as they are at the top of an iteration */
-    tir_builder_at_end(&S->b, before);
-    S->b.pos = outer.pos;
-    bind_carried(S, &lc.li, block_args(S, before, 0, nf));
-    SVal c = eval_expr(S, n->a);
-    const Type *ct = c.kind == SV_ERR ? NULL : sv_type(S, &c);
-    bool ok = c.kind != SV_ERR;
-    if (ok && (!ct || ct->kind != TY_SCALAR || ct->sk != SK_BOOL)) {
-        sema_error(S, n->a->loc, "the condition of while must be a scalar bool (the same for the whole program), not %s",
-                   sv_describe(S, &c));
-        ok = false;
-    }
-    if (ok) {
-        Frame *save_frame = S->frame;
-        S->frame = &lc.frame;
-        SVal ex = exiting(S, n->loc);
-        S->frame = save_frame;
-        c = eval_binary(S, TOK_AMP, c, eval_unary(S, TOK_BANG, ex, n->loc), n->loc);
-    }
-    Value **cops = ARENA_ARRAY(S->arena, Value *, nf + 1);
-    cops[0] = ok ? materialize(S, c, n->a->loc) : b_const_int(&S->b, ty_scalar(S->types, SK_BOOL), 0);
-    for (int k = 0; k < nf; k++)
-        cops[1 + k] = &before->args[k];
-    b_op(&S->b, OP_CONDITION, NULL, 0, cops, nf + 1);
-    /* after: the body */
-    tir_builder_at_end(&S->b, after);
-    S->b.pos = outer.pos;
-    bind_carried(S, &lc.li, block_args(S, after, 0, nf));
-    clear_flags(S, &lc);
-    emit_body(S, n, &lc.frame, NULL, sv_void());
-    Value **vals = carried_now(S, &lc.li, n->loc);
-    b_op(&S->b, OP_YIELD, NULL, 0, vals ? vals : lc.li.inits, vals ? nf : 0);
-    S->b = outer;
-    restore(lc.all, lc.saved);
-    if (vals && ok)
-        set_results(S, op, &lc.li);
-    else
-        for (int i = 0; i < lc.li.vars.n; i++)
-            lc.li.vars.b[i]->val = sv_err();
-    loop_end(S, &lc, outer_frame, outer_scope);
 }
 
 /* ---- statements ---- */
@@ -1173,6 +615,7 @@ static void emit_return(Sema *S, Node *n)
         return;
     }
     fn->value_ret = true;
+    fn->value_ret_loc = n->loc;
     fn->retval->val = v;
     set_flag(S, fn->ret);
 }
@@ -1240,6 +683,12 @@ static void emit_let_tuple(Sema *S, Node *n)
                    ? arena_printf(S->arena, "a tuple of %d values", v.n) : sv_describe(S, &v), want);
         v = sv_err();
     }
+    for (int i = 0; i < want; i++)
+        for (int j = 0; j < i; j++)
+            if (n->list.items[j]->name == n->list.items[i]->name) {
+                sema_error(S, n->list.items[i]->loc, "'%s' is bound twice in this let", n->list.items[i]->name);
+                v = sv_err();
+            }
     for (int i = 0; i < want; i++) {
         SVal x = v.kind == SV_ERR ? v : v.items[i];
         if (x.kind == SV_DYN && !x.v->name)
@@ -1352,10 +801,11 @@ SVal inline_call(Sema *S, Binding *fb, Node *call)
                 return sv_err();
             }
             if (v.kind == SV_CONST && v.weak && sv_is_value(&v))
-                v = sv_convert(S, v, ty_elem(want), call->list.items[k]->loc);
-            if (v.kind != SV_ERR && (!sv_is_value(&v) || sv_type(S, &v) != want)) {
-                sema_error(S, call->list.items[k]->loc, "argument '%s' of fn '%s' must be %s, not %s", p->name,
-                           fn->name, ty_str(S->arena, S->types, want), sv_describe(S, &v));
+                v = convert_operand(S, v, ty_elem(want), call->list.items[k]->loc);
+            if (v.kind == SV_ERR || !sv_is_value(&v) || sv_type(S, &v) != want) {
+                if (v.kind != SV_ERR)
+                    sema_error(S, call->list.items[k]->loc, "argument '%s' of fn '%s' must be %s, not %s", p->name,
+                               fn->name, ty_str(S->arena, S->types, want), sv_describe(S, &v));
                 S->scope = saved_scope;
                 S->frame = saved_frame;
                 return sv_err();
@@ -1392,16 +842,20 @@ SVal inline_call(Sema *S, Binding *fb, Node *call)
             for (int i = 0; i < r.n; i++) {
                 const Type *want = eval_type(S, fn->a->list.items[i]);
                 if (want && r.items[i].kind == SV_CONST && r.items[i].weak)
-                    r.items[i] = sv_convert(S, r.items[i], ty_elem(want), call->loc);
-                if (want && sv_type(S, &r.items[i]) != want)
+                    r.items[i] = convert_operand(S, r.items[i], ty_elem(want), fr.value_ret_loc);
+                if (!want || r.items[i].kind == SV_ERR)
+                    return sv_err();
+                if (sv_type(S, &r.items[i]) != want)
                     return sema_error(S, call->loc, "value %d returned by fn '%s' must be %s, not %s", i + 1,
                                       fn->name, ty_str(S->arena, S->types, want), sv_describe(S, &r.items[i]));
             }
         } else {
             const Type *want = eval_type(S, fn->a);
             if (want && r.kind == SV_CONST && r.weak)
-                r = sv_convert(S, r, ty_elem(want), call->loc);
-            if (want && sv_type(S, &r) != want)
+                r = convert_operand(S, r, ty_elem(want), fr.value_ret_loc);
+            if (!want || r.kind == SV_ERR)
+                return sv_err();
+            if (sv_type(S, &r) != want)
                 return sema_error(S, call->loc, "fn '%s' must return %s, not %s", fn->name,
                                   ty_str(S->arena, S->types, want), sv_describe(S, &r));
         }

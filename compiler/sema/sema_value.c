@@ -234,6 +234,9 @@ SVal sv_convert(Sema *S, SVal v, const Type *elem, Loc loc)
     const Type *t = v.v->type;
     if (ty_elem(t) == elem)
         return v;
+    if (ty_is_ptr(t) || elem->kind == TY_PTR) /* between pointer types only with `as` (eval_cast) */
+        if (ty_is_ptr(t) != (elem->kind == TY_PTR))
+            return sema_error(S, loc, "cannot convert %s to %s", sv_describe(S, &v), ty_str(S->arena, S->types, elem));
     sema_set_loc(S, loc);
     return sv_dyn(b_op1(&S->b, OP_CAST, ty_with_elem(S->types, t, elem), v.v));
 }

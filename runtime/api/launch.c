@@ -79,7 +79,9 @@ static bool int_as_double(const rk_arg *a, double *out)
 
 static void arg_str(const rk_arg *a, char *buf, size_t n)
 {
-    if (a->kind == RK_PARAM_POINTER)
+    if (a->kind != RK_PARAM_POINTER && !rk_dtype_name(a->dtype))
+        snprintf(buf, n, "an argument of invalid dtype %d", (int)a->dtype);
+    else if (a->kind == RK_PARAM_POINTER)
         snprintf(buf, n, "pointer %p", a->v.ptr);
     else if (a->dtype == RK_BOOL)
         snprintf(buf, n, "bool %s", a->v.b ? "true" : "false");
@@ -97,13 +99,14 @@ static bool convert_scalar(const rk_param *p, const rk_arg *a, unsigned char *ds
     char got[96];
     arg_str(a, got, sizeof got);
     rk_dtype t = p->dtype;
-    if ((unsigned)a->dtype > RK_F64) {
-        snprintf(why, whylen, "the argument has an invalid dtype %d", (int)a->dtype);
+    if (!rk_dtype_name(a->dtype)) {
+        snprintf(why, whylen, "got %s", got);
         return false;
     }
     if (t == RK_BOOL || a->dtype == RK_BOOL) {
         if (t != a->dtype) {
-            snprintf(why, whylen, "got %s; %s", got, t == RK_BOOL ? "a bool takes rk_arg_bool" : "a bool does not convert to a number");
+            snprintf(why, whylen, "got %s; %s", got,
+                     t == RK_BOOL ? "a bool takes rk_arg_bool" : "a bool does not convert to a number");
             return false;
         }
         dst[0] = a->v.b ? 1 : 0;
@@ -190,7 +193,9 @@ static void param_type_str(const rk_param *p, char *buf, size_t n)
 static rk_status build_args(rk_kernel *k, const rk_arg *args, int nargs)
 {
     rk_ctx *ctx = k->prog->ctx;
-    if (nargs != k->nparams || (nargs && !args)) {
+    if (nargs > 0 && !args)
+        return rt_fail(ctx, RK_EINVAL, "kernel %s: args is NULL but nargs is %d", k->name, nargs);
+    if (nargs != k->nparams) {
         char list[512] = "";
         size_t n = 0;
         for (int i = 0; i < k->nparams && n < sizeof list; i++) {
@@ -212,14 +217,16 @@ static rk_status build_args(rk_kernel *k, const rk_arg *args, int nargs)
         if (p->kind == RK_PARAM_POINTER) {
             if (a->kind != RK_PARAM_POINTER) {
                 arg_str(a, why, sizeof why);
-                return rt_fail(ctx, RK_ELAUNCH, "kernel %s, argument %d '%s' (%s): expected a pointer (rk_arg_ptr), got %s",
-                               k->name, i + 1, p->name, ty, why);
+                return rt_fail(ctx, RK_ELAUNCH,
+                               "kernel %s, argument %d '%s' (%s): expected a pointer (rk_arg_ptr), got %s", k->name,
+                               i + 1, p->name, ty, why);
             }
             void *ptr = a->v.ptr;
             if (ptr && !rt_alloc_find(ctx, ptr, 0))
                 return rt_fail(ctx, RK_ELAUNCH,
-                               "kernel %s, argument %d '%s' (%s): %p is not inside memory from rk_malloc on this context "
-                               "(a host pointer?)", k->name, i + 1, p->name, ty, ptr);
+                               "kernel %s, argument %d '%s' (%s): %p is not inside memory from rk_malloc on this "
+                               "context (a host pointer?)",
+                               k->name, i + 1, p->name, ty, ptr);
             if ((uintptr_t)ptr % 16)
                 return rt_fail(ctx, RK_ELAUNCH, "kernel %s, argument %d '%s' (%s): pointer %p is not 16-byte aligned",
                                k->name, i + 1, p->name, ty, ptr);

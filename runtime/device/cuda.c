@@ -41,7 +41,8 @@ static void cuda_probe(void)
     else if ((r = init(0)) != 0)
         snprintf(cuda_msg, sizeof cuda_msg, "no CUDA device: cuInit failed with error %d", r);
     else if ((r = count(&n)) != 0 || n <= 0)
-        snprintf(cuda_msg, sizeof cuda_msg, "no CUDA device%s", r ? ": cuDeviceGetCount failed" : " (cuDeviceGetCount found none)");
+        snprintf(cuda_msg, sizeof cuda_msg, "no CUDA device%s",
+                 r ? ": cuDeviceGetCount failed" : " (cuDeviceGetCount found none)");
     else
         cuda_count = n;
     dlclose(lib);

@@ -251,7 +251,9 @@ static rk_status hip_memcpy(RtDevice *d, void *dst, const void *src, size_t byte
     rk_status st = hip_enter(d);
     if (st)
         return st;
-    int kind = dir == RT_HTOD ? hipMemcpyHostToDevice : dir == RT_DTOH ? hipMemcpyDeviceToHost : hipMemcpyDeviceToDevice;
+    int kind = dir == RT_HTOD   ? hipMemcpyHostToDevice
+               : dir == RT_DTOH ? hipMemcpyDeviceToHost
+                                : hipMemcpyDeviceToDevice;
     HIP_CALL(d, RK_EDEVICE, H.Memcpy(dst, src, bytes, kind), "hipMemcpy");
     return RK_OK;
 }

@@ -91,7 +91,8 @@ static void test_compile(void)
     co = (rk_compile_options){.target = "gfx000"};
     CHECK_ST(ctx, rk_compile(ctx, "", 0, &co, &p), RK_EINVAL, "unknown target 'gfx000'; known targets:");
     co = (rk_compile_options){.target = "sm_90"};
-    CHECK_ST(ctx, rk_compile(ctx, "", 0, &co, &p), RK_EUNSUPPORTED, "code generation for target sm_90 is not built yet");
+    CHECK_ST(ctx, rk_compile(ctx, "", 0, &co, &p), RK_EUNSUPPORTED,
+             "code generation for target sm_90 is not built yet");
     co = (rk_compile_options){.opt_level = 7};
     CHECK_ST(ctx, rk_compile(ctx, "", 0, &co, &p), RK_EINVAL, "opt_level 7");
     CHECK(rk_compile(ctx, "", 0, NULL, NULL) == RK_EINVAL);
@@ -157,6 +158,10 @@ static void test_launch_checks(void)
     b[3] = rk_arg_ptr(x);
     CHECK_ST(ctx, rk_launch(k, NULL, b, 4, NULL), RK_ELAUNCH,
              "kernel vadd, argument 4 'n' (i32): expected a scalar, got a pointer");
+    b[3] = rk_arg_i32(1);
+    b[3].dtype = (rk_dtype)77;
+    CHECK_ST(ctx, rk_launch(k, NULL, b, 4, NULL), RK_ELAUNCH, "argument 4 'n' (i32): got an argument of invalid dtype 77");
+    CHECK_ST(ctx, rk_launch(k, NULL, NULL, 4, NULL), RK_EINVAL, "kernel vadd: args is NULL but nargs is 4");
     b[3] = a[3];
     b[1] = rk_arg_ptr((char *)y + 4);
     CHECK_ST(ctx, rk_launch(k, NULL, b, 4, NULL), RK_ELAUNCH, "argument 2 'y' (*f32): pointer 0x");
@@ -200,10 +205,12 @@ static void test_launch_checks(void)
     CHECK_OK(ctx, rk_launch(f, one, c, 5, NULL));
     c[2] = rk_arg_f32(2.0f);
     c[3] = rk_arg_i32(1);
-    CHECK_ST(ctx, rk_launch(f, one, c, 5, NULL), RK_ELAUNCH, "argument 4 'flag' (bool): got i32 1; a bool takes rk_arg_bool");
+    CHECK_ST(ctx, rk_launch(f, one, c, 5, NULL), RK_ELAUNCH,
+             "argument 4 'flag' (bool): got i32 1; a bool takes rk_arg_bool");
     c[3] = rk_arg_bool(false);
     c[4] = rk_arg_i32(-1);
-    CHECK_ST(ctx, rk_launch(f, one, c, 5, NULL), RK_ELAUNCH, "argument 5 'big' (u32): got i32 -1, which does not fit in u32");
+    CHECK_ST(ctx, rk_launch(f, one, c, 5, NULL), RK_ELAUNCH,
+             "argument 5 'big' (u32): got i32 -1, which does not fit in u32");
     c[4] = rk_arg_u64(UINT64_C(1) << 32);
     CHECK_ST(ctx, rk_launch(f, one, c, 5, NULL), RK_ELAUNCH, "does not fit in u32");
     c[4] = rk_arg_u64(UINT32_MAX);
@@ -650,7 +657,8 @@ static void test_devices(void)
     arch = rt_amdgpu_elf_arch(elf, sizeof elf, msg, sizeof msg);
     CHECK(arch && strcmp(arch, "gfx90a") == 0);
     elf[48] = 0x01;
-    CHECK(!rt_amdgpu_elf_arch(elf, sizeof elf, msg, sizeof msg) && strstr(msg, "unknown processor (EF_AMDGPU_MACH 0x01)"));
+    CHECK(!rt_amdgpu_elf_arch(elf, sizeof elf, msg, sizeof msg) &&
+          strstr(msg, "unknown processor (EF_AMDGPU_MACH 0x01)"));
     elf[18] = 62;
     CHECK(!rt_amdgpu_elf_arch(elf, sizeof elf, msg, sizeof msg) && strstr(msg, "ELF machine 62"));
     CHECK(!rt_amdgpu_elf_arch("kernel", 6, msg, sizeof msg) && strstr(msg, "not an ELF file"));

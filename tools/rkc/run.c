@@ -467,7 +467,8 @@ static int make_buffer(rk_ctx *ctx, const rk_param *p, int index, const char *sp
     rk_dtype t;
     size_t n;
     if (!parse_elems(elems, &t, &n))
-        return usage_error("argument %s: '%s' is not T[n] (a scalar type and a positive element count)", p->name, elems);
+        return usage_error("argument %s: '%s' is not T[n] (a scalar type and a positive element count)", p->name,
+                           elems);
     if (t != p->dtype)
         return usage_error("argument %s: a buffer of %s does not match the parameter's type *%s", p->name,
                            rk_dtype_name(t), rk_dtype_name(p->dtype));
@@ -625,7 +626,8 @@ static int launch(rk_ctx *ctx, rk_kernel *k, RunOptions *o)
             size_t n = 0;
             for (int q = 0; q < np && n < sizeof list; q++)
                 n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", q ? ", " : "", params[q].name);
-            rc = usage_error("kernel %s has no parameter '%s' (parameters: %s)", info.name, name, np ? list : "none");
+            rc = usage_error("kernel %s has no parameter '%s' (parameters: %s)", info.name, name,
+                             np ? list : "none");
         } else if (dump && params[i].kind != RK_PARAM_POINTER) {
             rc = usage_error("--dump %s: '%s' is a scalar parameter, not a buffer", name, name);
         }
