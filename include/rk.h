@@ -88,6 +88,13 @@ typedef void (*rk_dump_fn)(void *ud, const char *stage, const char *kernel, cons
 /* Receives one line (without newline) printed by a kernel's print() on emu or interp. */
 typedef void (*rk_print_fn)(void *ud, const char *line);
 
+/* What the library tells its user besides errors: RK_LOG_AUTOTUNE lines are the autotuner's results
+ * (with print_autotuning), RK_LOG_PROGRESS lines describe a tuning in progress (a tool may redraw them
+ * in place), RK_LOG_NOTE lines are remarks such as "the cache folder is not writable". */
+typedef enum rk_log_kind { RK_LOG_NOTE, RK_LOG_AUTOTUNE, RK_LOG_PROGRESS } rk_log_kind;
+/* Receives one line (no newline). */
+typedef void (*rk_log_fn)(void *ud, rk_log_kind kind, const char *line);
+
 /* Options of a context. Zero-initialise and set what you need: every zero or NULL field means the
  * default. New fields are only ever appended. */
 typedef struct rk_ctx_options {
@@ -106,9 +113,25 @@ typedef struct rk_ctx_options {
     void *dump_ud;
     rk_print_fn print;         /* kernel print() lines (NULL: dropped) */
     void *print_ud;
-    const char *cache_dir;     /* compile and autotune cache (NULL: $RK_CACHE_DIR, else ~/.cache/rk) */
+    const char *cache_dir;     /* compile and autotune cache (NULL: $RK_CACHE_DIR, else $XDG_CACHE_HOME/rk,
+                                  else ~/.cache/rk); docs/api.md describes what it holds */
     const char *stdlib_dir;    /* the tile stdlib (NULL: $RK_STDLIB_DIR, else the one rk was built with) */
     int host_threads;          /* emu and interp: host threads per launch (0: one per core) */
+    /* Logging, the caches, the autotuner and the profiler (appended with them). */
+    rk_log_fn log;             /* autotuning results, tuning progress and notes (NULL: dropped); called
+                                  on the thread that called into the library, never on a worker */
+    void *log_ud;
+    int print_autotuning;      /* 1: send each config's time and the winner to `log`; -1: never;
+                                  0: as $RK_PRINT_AUTOTUNING says ("1": yes) */
+    int always_compile;        /* 1: never read the compile and autotune caches (fresh results are still
+                                  written); -1: read them; 0: as $RK_ALWAYS_COMPILE says ("1": yes) */
+    const char *profile;       /* write a Chrome/Perfetto trace of compiles, tuning runs and launches to
+                                  this file (NULL: $RK_PROFILE; "": none) */
+    int compile_threads;       /* threads compiling autotune configs (0: one per core) */
+    int tune_warmup;           /* untimed runs of a config before timing it (0: 1) */
+    int tune_runs;             /* timed runs per config, at least (0: 10) */
+    int tune_ms;               /* ... and more, until this many milliseconds have been timed (0: 100;
+                                  -1: no time floor) */
 } rk_ctx_options;
 
 /* Creates a context on a device. options may be NULL (all defaults).
@@ -333,18 +356,93 @@ RK_API rk_status rk_event_elapsed(rk_event *start, rk_event *end, float *ms);
 /* NULL is allowed. Events still alive are destroyed with their context. */
 RK_API void rk_event_destroy(rk_event *event);
 
-/* ---- autotuning (declared for the autotuner task; these return RK_EUNSUPPORTED until it lands) ---- */
+/* ---- autotuning -------------------------------------------------------------------------------- */
 
-/* Compiles every config of the kernel's @autotune space, times each on the device with these
- * arguments, and returns the fastest as *best (a kernel owned by the context, valid until
- * rk_ctx_destroy). The result is cached on disk by (source hash, kernel, target, device, key
- * values). */
+/* Tunes a kernel over its @autotune space for these arguments and returns the fastest config as *best
+ * (a kernel owned by the context, valid until rk_ctx_destroy; its rk_kernel_get_info name is the
+ * kernel's own, rk_kernel_config names the config).
+ *
+ * The space is the product of `space` filtered by `where`, plus `configs`. Configs whose LDS exceeds the
+ * device's are dropped before code generation; on AMDGPU targets, configs that spill registers are
+ * dropped when a config without spills exists (read from each code object's metadata). The rest are
+ * compiled in parallel (compile_threads), then each is timed on the context's device with events:
+ * tune_warmup untimed runs, then the median of at least tune_runs runs that together take at least
+ * tune_ms; the parameters named in `reset` are zeroed (from the pointer to the end of its allocation)
+ * before every run, and on HIP the GPU's caches are flushed between runs. The arguments must be valid
+ * launch arguments: the kernel really runs with them, and buffers it writes are overwritten.
+ *
+ * The result is remembered in memory and on disk (the cache folder) by (source with its imports,
+ * kernel, target, device, values of the `key` parameters, compile options); a later call, in this
+ * process or another, with the same key values compiles nothing. A kernel without @autotune is
+ * compiled (through the compile cache) with its defaults. options->kernel is ignored (kernel_name
+ * decides). Errors as rk_compile and rk_launch; a config that fails to compile or to run is skipped
+ * (with a note) unless every config fails; RK_ENOTFOUND when the source has no kernel kernel_name. */
 RK_API rk_status rk_autotune(rk_ctx *ctx, const char *source, size_t length, const char *kernel_name,
                              const rk_arg *args, int nargs, const rk_compile_options *options, rk_kernel **best);
-/* Launches the kernel through the autotune cache: tunes on a miss, then launches the best config. */
+/* Launches the kernel through the autotune cache: tunes on a miss (then zeroes the `reset` buffers
+ * once more), then launches the best config with these arguments and grid (NULL: its @grid). */
 RK_API rk_status rk_run(rk_ctx *ctx, const char *source, size_t length, const char *kernel_name,
                         const uint32_t *grid, const rk_arg *args, int nargs, const rk_compile_options *options,
                         rk_stream *stream);
+
+/* The config a kernel was compiled with, as -D pairs ("BLOCK_M=128 BLOCK_N=64 num_warps=4"), for a
+ * kernel from rk_autotune or a bundle; "" for other kernels. Lives as long as the kernel. */
+RK_API const char *rk_kernel_config(const rk_kernel *kernel);
+
+/* ---- ahead-of-time bundles ---------------------------------------------------------------------- */
+
+/* A bundle is one code object holding every config ("variant") of every kernel of a source, plus a
+ * manifest `PATH.json` naming each variant (kernel__c0, kernel__c1, ...), its config, parameters, block
+ * size, LDS, @grid function and the kernel's key and reset parameters. It is made ahead of time
+ * (`rkc --all-configs -o PATH FILE.tile`, or rk_compile_bundle) and loaded by the runtime library
+ * alone, which autotunes over the variants without compiling anything. */
+typedef struct rk_bundle rk_bundle;
+
+/* Compiles every config of every kernel (options->kernel: of that one) for options->target and writes
+ * the code object to `path` and the manifest to `path`.json, each written whole or not at all. Needs
+ * the compiler (librk, not the runtime alone). Errors as rk_compile; RK_EIO when a file cannot be
+ * written. */
+RK_API rk_status rk_compile_bundle(rk_ctx *ctx, const char *source, size_t length, const rk_compile_options *options,
+                                   const char *path);
+/* Reads `path` and `path`.json. RK_EIO when either cannot be read, RK_EINVAL when the manifest is not
+ * one. The bundle, and the kernels it hands out, live until rk_bundle_destroy or rk_ctx_destroy. */
+RK_API rk_status rk_bundle_load(rk_ctx *ctx, const char *path, rk_bundle **bundle);
+RK_API void rk_bundle_destroy(rk_bundle *bundle);
+/* The target the bundle was compiled for ("gfx942", "emu"). */
+RK_API const char *rk_bundle_target(const rk_bundle *bundle);
+/* The bundle's kernels (not variants) by index, and a kernel's variants. */
+RK_API int rk_bundle_kernel_count(const rk_bundle *bundle);
+RK_API const char *rk_bundle_kernel_name(const rk_bundle *bundle, int i);
+RK_API int rk_bundle_variant_count(const rk_bundle *bundle, const char *kernel_name);
+RK_API rk_status rk_bundle_variant(rk_bundle *bundle, const char *kernel_name, int i, rk_kernel **variant);
+/* As rk_autotune, over the bundle's variants of the kernel: times each (pruning none: the bundle was
+ * made for one target) and returns the fastest; remembered in memory and on disk by (bundle contents,
+ * kernel, device, key values). */
+RK_API rk_status rk_bundle_autotune(rk_bundle *bundle, const char *kernel_name, const rk_arg *args, int nargs,
+                                    rk_kernel **best);
+/* As rk_run, over the bundle's variants. */
+RK_API rk_status rk_bundle_run(rk_bundle *bundle, const char *kernel_name, const uint32_t *grid, const rk_arg *args,
+                               int nargs, rk_stream *stream);
+
+/* ---- statistics --------------------------------------------------------------------------------- */
+
+/* Counters of a context since its creation, for tests and tools. */
+typedef struct rk_stats {
+    uint64_t compiles;     /* runs of the compiler over a source: one per rk_compile that missed the
+                              cache, one per autotune config compiled, one per kernel description */
+    uint64_t cache_hits;   /* compile and autotune cache entries used */
+    uint64_t cache_misses; /* lookups that found no usable entry (absent, stale, corrupt) */
+    uint64_t cache_corrupt; /* of those, entries found corrupt or truncated (then rebuilt) */
+    uint64_t cache_writes; /* entries written */
+    uint64_t tunings;      /* autotunings that timed configs (not answered from a cache) */
+    uint64_t tune_runs;    /* timed and warm-up launches of autotuning */
+    uint64_t launches;     /* rk_launch calls that reached the device */
+    double last_tune_compile_ms; /* the last tuning: wall time compiling its configs ... */
+    double last_tune_bench_ms;   /* ... and timing them */
+    int last_tune_configs, last_tune_pruned; /* its space, and the configs dropped before timing */
+} rk_stats;
+
+RK_API rk_status rk_get_stats(const rk_ctx *ctx, rk_stats *stats);
 
 #ifdef __cplusplus
 }

@@ -21,13 +21,8 @@ for dtype in ("bf16", "f16"):
         for nk in (16, 32):
             opts = dict(num_warps=warps, num_stages=2, waves_per_eu=0, matrix_instr_nonkdim=nk)
             consts = dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=64, GROUP_M=8)
-            # rk cannot compile the 256 x 256 epilogue in one piece yet: the halves kernel
-            # (bugs/epilogue_lds_256x256.tile)
-            tile, note = ("matmul.tile", "")
-            if bm * bn > 128 * 256:
-                tile, note = ("matmul_halves.tile", "rk: two 128-row halves (rk bug: bugs/epilogue_lds_256x256.tile)")
-            _add(f"matmul_{dtype}_{bm}x{bn}x64_w{warps}_s2_k{nk}", tile,
-                 dict(T=dtype, **consts, **opts), "matmul", dict(dtype=dtype, **consts), opts, note)
+            _add(f"matmul_{dtype}_{bm}x{bn}x64_w{warps}_s2_k{nk}", "matmul.tile",
+                 dict(T=dtype, **consts, **opts), "matmul", dict(dtype=dtype, **consts), opts)
 
 _add("softmax_f32_8192_w8", "softmax.tile", dict(BLOCK=8192, num_warps=8, num_stages=2, waves_per_eu=0),
      "softmax", dict(BLOCK=8192), dict(num_warps=8, num_stages=2, waves_per_eu=0))

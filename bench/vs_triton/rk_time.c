@@ -6,7 +6,8 @@
  *
  * Prints one line of JSON: the first compile ("first": LLVM's target set-up included) and the median
  * of the others ("median", N >= 2), each as total milliseconds and the driver's per-stage times
- * (front, sema, passes, lower, opt, codegen, link). Exit 1 when a compile fails (diagnostics on
+ * (front, sema, passes, lower, opt, codegen, link); "llvm_pct": the median over all runs of the
+ * share of LLVM's work (opt + codegen + link) in the total. Exit 1 when a compile fails (diagnostics on
  * stderr). rk has no compile cache yet (issue 6): every call compiles. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -120,7 +121,11 @@ int main(int argc, char **argv)
         print_times("median", med);
         free(col);
     }
-    printf("}\n");
+    double *pct = calloc((size_t)n, sizeof *pct);
+    for (int i = 0; i < n; i++)
+        pct[i] = t[i][0] > 0 ? (t[i][5] + t[i][6] + t[i][7]) / t[i][0] * 100 : 0;
+    printf(", \"llvm_pct\": %.1f}\n", median(pct, n));
+    free(pct);
     free(t);
     free(defs);
     return 0;

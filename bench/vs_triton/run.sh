@@ -7,8 +7,8 @@
 #    dependency of rk, its build or its tests), installed from the package index when missing.
 # 2. rk built in build-vt (cmake + ninja) when needed, and two small tools against its libraries:
 #    hsaco_report (rk's ISA report for any code object) and rk_time (rk's in-process compile time).
-# 3. Every case of cases.py compiled by both: rk with rkc (VT_RUNS cold runs, timed end to end, and
-#    rk_time), Triton with triton_side.py (VT_RUNS fresh processes, each with an empty
+# 3. Every case of cases.py compiled by both: rk with rkc (VT_RUNS cold runs, timed end to end by
+#    timeit_cmd.py, wall-clock and CPU time, and rk_time), Triton with triton_side.py (VT_RUNS fresh processes, each with an empty
 #    TRITON_CACHE_DIR; then one warm call). Both code objects are read by hsaco_report, the same
 #    ruler, and disassembled into out/isa/ for reading.
 # 4. table.py prints the table and (unless --no-docs) writes it into docs/performance.md.
@@ -16,7 +16,7 @@
 # Exit: 0 when everything ran (whether or not rk met its targets), 1 when a compile or a tool failed
 # (the table still prints, with the failures in it), 2 for a bad command line.
 #
-# Environment: VT_RUNS (5), VT_BUILD (build-vt), VT_OUT (bench/vs_triton/out), VT_TRITON_VERSION
+# Environment: VT_RUNS (5), VT_BUILD (build-vt), VT_SKIP_BUILD=1 (take rk as built there), VT_OUT (bench/vs_triton/out), VT_TRITON_VERSION
 # (3.9.0), VT_CASES (a grep -E pattern over the case ids), VT_TRITON_POINTER_RANGE (see
 # triton_side.py), TRITON_HIP_LLD_PATH (Debian's ld.lld-22).
 set -euo pipefail
@@ -59,13 +59,17 @@ TV=$("$VENV/bin/python" -c "import triton; print(triton.__version__)")
 say "== Triton $TV ($VENV), ld.lld: ${TRITON_HIP_LLD_PATH:-none}"
 
 # ---- 2. rk and the two tools ---------------------------------------------------------------------
-if [[ ! -f $BUILD/build.ninja ]]; then
-    say "== configuring rk in $BUILD"
-    cmake -S "$ROOT" -B "$BUILD" -G Ninja >/dev/null
-fi
-say "== building rkc in $BUILD"
-ninja -C "$BUILD" -j2 rkc >/dev/null
 mkdir -p "$OUT/bin" "$OUT/rk" "$OUT/triton" "$OUT/isa"
+if [[ ${VT_SKIP_BUILD:-0} == 1 && -x $BUILD/rkc ]]; then
+    say "== using rk as built in $BUILD (VT_SKIP_BUILD=1)"
+else
+    if [[ ! -f $BUILD/build.ninja ]]; then
+        say "== configuring rk in $BUILD"
+        cmake -S "$ROOT" -B "$BUILD" -G Ninja >/dev/null
+    fi
+    say "== building rkc in $BUILD"
+    ninja -C "$BUILD" -j2 rkc >"$OUT/build.log" 2>&1 || { cat "$OUT/build.log" >&2; say "rk did not build"; exit 1; }
+fi
 LIBS=("$BUILD/librk_compiler.a" "$BUILD/librk_runtime.a" "$BUILD/librk_support.a" -L"$LLVM_LIB" -lLLVM
       -Wl,-rpath,"$LLVM_LIB" -lpthread -ldl -lm)
 for tool in hsaco_report rk_time; do
@@ -91,17 +95,13 @@ for line in "${CASES[@]}"; do
     # rk: the first compile with --report=json (the report rkc prints), then timed plain compiles
     rkhs=$OUT/rk/$id.hsaco
     if "$RKC" --report=json "$HERE/kernels/$tile" "${dargs[@]}" -o "$rkhs" >"$OUT/rk/$id.rkc.json" 2>"$OUT/rk/$id.err"; then
-        times=()
-        for ((i = 0; i < RUNS; i++)); do
-            t0=$(now_ms)
-            "$RKC" "$HERE/kernels/$tile" "${dargs[@]}" -o "$rkhs" 2>>"$OUT/rk/$id.err"
-            times+=($(($(now_ms) - t0)))
-        done
-        inproc=$("$OUT/bin/rk_time" $((RUNS + 1)) "$ROOT/stdlib" "$HERE/kernels/$tile" $defs)
+        times=$(python3 "$HERE/timeit_cmd.py" "$RUNS" "$OUT/rk/$id.err" -- "$RKC" "$HERE/kernels/$tile" "${dargs[@]}" -o "$rkhs") \
+            || { times='{"wall_ms": [], "cpu_ms": []}'; FAILED=1; }
+        inproc=$("$OUT/bin/rk_time" $((RUNS + 1)) "$ROOT/stdlib" "$HERE/kernels/$tile" $defs) || { inproc=null; FAILED=1; }
         report=$("$OUT/bin/hsaco_report" --json "$rkhs")
         "$OBJDUMP" -d --mcpu=gfx942 "$rkhs" >"$OUT/isa/$id.rk.s"
-        emit "{\"case\": \"$id\", \"side\": \"rk\", \"tile\": \"$tile\", \"cold_ms\": [$(IFS=,; echo "${times[*]}")], \"inproc\": $inproc, \"report\": $report}"
-        say "    rk      ${times[*]} ms (rkc), in-process $inproc"
+        emit "{\"case\": \"$id\", \"side\": \"rk\", \"tile\": \"$tile\", \"rkc\": $times, \"inproc\": $inproc, \"report\": $report}"
+        say "    rk      rkc $times; in one process $inproc"
     else
         FAILED=1
         err=$(head -c 400 "$OUT/rk/$id.err" | tr '\n"\\' "   ")

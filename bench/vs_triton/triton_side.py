@@ -4,8 +4,11 @@ gfx942 without a GPU through triton.compile (Triton 3.x: ASTSource + GPUTarget("
   python triton_side.py compile CASE_ID OUTDIR
       compiles one case of cases.py once with an empty cache and once more with the cache warm;
       writes OUTDIR/CASE_ID.hsaco (and .amdgcn) and prints one line of JSON: import_ms (importing
-      triton), compile_ms (the cold compile call), cached_ms (the warm call), shared (the LDS bytes
-      Triton allocates at launch: its code objects declare none), triton_version.
+      triton), compile_ms (the cold compile call; compile_cpu_ms: its CPU time, all threads), cached_ms (the warm call), stages_ms (the cold
+      call's stages as Triton's compilation listener times them: init (the AST to TTIR), ttir,
+      ttgir, llir (MLIR to LLVM IR and LLVM's optimisation), amdgcn (LLVM's code generation), hsaco
+      (assembling and linking)), shared (the LDS bytes Triton allocates at launch: its code objects
+      declare none), triton_version.
       TRITON_CACHE_DIR should name a fresh folder; without it one is made (and removed).
 
 Specialisation: what Triton's JIT derives when it is called with 16-byte-aligned tensors and with
@@ -229,9 +232,21 @@ def compile_case(cid, outdir):
     try:
         target = GPUTarget("hip", "gfx942", 64)
         opts = dict(case["triton_opts"])
+        stages = {}
+
+        def listener(src, metadata, metadata_group, times, cache_hit):
+            if not cache_hit:
+                stages["init"] = times.ir_initialization / 1e3
+                for name, us in times.lowering_stages:
+                    stages[name] = us / 1e3
+
+        triton.knobs.compilation.listener = listener
+        c0 = time.process_time()
         t0 = time.perf_counter()
         k = triton.compile(_source(case), target=target, options=opts)
         t1 = time.perf_counter()
+        c1 = time.process_time()
+        triton.knobs.compilation.listener = None
         k2 = triton.compile(_source(case), target=target, options=opts)
         t2 = time.perf_counter()
         assert k2.asm["hsaco"] == k.asm["hsaco"]
@@ -240,7 +255,9 @@ def compile_case(cid, outdir):
         with open(os.path.join(outdir, cid + ".amdgcn"), "w") as f:
             f.write(k.asm["amdgcn"])
         print(json.dumps(dict(case=cid, import_ms=round((t_import1 - t_import0) * 1e3, 2),
-                              compile_ms=round((t1 - t0) * 1e3, 2), cached_ms=round((t2 - t1) * 1e3, 2),
+                              compile_ms=round((t1 - t0) * 1e3, 2), compile_cpu_ms=round((c1 - c0) * 1e3, 2),
+                              cached_ms=round((t2 - t1) * 1e3, 2),
+                              stages_ms={k: round(v, 2) for k, v in stages.items()},
                               shared=int(k.metadata.shared), triton_version=triton.__version__)))
     finally:
         if made_cache:

@@ -1,23 +1,661 @@
-/* rk_autotune and rk_run: declared in rk.h for the autotuner task, which replaces this file. Until then
- * they say so, through the context's error, rather than being missing at link time. */
-#include "runtime/api/api_internal.h"
+/* rk_autotune and rk_run: the @autotune space compiled on all cores (variants.c), timed on the device
+ * (runtime/tune), the winner remembered in memory and on disk.
+ *
+ * Two keys:
+ *   Md = the compile's inputs as bytes (compile_key_material: source, options, target, kernel, rk's
+ *        build), Kd its SHA-256  → the kernel's description: run-time parameters, @autotune configs
+ *        (as defines), key and reset parameters, and the imports it read. Found in the context's
+ *        memory by Md, in the cache by Kd ("meta" entries), or by running the compiler to tile IR
+ *        (which counts as a compile).
+ *   Mt = Kd + device (kind, name, processor) + the key parameters' values, Kt its SHA-256  → the
+ *        winner: in memory by Mt (its rk_kernel), in the cache by Kt (a "tune" entry holding the code
+ *        object that contains it, its description and its config), or by tuning.
+ * The memory is keyed by the bytes themselves (tune.h's memo_get: a fast hash and a compare), so that
+ * rk_run, which looks its kernel up on every call, pays no SHA-256: about 1 us above rk_launch. A
+ * second process with the same source, device and key values reads both entries and compiles nothing
+ * (rk_stats.compiles stays 0). */
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "compiler/api/variants.h"
+#include "compiler/target/target.h"
+#include "runtime/cache/progcache.h"
+#include "runtime/profile/profile.h"
+#include "runtime/tune/tune.h"
+
+/* ---- the kernel's description ---- */
+
+typedef struct TuneConfig {
+    Define *defs;
+    int ndefs;
+    const char *label;
+} TuneConfig;
+
+typedef struct TuneDesc {
+    HashKey kd;    /* the description's cache key (not stored: the key of its entry) */
+    CacheDep *deps;
+    int ndeps;
+    rk_param *params;
+    int nparams;
+    bool has_autotune;
+    const char **key, **reset;
+    int nkey, nreset;
+    int *key_idx, *reset_idx;
+    TuneConfig *configs;
+    int nconfigs;
+} TuneDesc;
+
+enum { DESC_MAGIC = 0x31445452 /* "RTD1" */ };
+
+static void desc_write(Blob *b, const TuneDesc *d)
+{
+    blob_u32(b, DESC_MAGIC);
+    blob_u32(b, (uint32_t)d->ndeps);
+    for (int i = 0; i < d->ndeps; i++) {
+        blob_str(b, d->deps[i].path);
+        blob_u64(b, d->deps[i].size);
+        blob_bytes(b, d->deps[i].hash.b, 32);
+    }
+    blob_u32(b, (uint32_t)d->nparams);
+    for (int i = 0; i < d->nparams; i++) {
+        blob_str(b, d->params[i].name);
+        blob_u32(b, (uint32_t)d->params[i].kind);
+        blob_u32(b, (uint32_t)d->params[i].dtype);
+    }
+    blob_u32(b, d->has_autotune);
+    blob_u32(b, (uint32_t)d->nkey);
+    for (int i = 0; i < d->nkey; i++)
+        blob_str(b, d->key[i]);
+    blob_u32(b, (uint32_t)d->nreset);
+    for (int i = 0; i < d->nreset; i++)
+        blob_str(b, d->reset[i]);
+    blob_u32(b, (uint32_t)d->nconfigs);
+    for (int i = 0; i < d->nconfigs; i++) {
+        blob_str(b, d->configs[i].label);
+        blob_u32(b, (uint32_t)d->configs[i].ndefs);
+        for (int j = 0; j < d->configs[i].ndefs; j++) {
+            blob_str(b, d->configs[i].defs[j].name);
+            blob_str(b, d->configs[i].defs[j].value);
+        }
+    }
+}
+
+static int rd_n(BlobReader *r)
+{
+    uint32_t n = rd_u32(r);
+    if (r->bad || n > (uint32_t)(r->end - r->p)) {
+        r->bad = true;
+        return 0;
+    }
+    return (int)n;
+}
+
+static const char **rd_names(BlobReader *r, int *n)
+{
+    *n = rd_n(r);
+    const char **v = ARENA_ARRAY(r->a, const char *, *n + 1);
+    for (int i = 0; i < *n && !r->bad; i++)
+        if (!(v[i] = rd_str(r)))
+            r->bad = true;
+    return v;
+}
+
+static bool desc_read(BlobReader *r, TuneDesc *d)
+{
+    Arena *a = r->a;
+    memset(d, 0, sizeof *d);
+    if (rd_u32(r) != DESC_MAGIC)
+        return false;
+    d->ndeps = rd_n(r);
+    d->deps = ARENA_ARRAY(a, CacheDep, d->ndeps + 1);
+    for (int i = 0; i < d->ndeps && !r->bad; i++) {
+        d->deps[i].path = rd_str(r);
+        d->deps[i].size = rd_u64(r);
+        size_t n;
+        const void *h = rd_bytes(r, &n);
+        if (!d->deps[i].path || n != 32)
+            r->bad = true;
+        else
+            memcpy(d->deps[i].hash.b, h, 32);
+    }
+    d->nparams = rd_n(r);
+    d->params = ARENA_ARRAY(a, rk_param, d->nparams + 1);
+    for (int i = 0; i < d->nparams && !r->bad; i++) {
+        d->params[i].name = rd_str(r);
+        uint32_t kind = rd_u32(r), dt = rd_u32(r);
+        if (!d->params[i].name || kind > RK_PARAM_POINTER || dt > RK_F64)
+            r->bad = true;
+        d->params[i].kind = (rk_param_kind)kind;
+        d->params[i].dtype = (rk_dtype)dt;
+    }
+    d->has_autotune = rd_u32(r) != 0;
+    d->key = rd_names(r, &d->nkey);
+    d->reset = rd_names(r, &d->nreset);
+    d->nconfigs = rd_n(r);
+    d->configs = ARENA_ARRAY(a, TuneConfig, d->nconfigs + 1);
+    for (int i = 0; i < d->nconfigs && !r->bad; i++) {
+        TuneConfig *c = &d->configs[i];
+        c->label = rd_str(r);
+        c->ndefs = rd_n(r);
+        c->defs = ARENA_ARRAY(a, Define, c->ndefs + 1);
+        for (int j = 0; j < c->ndefs && !r->bad; j++) {
+            c->defs[j].name = rd_str(r);
+            c->defs[j].value = rd_str(r);
+            if (!c->defs[j].name || !c->defs[j].value)
+                r->bad = true;
+        }
+        if (!c->label)
+            r->bad = true;
+    }
+    return !r->bad && r->p == r->end;
+}
+
+/* Key and reset parameters by index; false when the names do not match the parameters. */
+static bool desc_index(Arena *a, TuneDesc *d)
+{
+    d->key_idx = ARENA_ARRAY(a, int, d->nkey + 1);
+    d->reset_idx = ARENA_ARRAY(a, int, d->nreset + 1);
+    return tune_param_indices(d->params, d->nparams, d->key, d->nkey, d->key_idx) &&
+           tune_param_indices(d->params, d->nparams, d->reset, d->nreset, d->reset_idx);
+}
+
+/* The description from a compile to tile IR. */
+static void desc_from_meta(Arena *a, const KernelMeta *m, const SrcMgr *src, TuneDesc *d)
+{
+    memset(d, 0, sizeof *d);
+    CacheDep *deps = compile_deps(a, src, &d->ndeps);
+    d->deps = ARENA_ARRAY(a, CacheDep, d->ndeps + 1);
+    for (int i = 0; i < d->ndeps; i++)
+        d->deps[i] = (CacheDep){arena_strdup(a, deps[i].path), deps[i].size, deps[i].hash};
+    d->nparams = m->nparams;
+    d->params = compile_params(a, m);
+    d->has_autotune = m->has_autotune && m->ntune > 0;
+    d->nkey = m->ntune_key;
+    d->key = ARENA_ARRAY(a, const char *, d->nkey + 1);
+    for (int i = 0; i < d->nkey; i++)
+        d->key[i] = arena_strdup(a, m->tune_key[i]);
+    d->nreset = m->ntune_reset;
+    d->reset = ARENA_ARRAY(a, const char *, d->nreset + 1);
+    for (int i = 0; i < d->nreset; i++)
+        d->reset[i] = arena_strdup(a, m->tune_reset[i]);
+    d->nconfigs = d->has_autotune ? m->ntune : 0;
+    d->configs = ARENA_ARRAY(a, TuneConfig, d->nconfigs + 1);
+    for (int i = 0; i < d->nconfigs; i++) {
+        TuneConfig *c = &d->configs[i];
+        c->defs = ARENA_ARRAY(a, Define, m->tune_configs[i].n + 1);
+        compile_config_defines(a, &m->tune_configs[i], c->defs, &c->ndefs);
+        for (int j = 0; j < c->ndefs; j++)
+            c->defs[j] = (Define){arena_strdup(a, c->defs[j].name), arena_strdup(a, c->defs[j].value)};
+        c->label = compile_config_text(a, &m->tune_configs[i]);
+    }
+}
+
+/* State of one description lookup, in a block from the hook (compile.c says why): everything that
+ * changes after the recovery point lives here. */
+typedef struct DescJob {
+    jmp_buf oom;
+    Arena ca;      /* the compile */
+    Arena *owner;  /* the description's own arena, for the memory */
+    void *data;    /* a cache entry being read */
+    size_t size;
+    Blob b;        /* a cache entry being written */
+} DescJob;
+
+static rk_status desc_compile(rk_ctx *ctx, const CompileSetup *cs, DescJob *j, TuneDesc *d)
+{
+    Arena *ca = &j->ca;
+    SrcMgr *src = ARENA_NEW(ca, SrcMgr);
+    src_init(src, ca);
+    Diags *diags = ARENA_NEW(ca, Diags);
+    diags_init(diags, ca, src);
+    StrTab *strs = ARENA_NEW(ca, StrTab);
+    strtab_init(strs, ca);
+    int nd;
+    Define *defs = compile_defines(ca, cs, 0, &nd);
+    DriverOptions o;
+    compile_driver_options(&o, ctx, cs, defs, nd, false);
+    DriverResult *r = ARENA_NEW(ca, DriverResult);
+    double t0 = ctx->prof ? prof_now_us() : 0;
+    ctx->stats.compiles++;
+    bool ok = driver_compile(ca, strs, src, diags, &o, STAGE_TIR, r);
+    compile_profile(ctx, cs->filename, t0, r);
+    ctx->diag_arena.oom = &j->oom;
+    rt_set_diags(ctx, diags->items, diags->n);
+    ctx->diag_arena.oom = NULL;
+    const KernelMeta *m = NULL;
+    for (int i = 0; ok && i < r->sema.nkernels; i++)
+        if (strcmp(r->sema.kernels[i].name, cs->kernel) == 0)
+            m = &r->sema.kernels[i];
+    if (!ok || diags->nerrors || !m) {
+        rk_status st = compile_failed(ctx, diags);
+        for (int i = 0; i < diags->n; i++)
+            if (diags->items[i].sev == DIAG_ERROR && strncmp(diags->items[i].msg, "no kernel named", 15) == 0)
+                st = rt_fail(ctx, RK_ENOTFOUND, "%s", diags->items[i].msg);
+        return st;
+    }
+    desc_from_meta(j->owner, m, src, d);
+    return RK_OK;
+}
+
+/* Finds or makes the description (get_desc's body, inside its recovery point). */
+static rk_status desc_find(rk_ctx *ctx, const CompileSetup *cs, const HashKey *kd, DescJob *j, TuneDesc *d)
+{
+    rk_status st = rt_cache_get_raw(ctx, "meta", kd, &j->data, &j->size);
+    if (st)
+        return st;
+    bool found = false;
+    if (j->data) {
+        BlobReader r = {j->data, (const unsigned char *)j->data + j->size, j->owner, false};
+        found = desc_read(&r, d) && deps_current(d->deps, d->ndeps);
+        if (found)
+            ctx->stats.cache_hits++;
+        else
+            ctx->stats.cache_misses++;
+    }
+    if (!found) {
+        if ((st = desc_compile(ctx, cs, j, d)))
+            return st;
+        blob_init(&j->b, ctx->alloc);
+        desc_write(&j->b, d);
+        if (j->b.oom)
+            return rt_fail(ctx, RK_ENOMEM, "out of memory");
+        rt_cache_put_raw(ctx, "meta", kd, j->b.p, j->b.n);
+    }
+    if (!desc_index(j->owner, d))
+        return rt_fail(ctx, RK_EINTERNAL, "internal error: the @autotune key or reset of %s names no parameter",
+                       cs->kernel);
+    return RK_OK;
+}
+
+/* The description of cs->kernel from the cache or a compile to tile IR, then remembered in the
+ * context under `material` (kd is its SHA-256). */
+static rk_status get_desc(rk_ctx *ctx, const CompileSetup *cs, const HashKey *kd, const void *material, size_t n,
+                          TuneDesc **out)
+{
+    DescJob *j = alloc_raw(&ctx->alloc, sizeof *j);
+    Arena *owner = alloc_raw(&ctx->alloc, sizeof *owner);
+    if (!j || !owner) {
+        free_raw(&ctx->alloc, j, sizeof *j);
+        free_raw(&ctx->alloc, owner, sizeof *owner);
+        return rt_fail(ctx, RK_ENOMEM, "out of memory");
+    }
+    memset(j, 0, sizeof *j);
+    arena_init(owner, ctx->alloc);
+    arena_init(&j->ca, ctx->alloc);
+    blob_init(&j->b, ctx->alloc);
+    j->owner = owner;
+    rk_status st;
+    TuneDesc *d = NULL;
+    if (setjmp(j->oom)) {
+        ctx->diag_arena.oom = NULL;
+        st = rt_fail(ctx, RK_ENOMEM, "out of memory");
+    } else {
+        owner->oom = &j->oom;
+        j->ca.oom = &j->oom;
+        d = ARENA_NEW(owner, TuneDesc);
+        st = desc_find(ctx, cs, kd, j, d);
+    }
+    owner->oom = NULL;
+    j->ca.oom = NULL;
+    if (!st) {
+        d->kd = *kd;
+        if (!memo_set(ctx, material, n, d, owner))
+            st = rt_fail(ctx, RK_ENOMEM, "out of memory");
+    }
+    if (!st) {
+        *out = d;
+    } else {
+        arena_free(owner);
+        free_raw(&ctx->alloc, owner, sizeof *owner);
+    }
+    if (j->data)
+        free_raw(&ctx->alloc, j->data, j->size ? j->size : 1);
+    blob_free(&j->b);
+    arena_free(&j->ca);
+    free_raw(&ctx->alloc, j, sizeof *j);
+    return st;
+}
+
+/* ---- tuning ---- */
+
+typedef struct Tuning {
+    rk_ctx *ctx;
+    const CompileSetup *cs;
+    const TuneDesc *d;
+    const char *key_text;
+    const HashKey *kt;
+    const rk_arg *args;
+    int nargs;
+    Arena a;          /* this tuning's scratch */
+    jmp_buf oom;
+    VariantSet vs;
+    rk_program **progs; /* one per code object, for timing */
+    int nprogs;
+} Tuning;
+
+static void compile_progress(void *ud, int lowered, int generated, int total)
+{
+    Tuning *t = ud;
+    rt_log(t->ctx, RK_LOG_PROGRESS, "autotuning %s: compiling %d configs on %d threads: %d lowered, %d generated",
+           t->cs->kernel, total, t->vs.threads, lowered, generated);
+}
+
+static int count_state(const VariantSet *vs, VariantState s)
+{
+    int n = 0;
+    for (int i = 0; i < vs->n; i++)
+        n += vs->v[i].state == s;
+    return n;
+}
+
+/* Drops configs that spill when some config does not (AMDGPU code objects only report spills). */
+static void prune_spills(VariantSet *vs)
+{
+    bool clean = false;
+    for (int i = 0; i < vs->n; i++)
+        clean |= vs->v[i].state == VAR_OK && vs->v[i].vgpr_spills == 0 && vs->v[i].sgpr_spills == 0;
+    for (int i = 0; clean && i < vs->n; i++)
+        if (vs->v[i].state == VAR_OK && (vs->v[i].vgpr_spills > 0 || vs->v[i].sgpr_spills > 0))
+            vs->v[i].state = VAR_PRUNED_SPILL;
+}
+
+static int lds_limit(rk_ctx *ctx, const char *target)
+{
+    const Target *t = target_find(target);
+    int lim = t ? t->lds_bytes : 65536;
+    if (ctx->dev && ctx->dev->props.lds_bytes > 0 && ctx->dev->props.lds_bytes < lim)
+        lim = ctx->dev->props.lds_bytes;
+    return lim;
+}
+
+/* Compiles the space, times it, stores and returns the winner. */
+static rk_status tune(Tuning *t, rk_kernel **best)
+{
+    rk_ctx *ctx = t->ctx;
+    const TuneDesc *d = t->d;
+    Arena *a = &t->a;
+    double t0 = ctx->prof ? prof_now_us() : 0;
+    VariantSet *vs = &t->vs;
+    vs->cs = t->cs;
+    vs->n = d->nconfigs;
+    vs->v = ARENA_ARRAY(a, Variant, vs->n + 1);
+    for (int i = 0; i < vs->n; i++)
+        vs->v[i] = (Variant){.kernel = t->cs->kernel, .index = i, .defs = d->configs[i].defs,
+                             .ndefs = d->configs[i].ndefs, .label = d->configs[i].label};
+    int cores = ctx->compile_threads > 0 ? ctx->compile_threads : variants_cores();
+    vs->threads = cores;
+    /* Two groups per worker: each pays one ld.lld (about 30 ms of a process start), and the workers
+     * still balance their load (taking groups in turn) and report progress in steps. */
+    vs->group_max = (vs->n + 2 * cores - 1) / (2 * cores);
+    vs->lds_limit = lds_limit(ctx, t->cs->target);
+    vs->on_progress = compile_progress;
+    vs->progress_ud = t;
+    vs->out = a;
+    rk_status st = variants_build(ctx, vs);
+    ctx->stats.compiles += (uint64_t)vs->compiles;
+    if (st)
+        return st;
+    prune_spills(vs);
+    int nok = count_state(vs, VAR_OK);
+    int pruned = count_state(vs, VAR_PRUNED_LDS) + count_state(vs, VAR_PRUNED_SPILL);
+    for (int i = 0; i < vs->n; i++)
+        if (vs->v[i].state == VAR_FAILED)
+            rt_log(ctx, RK_LOG_NOTE, "autotuning %s: config %s does not compile and is skipped: %s", t->cs->kernel,
+                   vs->v[i].label, vs->v[i].why);
+    if (nok == 0) {
+        for (int i = 0; i < vs->n; i++)
+            if (vs->v[i].state == VAR_FAILED) {
+                ctx->diag_arena.oom = &t->oom;
+                rt_set_diags(ctx, vs->v[i].diags, vs->v[i].ndiags); /* the first failing config's */
+                ctx->diag_arena.oom = NULL;
+                return rt_fail(ctx, vs->v[i].st, "autotuning %s: no config compiles; config %s: %s", t->cs->kernel,
+                               vs->v[i].label, vs->v[i].why);
+            }
+        return rt_fail(ctx, RK_ECOMPILE, "autotuning %s: every config was pruned (LDS over %d bytes, or spills)",
+                       t->cs->kernel, vs->lds_limit);
+    }
+    double t1 = ctx->prof ? prof_now_us() : 0;
+    /* A program per code object, holding its variants; candidates in the order of the space. */
+    t->progs = ARENA_ARRAY(a, rk_program *, vs->nbins + 1);
+    rk_program **of_group = ARENA_ARRAY(a, rk_program *, vs->nbins + 1);
+    rk_kernel **cands = ARENA_ARRAY(a, rk_kernel *, nok);
+    const char **labels = ARENA_ARRAY(a, const char *, nok);
+    int *which = ARENA_ARRAY(a, int, nok);
+    RtKernelDesc *descs = ARENA_ARRAY(a, RtKernelDesc, vs->n + 1);
+    for (int g = 0; g < vs->nbins; g++) {
+        int nk = 0;
+        for (int i = 0; i < vs->n; i++)
+            if (vs->v[i].state == VAR_OK && vs->v[i].group == g)
+                descs[nk++] = vs->v[i].desc;
+        if (nk && (st = rt_program_new(ctx, t->cs->target, vs->bins[g], vs->sizes[g], descs, nk, &of_group[g])))
+            return st;
+        if (nk)
+            t->progs[t->nprogs++] = of_group[g];
+    }
+    int nc = 0;
+    for (int i = 0; i < vs->n; i++)
+        if (vs->v[i].state == VAR_OK) {
+            rk_program_kernel(of_group[vs->v[i].group], vs->v[i].symbol, &cands[nc]);
+            labels[nc] = vs->v[i].label;
+            which[nc++] = i;
+        }
+    double tb0 = prof_now_us();
+    double *ms = ARENA_ARRAY(a, double, nc);
+    TuneJob job = {t->cs->kernel, t->key_text, cands, labels, nc, NULL, t->args, t->nargs, d->reset_idx, d->nreset};
+    int win;
+    st = tune_time(ctx, &job, ms, &win);
+    double t2 = prof_now_us();
+    ctx->stats.tunings++;
+    ctx->stats.last_tune_compile_ms = vs->ms_wall;
+    ctx->stats.last_tune_bench_ms = (t2 - tb0) / 1e3;
+    ctx->stats.last_tune_configs = vs->n;
+    ctx->stats.last_tune_pruned = pruned;
+    if (st)
+        return st;
+    const Variant *v = &vs->v[which[win]];
+    /* The winner on disk: the code object holding it, its description under the kernel's own name. */
+    RtKernelDesc wd = v->desc;
+    wd.name = t->cs->kernel;
+    ProgRecord rec = {0};
+    rec.deps = d->deps;
+    rec.ndeps = d->ndeps;
+    rec.target = t->cs->target;
+    rec.binary = vs->bins[v->group];
+    rec.size = vs->sizes[v->group];
+    rec.kernels = &wd;
+    rec.nkernels = 1;
+    rec.best_ms = ms[win];
+    if ((st = rt_cache_store(ctx, "tune", t->kt, &rec)))
+        return st;
+    rk_program *p;
+    if ((st = rt_program_new(ctx, t->cs->target, rec.binary, rec.size, &wd, 1, &p)))
+        return st;
+    *best = &p->kernels[0];
+    if (ctx->print_autotuning)
+        rt_log(ctx, RK_LOG_AUTOTUNE,
+               "autotune %s [%s]: best %s: %.4f ms; %d configs, %d pruned, %d failed; compiled in %.0f ms, timed in "
+               "%.0f ms",
+               t->cs->kernel, t->key_text, v->label, ms[win], vs->n, pruned, count_state(vs, VAR_FAILED), vs->ms_wall,
+               ctx->stats.last_tune_bench_ms);
+    if (ctx->prof) {
+        char args[512], cfg[400];
+        prof_escape(cfg, sizeof cfg, v->label);
+        snprintf(args, sizeof args, "{\"configs\": %d, \"pruned\": %d, \"best\": \"%s\", \"best_ms\": %.6f}", vs->n,
+                 pruned, cfg, ms[win]);
+        prof_span(ctx->prof, "tune", "compile configs", t0, t1 - t0, args);
+        prof_span(ctx->prof, "tune", "time configs", t1, t2 - t1, args);
+    }
+    return RK_OK;
+}
+
+/* Runs tune() with its scratch, then frees everything but the winner. */
+static rk_status tune_space(rk_ctx *ctx, const CompileSetup *cs, const TuneDesc *d, const char *key_text,
+                            const HashKey *kt, const rk_arg *args, int nargs, rk_kernel **best)
+{
+    Tuning *t = alloc_raw(&ctx->alloc, sizeof *t);
+    if (!t)
+        return rt_fail(ctx, RK_ENOMEM, "out of memory");
+    memset(t, 0, sizeof *t);
+    *t = (Tuning){.ctx = ctx, .cs = cs, .d = d, .key_text = key_text, .kt = kt, .args = args, .nargs = nargs};
+    arena_init(&t->a, ctx->alloc);
+    rk_status st;
+    if (setjmp(t->oom)) {
+        ctx->diag_arena.oom = NULL;
+        rt_set_diags(ctx, NULL, 0);
+        st = rt_fail(ctx, RK_ENOMEM, "out of memory autotuning %s", cs->kernel);
+    } else {
+        t->a.oom = &t->oom;
+        st = tune(t, best);
+    }
+    for (int i = 0; i < t->nprogs; i++)
+        rk_program_destroy(t->progs[i]);
+    variants_free(&t->vs);
+    t->a.oom = NULL;
+    arena_free(&t->a);
+    free_raw(&ctx->alloc, t, sizeof *t);
+    return st;
+}
+
+/* ---- the entry points ---- */
+
+static rk_status winner(rk_ctx *ctx, const char *source, size_t length, const char *kernel_name, const rk_arg *args,
+                        int nargs, const rk_compile_options *o, const CompileSetup *cs, const TuneDesc *d,
+                        const char *key_text, const Blob *m, rk_kernel **best, bool *tuned);
+
+/* rk_autotune's work; *desc is the kernel's description and *tuned whether configs were timed now. */
+static rk_status autotune(rk_ctx *ctx, const char *source, size_t length, const char *kernel_name,
+                          const rk_arg *args, int nargs, const rk_compile_options *options, rk_kernel **best,
+                          const TuneDesc **desc, bool *tuned)
+{
+    *tuned = false;
+    if (!kernel_name)
+        return rt_fail(ctx, RK_EINVAL, "kernel_name is NULL");
+    rk_status st = rt_need_device(ctx);
+    if (st)
+        return st;
+    rk_compile_options o;
+    memset(&o, 0, sizeof o);
+    if (options)
+        o = *options;
+    o.kernel = kernel_name;
+    CompileSetup cs;
+    if ((st = compile_setup(ctx, source, length, &o, &cs)))
+        return st;
+    if (strcmp(cs.target, ctx->dev->props.target) != 0)
+        return rt_fail(ctx, RK_EINVAL, "autotuning runs the configs on the device: target %s does not run on %s (%s)",
+                       cs.target, ctx->dev->props.kind, ctx->dev->props.target);
+    /* The description: by the compile's inputs in memory (as bytes: no SHA-256 on this path, which
+     * rk_run takes on every call), else by their SHA-256 on disk. */
+    Blob m;
+    blob_init(&m, ctx->alloc);
+    compile_key_material(&m, "meta", &cs);
+    TuneDesc *d = m.oom ? NULL : memo_get(ctx, m.p, m.n);
+    if (!d && !m.oom) {
+        Sha256 s;
+        sha256_init(&s);
+        sha256_update(&s, m.p, m.n);
+        HashKey kd = key_final(&s);
+        st = get_desc(ctx, &cs, &kd, m.p, m.n, &d);
+    }
+    st = m.oom ? rt_fail(ctx, RK_ENOMEM, "out of memory") : st;
+    blob_free(&m);
+    if (st)
+        return st;
+    *desc = d;
+    char key_text[2048];
+    if ((st = tune_key_text(ctx, kernel_name, d->params, d->nparams, d->key_idx, d->nkey, args, nargs, key_text,
+                            sizeof key_text)))
+        return st;
+    /* The winner: by the description's key, the device and the key values. */
+    blob_init(&m, ctx->alloc);
+    blob_bytes(&m, d->kd.b, 32);
+    blob_str(&m, d->has_autotune ? "tune" : "default");
+    blob_str(&m, ctx->dev->props.kind);
+    blob_str(&m, ctx->dev->props.name);
+    blob_str(&m, ctx->dev->props.arch);
+    blob_str(&m, key_text);
+    if (m.oom) {
+        blob_free(&m);
+        return rt_fail(ctx, RK_ENOMEM, "out of memory");
+    }
+    if ((*best = memo_get(ctx, m.p, m.n))) {
+        blob_free(&m);
+        return RK_OK;
+    }
+    st = winner(ctx, source, length, kernel_name, args, nargs, &o, &cs, d, key_text, &m, best, tuned);
+    blob_free(&m);
+    return st;
+}
+
+/* A winner not in the context's memory: the defaults of a kernel without @autotune, the cache, or a
+ * tuning; then remembered under m. */
+static rk_status winner(rk_ctx *ctx, const char *source, size_t length, const char *kernel_name, const rk_arg *args,
+                        int nargs, const rk_compile_options *o, const CompileSetup *csp, const TuneDesc *d,
+                        const char *key_text, const Blob *m, rk_kernel **best, bool *tuned)
+{
+    CompileSetup cs = *csp;
+    rk_status st;
+    Sha256 s;
+    sha256_init(&s);
+    sha256_update(&s, m->p, m->n);
+    HashKey kt = key_final(&s);
+    rk_program *p = NULL;
+    if (!d->has_autotune) {
+        /* Nothing to tune: the defaults, through the compile cache. */
+        if ((st = rk_compile(ctx, source, length, o, &p)))
+            return st;
+        *best = &p->kernels[0];
+    } else {
+        if ((st = rt_cache_load(ctx, "tune", &kt, &p, NULL)))
+            return st;
+        if (p && p->nkernels == 1 && strcmp(p->kernels[0].name, kernel_name) == 0) {
+            *best = &p->kernels[0];
+        } else {
+            rk_program_destroy(p);
+            if ((st = tune_space(ctx, &cs, d, key_text, &kt, args, nargs, best)))
+                return st;
+            *tuned = true;
+        }
+    }
+    if (!memo_set(ctx, m->p, m->n, *best, NULL)) {
+        rk_program_destroy((*best)->prog);
+        *best = NULL;
+        return rt_fail(ctx, RK_ENOMEM, "out of memory");
+    }
+    return RK_OK;
+}
 
 rk_status rk_autotune(rk_ctx *ctx, const char *source, size_t length, const char *kernel_name, const rk_arg *args,
                       int nargs, const rk_compile_options *options, rk_kernel **best)
 {
-    (void)source, (void)length, (void)kernel_name, (void)args, (void)nargs, (void)options;
     if (!ctx)
         return RK_EINVAL;
-    if (best)
-        *best = NULL;
-    return rt_fail(ctx, RK_EUNSUPPORTED, "rk_autotune is not implemented yet");
+    rt_clear(ctx);
+    if (!best)
+        return rt_fail(ctx, RK_EINVAL, "rk_autotune: best is NULL");
+    *best = NULL;
+    const TuneDesc *d;
+    bool tuned;
+    rk_status st = autotune(ctx, source, length, kernel_name, args, nargs, options, best, &d, &tuned);
+    if (!st)
+        rt_clear(ctx);
+    return st;
 }
 
 rk_status rk_run(rk_ctx *ctx, const char *source, size_t length, const char *kernel_name, const uint32_t *grid,
                  const rk_arg *args, int nargs, const rk_compile_options *options, rk_stream *stream)
 {
-    (void)source, (void)length, (void)kernel_name, (void)grid, (void)args, (void)nargs, (void)options, (void)stream;
     if (!ctx)
         return RK_EINVAL;
-    return rt_fail(ctx, RK_EUNSUPPORTED, "rk_run is not implemented yet");
+    rt_clear(ctx);
+    rk_kernel *k = NULL;
+    const TuneDesc *d = NULL;
+    bool tuned;
+    rk_status st = autotune(ctx, source, length, kernel_name, args, nargs, options, &k, &d, &tuned);
+    if (!st && tuned)
+        st = tune_reset(ctx, args, nargs, d->reset_idx, d->nreset);
+    if (st)
+        return st;
+    return rk_launch(k, grid, args, nargs, stream);
 }

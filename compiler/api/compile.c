@@ -1,16 +1,31 @@
-/* The compiler half of rk.h: rk_compile, on top of driver_compile.
+/* The compiler half of rk.h: rk_compile, on top of driver_compile and the compile cache, and the pieces
+ * rk_autotune and rk_compile_bundle share with it (compile_internal.h).
  *
  * One compile is one arena from the context's allocator hook, freed before returning; what outlives it
  * (the code object, the kernels' descriptions, the diagnostics) is copied into the program's arena and
  * the context's diagnostics arena. The arena, and its recovery point, live in a block from the hook
  * rather than on the stack: C leaves automatic objects changed between setjmp and longjmp
- * indeterminate, and the arena changes with every allocation. */
+ * indeterminate, and the arena changes with every allocation.
+ *
+ * The cache (runtime/cache): the key is the SHA-256 of every input of the compile (source, file name,
+ * target, kernel, defines, import folders, stdlib folder, optimisation level) with rk's version and its
+ * build (the size and time of the binary holding the compiler, so that a rebuilt rk never reuses an
+ * entry of the old one); the entry records the imports' contents, and a changed import makes it stale.
+ * A hit builds the program from the entry and replays the compile's diagnostics (warnings). IR dumps
+ * bypass the cache, since a hit would produce none. */
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include "compiler/driver/driver.h"
-#include "runtime/api/api_internal.h"
+#include "compiler/api/compile_internal.h"
+#include "runtime/cache/progcache.h"
+#include "runtime/profile/profile.h"
+#include "runtime/version.h"
 
 _Static_assert(RK_BOOL == (int)SK_BOOL && RK_I8 == (int)SK_I8 && RK_I64 == (int)SK_I64 && RK_U8 == (int)SK_U8 &&
                    RK_U64 == (int)SK_U64 && RK_F16 == (int)SK_F16 && RK_BF16 == (int)SK_BF16 &&
@@ -28,17 +43,258 @@ bool rt_compiler_emits(const char *target)
     return driver_stage_available(target, STAGE_BIN);
 }
 
-/* One compile's state, in a block from the hook (see above). */
-typedef struct Job {
-    Arena a;
-    jmp_buf oom;
-    rk_ctx *ctx;
-    const char *source;
-    size_t length;
-    const rk_compile_options *o;
-    const char *target;
-    rk_program **program;
-} Job;
+/* ---- the build and the stdlib, found once per process ---- */
+
+static pthread_once_t build_once = PTHREAD_ONCE_INIT;
+static char build_id[PATH_MAX + 64];
+static char installed_stdlib[PATH_MAX + 32];
+
+/* The binary holding this code (librk.so, or a program linking the static library): its identity for
+ * cache keys, and <prefix>/share/rk/stdlib next to an installed librk. */
+static void find_build(void)
+{
+    Dl_info info;
+    struct stat st;
+    if (dladdr((void *)&rk_compile, &info) && info.dli_fname && stat(info.dli_fname, &st) == 0) {
+        snprintf(build_id, sizeof build_id, "%s %lld %lld.%09ld %llu", info.dli_fname, (long long)st.st_size,
+                 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (unsigned long long)st.st_ino);
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s", info.dli_fname);
+        char *slash = strrchr(dir, '/');
+        if (slash) {
+            *slash = 0;
+            /* <prefix>/lib/librk.so or <prefix>/lib/<multiarch>/librk.so */
+            snprintf(installed_stdlib, sizeof installed_stdlib, "%s/../share/rk/stdlib", dir);
+            if (access(installed_stdlib, R_OK) != 0)
+                snprintf(installed_stdlib, sizeof installed_stdlib, "%s/../../share/rk/stdlib", dir);
+            if (access(installed_stdlib, R_OK) != 0)
+                installed_stdlib[0] = 0;
+        }
+    } else {
+        snprintf(build_id, sizeof build_id, "unknown build %s %s", __DATE__, __TIME__);
+    }
+}
+
+/* ---- options ---- */
+
+rk_status compile_setup(rk_ctx *ctx, const char *source, size_t length, const rk_compile_options *o,
+                        CompileSetup *cs)
+{
+    pthread_once(&build_once, find_build);
+    if (!source && length)
+        return rt_fail(ctx, RK_EINVAL, "source is NULL");
+    if ((o->ndefines && !o->defines) || (o->ninclude_dirs && !o->include_dirs) || o->ndefines < 0 ||
+        o->ninclude_dirs < 0)
+        return rt_fail(ctx, RK_EINVAL, "compile options: a count is set without its array");
+    if (o->opt_level < RK_OPT_O0 || o->opt_level > 3)
+        return rt_fail(ctx, RK_EINVAL, "compile options: opt_level %d is not RK_OPT_O0, 0 (default) or 1..3",
+                       o->opt_level);
+    for (int i = 0; i < o->ndefines; i++)
+        if (!o->defines[i].name || !o->defines[i].value)
+            return rt_fail(ctx, RK_EINVAL, "compile options: define %d has no name or value", i);
+    for (int i = 0; i < o->ninclude_dirs; i++)
+        if (!o->include_dirs[i])
+            return rt_fail(ctx, RK_EINVAL, "compile options: include folder %d is NULL", i);
+    const char *target = o->target ? o->target : ctx->dev ? ctx->dev->props.target : "gfx942";
+    bool known = false;
+    for (size_t i = 0; i < sizeof known_targets / sizeof known_targets[0]; i++)
+        known |= strcmp(target, known_targets[i]) == 0;
+    if (!known)
+        return rt_fail(ctx, RK_EINVAL, "unknown target '%s'; known targets: gfx942, gfx90a, gfx950, emu, interp, sm_90",
+                       target);
+    if (!driver_stage_available(target, STAGE_BIN))
+        return rt_fail(ctx, RK_EUNSUPPORTED, "code generation for target %s is not built yet", target);
+    *cs = (CompileSetup){.filename = o->filename ? o->filename : "<source>",
+                         .source = source ? source : "",
+                         .length = length,
+                         .target = target,
+                         .defines = o->defines,
+                         .ndefines = o->ndefines,
+                         .incdirs = o->include_dirs,
+                         .nincdirs = o->ninclude_dirs,
+                         .kernel = o->kernel,
+                         .opt_level = o->opt_level == RK_OPT_O0 ? 0 : o->opt_level == 0 ? 3 : o->opt_level,
+                         .stdlib_dir = ctx->stdlib_dir             ? ctx->stdlib_dir
+                                       : installed_stdlib[0] ? installed_stdlib
+                                                             : RK_DEFAULT_STDLIB};
+    return RK_OK;
+}
+
+/* The fields of a key go either into a SHA-256 (disk keys) or into bytes (the context's memory). */
+typedef struct KeySink {
+    Sha256 *s;
+    Blob *b;
+} KeySink;
+
+static void sink_bytes(KeySink *k, const void *p, size_t n)
+{
+    if (k->s)
+        key_bytes(k->s, p, n);
+    else
+        blob_bytes(k->b, p, n);
+}
+
+static void sink_str(KeySink *k, const char *str)
+{
+    if (k->s)
+        key_str(k->s, str);
+    else
+        blob_str(k->b, str);
+}
+
+static void sink_u64(KeySink *k, uint64_t v)
+{
+    if (k->s)
+        key_u64(k->s, v);
+    else
+        blob_u64(k->b, v);
+}
+
+static void key_fields(KeySink *k, const char *kind, const CompileSetup *cs)
+{
+    sink_str(k, "rk cache key 1");
+    sink_str(k, kind);
+    sink_str(k, rt_version());
+    sink_str(k, build_id);
+    sink_bytes(k, cs->source, cs->length);
+    sink_str(k, cs->filename);
+    sink_str(k, cs->target);
+    sink_str(k, cs->kernel);
+    sink_u64(k, (uint64_t)cs->opt_level);
+    sink_u64(k, (uint64_t)cs->ndefines);
+    for (int i = 0; i < cs->ndefines; i++) {
+        sink_str(k, cs->defines[i].name);
+        sink_str(k, cs->defines[i].value);
+    }
+    sink_u64(k, (uint64_t)cs->nincdirs);
+    for (int i = 0; i < cs->nincdirs; i++)
+        sink_str(k, cs->incdirs[i]);
+    sink_str(k, cs->stdlib_dir);
+}
+
+void compile_key_begin(Sha256 *s, const char *kind, const CompileSetup *cs)
+{
+    sha256_init(s);
+    KeySink k = {s, NULL};
+    key_fields(&k, kind, cs);
+}
+
+void compile_key_material(Blob *b, const char *kind, const CompileSetup *cs)
+{
+    KeySink k = {NULL, b};
+    key_fields(&k, kind, cs);
+}
+
+Define *compile_defines(Arena *a, const CompileSetup *cs, int extra, int *n)
+{
+    Define *defs = ARENA_ARRAY(a, Define, cs->ndefines + extra + 1);
+    for (int i = 0; i < cs->ndefines; i++)
+        defs[i] = (Define){cs->defines[i].name, cs->defines[i].value};
+    *n = cs->ndefines;
+    return defs;
+}
+
+void compile_driver_options(DriverOptions *d, rk_ctx *ctx, const CompileSetup *cs, const Define *defs, int ndefs,
+                            bool dumps)
+{
+    memset(d, 0, sizeof *d);
+    d->filename = cs->filename;
+    d->source = cs->source;
+    d->len = cs->length;
+    d->target = cs->target;
+    d->defines = defs;
+    d->ndefines = ndefs;
+    d->incdirs = cs->incdirs;
+    d->nincdirs = cs->nincdirs;
+    d->stdlib_dir = cs->stdlib_dir;
+    d->kernel = cs->kernel;
+    d->opt_level = cs->opt_level;
+    if (dumps) {
+        d->dump_ir = ctx->dump_ir;
+        d->dump_dir = ctx->dump_dir;
+        d->dump_sink = ctx->dump;
+        d->dump_ud = ctx->dump_ud;
+    }
+}
+
+bool compile_dumps_wanted(const rk_ctx *ctx)
+{
+    return ctx->dump_ir && *ctx->dump_ir && strcmp(ctx->dump_ir, "0") != 0;
+}
+
+/* ---- what a compile produced ---- */
+
+CacheDep *compile_deps(Arena *a, const SrcMgr *src, int *n)
+{
+    CacheDep *deps = ARENA_ARRAY(a, CacheDep, src->nfiles + 1);
+    *n = 0;
+    for (int i = 2; i < src->nfiles; i++) { /* files[0]: no file; files[1]: the source itself */
+        const SrcFile *f = src->files[i];
+        Sha256 s;
+        sha256_init(&s);
+        sha256_update(&s, f->text, f->len);
+        deps[(*n)++] = (CacheDep){f->name, f->len, key_final(&s)};
+    }
+    return deps;
+}
+
+rk_param *compile_params(Arena *a, const KernelMeta *m)
+{
+    rk_param *ps = ARENA_ARRAY(a, rk_param, m->nparams + 1);
+    for (int j = 0; j < m->nparams; j++) {
+        const Type *t = m->params[j].type;
+        bool ptr = m->params[j].kind == PARAM_POINTER;
+        const Type *s = ptr && t->kind == TY_PTR ? t->pointee : t;
+        ps[j] = (rk_param){arena_strdup(a, m->params[j].name), ptr ? RK_PARAM_POINTER : RK_PARAM_SCALAR,
+                           (rk_dtype)s->sk};
+    }
+    return ps;
+}
+
+RtKernelDesc *compile_describe(Arena *a, const DriverResult *r)
+{
+    RtKernelDesc *ks = ARENA_ARRAY(a, RtKernelDesc, r->nkernels + 1);
+    for (int i = 0; i < r->nkernels; i++) {
+        const DriverKernel *dk = &r->kernels[i];
+        const KernelMeta *m = dk->meta;
+        ks[i] = (RtKernelDesc){m->name,      dk->symbol,   compile_params(a, m), m->nparams, m->opts.num_warps,
+                               dk->block,    dk->lds_bytes, dk->grid_tir,        NULL};
+    }
+    return ks;
+}
+
+static const char *cval_text(Arena *a, const CVal *v)
+{
+    switch (v->kind) {
+    case CV_INT:
+        return arena_printf(a, "%lld", (long long)v->i);
+    case CV_FLOAT:
+        return arena_printf(a, "%.17g", v->f);
+    case CV_BOOL:
+        return v->i ? "true" : "false";
+    default: {
+        const Type *t = v->type;
+        int ptrs = 0;
+        while (t && t->kind == TY_PTR)
+            t = t->pointee, ptrs++;
+        return arena_printf(a, "%.*s%s", ptrs, "********", t ? sk_name(t->sk) : "?");
+    }
+    }
+}
+
+const char *compile_config_text(Arena *a, const Config *c)
+{
+    const char *s = "";
+    for (int i = 0; i < c->n; i++)
+        s = arena_printf(a, "%s%s%s=%s", s, i ? " " : "", c->entries[i].name, cval_text(a, &c->entries[i].value));
+    return s;
+}
+
+void compile_config_defines(Arena *a, const Config *c, Define *defs, int *n)
+{
+    for (int i = 0; i < c->n; i++)
+        defs[(*n)++] = (Define){c->entries[i].name, cval_text(a, &c->entries[i].value)};
+}
 
 static bool has_internal_error(const Diags *d)
 {
@@ -48,7 +304,7 @@ static bool has_internal_error(const Diags *d)
     return false;
 }
 
-static rk_status compile_failed(rk_ctx *ctx, const Diags *diags)
+rk_status compile_failed(rk_ctx *ctx, const Diags *diags)
 {
     const Diag *first = NULL;
     for (int i = 0; i < diags->n && !first; i++)
@@ -65,38 +321,48 @@ static rk_status compile_failed(rk_ctx *ctx, const Diags *diags)
     return rt_fail(ctx, st, "error: %s%s", first->msg, more);
 }
 
-/* The kernels' descriptions for the runtime, from the driver's result (in the compile arena). */
-static RtKernelDesc *describe(Arena *a, const DriverResult *r)
+void compile_profile(rk_ctx *ctx, const char *name, double t0, const DriverResult *r)
 {
-    RtKernelDesc *ks = ARENA_ARRAY(a, RtKernelDesc, r->nkernels + 1);
-    for (int i = 0; i < r->nkernels; i++) {
-        const DriverKernel *dk = &r->kernels[i];
-        const KernelMeta *m = dk->meta;
-        rk_param *ps = ARENA_ARRAY(a, rk_param, m->nparams + 1);
-        for (int j = 0; j < m->nparams; j++) {
-            const Type *t = m->params[j].type;
-            bool ptr = m->params[j].kind == PARAM_POINTER;
-            const Type *s = ptr && t->kind == TY_PTR ? t->pointee : t;
-            ps[j] = (rk_param){m->params[j].name, ptr ? RK_PARAM_POINTER : RK_PARAM_SCALAR, (rk_dtype)s->sk};
-        }
-        ks[i] = (RtKernelDesc){m->name, dk->symbol, ps, m->nparams, m->opts.num_warps, dk->block, dk->lds_bytes,
-                               dk->grid_tir};
+    if (!ctx->prof)
+        return;
+    const char *names[] = {"front end + sema", "passes", "lower to LLVM IR", "LLVM optimisation", "code generation",
+                           "link"};
+    double ms[] = {r->ms_front + r->ms_sema, r->ms_passes, r->ms_lower, r->ms_opt, r->ms_codegen, r->ms_link};
+    double t = t0;
+    char args[512], ename[400];
+    prof_escape(ename, sizeof ename, name);
+    for (int i = 0; i < 6; i++) {
+        if (ms[i] <= 0)
+            continue;
+        snprintf(args, sizeof args, "{\"of\": \"%s\"}", ename);
+        prof_span(ctx->prof, "compile", names[i], t, ms[i] * 1e3, args);
+        t += ms[i] * 1e3;
     }
-    return ks;
 }
+
+/* ---- rk_compile ---- */
+
+/* One compile's state, in a block from the hook (see above). */
+typedef struct Job {
+    Arena a;
+    jmp_buf oom;
+    rk_ctx *ctx;
+    const CompileSetup *cs;
+    const HashKey *key; /* where to store the result, or NULL */
+    rk_program **program;
+} Job;
 
 /* The compile proper. Only `job` is used after the recovery point, and it never changes. */
 static rk_status run_job(Job *job)
 {
     rk_ctx *ctx = job->ctx;
-    const rk_compile_options *o = job->o;
+    const CompileSetup *cs = job->cs;
     arena_init(&job->a, ctx->alloc);
     if (setjmp(job->oom)) {
         job->ctx->diag_arena.oom = NULL;
         rt_set_diags(job->ctx, NULL, 0); /* frees what a partial copy left */
         arena_free(&job->a);
-        return rt_fail(job->ctx, RK_ENOMEM, "out of memory compiling %s",
-                       job->o->filename ? job->o->filename : "<source>");
+        return rt_fail(job->ctx, RK_ENOMEM, "out of memory compiling %s", job->cs->filename);
     }
     Arena *a = &job->a;
     a->oom = &job->oom;
@@ -107,27 +373,15 @@ static rk_status run_job(Job *job)
     diags_init(diags, a, src);
     StrTab *strs = ARENA_NEW(a, StrTab);
     strtab_init(strs, a);
-    Define *defs = ARENA_ARRAY(a, Define, o->ndefines + 1);
-    for (int i = 0; i < o->ndefines; i++)
-        defs[i] = (Define){o->defines[i].name, o->defines[i].value};
-    DriverOptions d = {0};
-    d.filename = o->filename ? o->filename : "<source>";
-    d.source = job->source;
-    d.len = job->length;
-    d.target = job->target;
-    d.defines = defs;
-    d.ndefines = o->ndefines;
-    d.incdirs = o->include_dirs;
-    d.nincdirs = o->ninclude_dirs;
-    d.stdlib_dir = ctx->stdlib_dir ? ctx->stdlib_dir : RK_DEFAULT_STDLIB;
-    d.kernel = o->kernel;
-    d.opt_level = o->opt_level == RK_OPT_O0 ? 0 : o->opt_level == 0 ? 3 : o->opt_level;
-    d.dump_ir = ctx->dump_ir;
-    d.dump_dir = ctx->dump_dir;
-    d.dump_sink = ctx->dump;
-    d.dump_ud = ctx->dump_ud;
+    int ndefs;
+    Define *defs = compile_defines(a, cs, 0, &ndefs);
+    DriverOptions d;
+    compile_driver_options(&d, ctx, cs, defs, ndefs, true);
     DriverResult *r = ARENA_NEW(a, DriverResult);
+    double t0 = ctx->prof ? prof_now_us() : 0;
+    ctx->stats.compiles++;
     bool ok = driver_compile(a, strs, src, diags, &d, STAGE_BIN, r);
+    compile_profile(ctx, cs->filename, t0, r);
     ctx->diag_arena.oom = &job->oom;
     rt_set_diags(ctx, diags->items, diags->n);
     ctx->diag_arena.oom = NULL;
@@ -135,8 +389,24 @@ static rk_status run_job(Job *job)
     if (!ok || diags->nerrors) {
         st = compile_failed(ctx, diags);
     } else {
-        RtKernelDesc *ks = describe(a, r);
-        st = rt_program_new(ctx, job->target, r->binary, r->size, ks, r->nkernels, job->program);
+        RtKernelDesc *ks = compile_describe(a, r);
+        st = rt_program_new(ctx, cs->target, r->binary, r->size, ks, r->nkernels, job->program);
+        if (!st && job->key) {
+            ProgRecord rec = {0};
+            rec.deps = compile_deps(a, src, &rec.ndeps);
+            rec.target = cs->target;
+            rec.binary = r->binary;
+            rec.size = r->size;
+            rec.kernels = ks;
+            rec.nkernels = r->nkernels;
+            rec.diags = diags->items;
+            rec.ndiags = diags->n;
+            if ((st = rt_cache_store(ctx, "compile", job->key, &rec))) {
+                rk_program_destroy(*job->program);
+                *job->program = NULL;
+                rt_set_diags(ctx, NULL, 0);
+            }
+        }
     }
     a->oom = NULL;
     arena_free(a);
@@ -152,36 +422,30 @@ rk_status rk_compile(rk_ctx *ctx, const char *source, size_t length, const rk_co
     if (!program)
         return rt_fail(ctx, RK_EINVAL, "rk_compile: program is NULL");
     *program = NULL;
-    if (!source && length)
-        return rt_fail(ctx, RK_EINVAL, "rk_compile: source is NULL");
     rk_compile_options none;
     memset(&none, 0, sizeof none);
-    const rk_compile_options *o = options ? options : &none;
-    if ((o->ndefines && !o->defines) || (o->ninclude_dirs && !o->include_dirs) || o->ndefines < 0 ||
-        o->ninclude_dirs < 0)
-        return rt_fail(ctx, RK_EINVAL, "rk_compile: a count is set without its array");
-    if (o->opt_level < RK_OPT_O0 || o->opt_level > 3)
-        return rt_fail(ctx, RK_EINVAL, "rk_compile: opt_level %d is not RK_OPT_O0, 0 (default) or 1..3", o->opt_level);
-    for (int i = 0; i < o->ndefines; i++)
-        if (!o->defines[i].name || !o->defines[i].value)
-            return rt_fail(ctx, RK_EINVAL, "rk_compile: define %d has no name or value", i);
-    const char *target = o->target ? o->target : ctx->dev ? ctx->dev->props.target : "gfx942";
-    bool known = false;
-    for (size_t i = 0; i < sizeof known_targets / sizeof known_targets[0]; i++)
-        known |= strcmp(target, known_targets[i]) == 0;
-    if (!known)
-        return rt_fail(ctx, RK_EINVAL, "unknown target '%s'; known targets: gfx942, gfx90a, gfx950, emu, interp, sm_90",
-                       target);
-    if (!driver_stage_available(target, STAGE_BIN))
-        return rt_fail(ctx, RK_EUNSUPPORTED, "code generation for target %s is not built yet", target);
-
+    CompileSetup cs;
+    rk_status st = compile_setup(ctx, source, length, options ? options : &none, &cs);
+    if (st)
+        return st;
+    HashKey key;
+    bool cached = ctx->cache_root && !compile_dumps_wanted(ctx);
+    if (cached) {
+        Sha256 s;
+        compile_key_begin(&s, "compile", &cs);
+        key = key_final(&s);
+        if ((st = rt_cache_load(ctx, "compile", &key, program, NULL)) || *program)
+            return st;
+    }
     Job *job = alloc_raw(&ctx->alloc, sizeof *job);
     if (!job)
         return rt_fail(ctx, RK_ENOMEM, "out of memory");
     memset(job, 0, sizeof *job);
-    *job = (Job){.ctx = ctx, .source = source ? source : "", .length = length, .o = o, .target = target,
-                 .program = program};
-    rk_status st = run_job(job);
+    job->ctx = ctx;
+    job->cs = &cs;
+    job->key = cached ? &key : NULL;
+    job->program = program;
+    st = run_job(job);
     free_raw(&ctx->alloc, job, sizeof *job);
     return st;
 }

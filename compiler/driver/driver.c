@@ -37,8 +37,6 @@ bool driver_stage_available(const char *target, Stage s)
         return true;
     if (target && strcmp(target, "interp") == 0)
         return s == STAGE_BIN; /* the interpreter's code is the TIR itself */
-    if (target && strcmp(target, "sm_90") == 0)
-        return false; /* the NVIDIA lowering comes later */
     return true;
 }
 
@@ -155,7 +153,7 @@ bool driver_compile(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, const Dri
     int errs0 = diags->nerrors;
     const char *target = o->target ? o->target : "gfx942";
     if (!driver_stage_available(target, stop)) {
-        diag_plain(diags, DIAG_ERROR, "--emit=%s for target %s is not built yet", driver_stage_name(stop), target);
+        diag_plain(diags, DIAG_ERROR, "--emit=%s is not available for target %s", driver_stage_name(stop), target);
         return false;
     }
     double t0 = now_ms();
@@ -202,7 +200,8 @@ bool driver_compile(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, const Dri
         DriverKernel *k = &out->kernels[i];
         k->meta = &out->sema.kernels[i];
         k->symbol = k->meta->name;
-        k->block = k->meta->opts.num_warps * 64;
+        const Target *kt = target_find(target);
+        k->block = k->meta->opts.num_warps * (kt && kt->wave_size ? kt->wave_size : 64);
         Func *g = tir_module_find(m, FUNC_GRID, k->meta->name);
         k->grid_tir = g ? tir_print_func(a, g, TIR_PRINT_LOCS) : NULL;
     }
@@ -219,7 +218,8 @@ bool driver_compile(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, const Dri
         Module *lir = tir_module_new(a, types, strs);
         lir->files = m->files;
         lir->nfiles = m->nfiles;
-        LirOptions lo = {target, 64, true};
+        const Target *lt_target = target_find(target);
+        LirOptions lo = {target, lt_target ? lt_target->wave_size : 64, true};
         for (int i = 0; i < m->nfuncs; i++) {
             if (m->funcs[i]->kind != FUNC_KERNEL)
                 continue;
@@ -322,6 +322,6 @@ bool driver_compile(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, const Dri
         out->size = strlen(out->binary);
         return diags->nerrors == errs0;
     }
-    diag_plain(diags, DIAG_ERROR, "--emit=%s for target %s is not built yet", driver_stage_name(stop), target);
+    diag_plain(diags, DIAG_ERROR, "--emit=%s is not available for target %s", driver_stage_name(stop), target);
     return false;
 }

@@ -119,6 +119,30 @@ const Layout *lay_mfma(LayoutTab *t, int instr, int im, int in, int ik, const in
     return intern(t, &k);
 }
 
+const char *nv_mma_name(NvMmaOp op)
+{
+    switch (op) {
+    case NV_MMA_F16: return "m16n8k16_f16";
+    case NV_MMA_BF16: return "m16n8k16_bf16";
+    default: return NULL;
+    }
+}
+
+const Layout *lay_mma(LayoutTab *t, int instr, const int *wpc)
+{
+    Layout k;
+    memset(&k, 0, sizeof k);
+    k.kind = LAY_MMA;
+    k.rank = 2;
+    k.instr = instr;
+    k.im = 16;
+    k.in = 8;
+    k.ik = 16;
+    k.wpc[0] = wpc[0];
+    k.wpc[1] = wpc[1];
+    return intern(t, &k);
+}
+
 const Layout *lay_dot_op(LayoutTab *t, int op_idx, const Layout *parent, int k_width)
 {
     Layout k;

@@ -12,6 +12,7 @@
  *   blocked(sizePerThread, threadsPerWarp, warpsPerCTA, order)  coalesced global access
  *   slice(parent, dim)                                           a reduction's result
  *   mfma(instr, warpsPerCTA, transposed)                         a matrix instruction's accumulator
+ *   mma(instr, warpsPerCTA)                                      NVIDIA mma.sync m16n8k16's accumulator
  *   dot_op(opIdx, parent, kWidth)                                a dot operand (parent: mfma or blocked)
  *   shared(vec, perPhase, maxPhase, order) / padded              a tile in LDS
  * A layout is independent of the tile's shape; applied to a shape it gives a LinLayout. Layouts are
@@ -24,7 +25,12 @@
 
 #include "compiler/tir/type.h"
 
-typedef enum LayoutKind { LAY_BLOCKED, LAY_SLICE, LAY_MFMA, LAY_DOT_OP, LAY_SHARED } LayoutKind;
+typedef enum LayoutKind { LAY_BLOCKED, LAY_SLICE, LAY_MFMA, LAY_DOT_OP, LAY_SHARED, LAY_MMA } LayoutKind;
+
+/* The NVIDIA matrix instructions of the mma layout (sm_80 and later: mma.sync.aligned.m16n8k16.row.col
+ * with f32 accumulators). */
+typedef enum NvMmaOp { NV_MMA_F16 = 0, NV_MMA_BF16 = 1, NV_MMA_COUNT } NvMmaOp;
+const char *nv_mma_name(NvMmaOp op); /* "m16n8k16_f16" */
 
 enum { LAY_MAX_RANK = TIR_MAX_RANK, LAY_MAX_REG_BITS = 20, LAY_MAX_LANE_BITS = 6, LAY_MAX_WARP_BITS = 4 };
 
@@ -70,6 +76,9 @@ void lay_attach_printer(TypeTab *tt);
 const Layout *lay_blocked(LayoutTab *t, int rank, const int *spt, const int *tpw, const int *wpc, const int *order);
 const Layout *lay_slice(LayoutTab *t, const Layout *parent, int dim);
 const Layout *lay_mfma(LayoutTab *t, int instr, int im, int in, int ik, const int *wpc, bool transposed);
+/* mma.sync m16n8k16: per warp and instruction a 16x8 accumulator tile, 4 f32 per lane (rows lane/4 and
+ * lane/4 + 8, columns 2*(lane%4) + 0/1); waves tile wpc[0] x wpc[1] over the result. */
+const Layout *lay_mma(LayoutTab *t, int instr, const int *wpc);
 const Layout *lay_dot_op(LayoutTab *t, int op_idx, const Layout *parent, int k_width);
 const Layout *lay_shared(LayoutTab *t, int rank, int vec, int per_phase, int max_phase, int pad, const int *order);
 

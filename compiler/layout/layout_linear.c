@@ -186,6 +186,75 @@ static bool dot_mfma_linear(const Layout *l, Builder *b, int wave, int num_warps
     return b->ok;
 }
 
+/* The accumulator of mma.sync m16n8k16 (PTX ISA, "Matrix Fragments for mma.m16n8k16"): register r of
+ * lane l holds row l/4 + 8*(r/2) and column 2*(l%4) + r%2 of the 16x8 tile. Waves step along N first,
+ * then M; further tiles are registers, N first. */
+static bool mma_linear(const Layout *l, Builder *b, int wave, int num_warps)
+{
+    if (wave != 32 || l->wpc[0] * l->wpc[1] != num_warps)
+        return false;
+    add_reg(b, 1, 1);
+    add_reg(b, 0, 8);
+    add_lane(b, 1, 2);
+    add_lane(b, 1, 4);
+    add_lane(b, 0, 1);
+    add_lane(b, 0, 2);
+    add_lane(b, 0, 4);
+    b->cov[0] = 16;
+    b->cov[1] = 8;
+    for (int k = 0; k < ilog2i(l->wpc[1]); k++, b->cov[1] *= 2)
+        add_warp(b, 1, b->cov[1]);
+    for (int k = 0; k < ilog2i(l->wpc[0]); k++, b->cov[0] *= 2)
+        add_warp(b, 0, b->cov[0]);
+    int order[2] = {1, 0};
+    add_repeats(b, order, 2);
+    return b->ok;
+}
+
+/* A dot operand of mma.sync m16n8k16 (16-bit elements, k_width 2: two k per 32-bit register).
+ * A (16x16): register r of lane l holds row l/4 + 8*(r/2 % 2), k 2*(l%4) + r%2 + 8*(r/4).
+ * B (16x8):  register r of lane l holds column l/4, k 2*(l%4) + r%2 + 8*(r/2).
+ * The instruction's registers are the lowest register bits, in the instruction's operand order; the
+ * parent's waves along the other dimension replicate the operand; further tiles are registers, k
+ * first (the order the dot consumes them in). */
+static bool dot_mma_linear(const Layout *l, Builder *b, int wave, int num_warps)
+{
+    const Layout *p = l->parent;
+    if (wave != 32 || p->wpc[0] * p->wpc[1] != num_warps || l->k_width != 2)
+        return false;
+    int mn = l->op_idx == 0 ? 0 : 1, kd = 1 - mn;
+    add_reg(b, kd, 1);
+    if (mn == 0)
+        add_reg(b, 0, 8);
+    add_reg(b, kd, 8);
+    add_lane(b, kd, 2);
+    add_lane(b, kd, 4);
+    add_lane(b, mn, 1);
+    add_lane(b, mn, 2);
+    add_lane(b, mn, 4);
+    b->cov[kd] = 16;
+    b->cov[mn] = mn == 0 ? 16 : 8;
+    for (int k = 0; k < ilog2i(p->wpc[1]); k++) {
+        if (mn == 1) {
+            add_warp(b, 1, b->cov[1]);
+            b->cov[1] *= 2;
+        } else {
+            add_warp(b, -1, 0);
+        }
+    }
+    for (int k = 0; k < ilog2i(p->wpc[0]); k++) {
+        if (mn == 0) {
+            add_warp(b, 0, b->cov[0]);
+            b->cov[0] *= 2;
+        } else {
+            add_warp(b, -1, 0);
+        }
+    }
+    int order[2] = {kd, mn};
+    add_repeats(b, order, 2);
+    return b->ok;
+}
+
 /* A dot operand for the FMA fallback: the parent's rows (A) or columns (B), with all of K in
  * registers, so that each lane computes its accumulator elements alone. */
 static bool dot_blocked_linear(const Layout *l, Builder *b, int wave, int num_warps)
@@ -265,9 +334,13 @@ bool lay_linear(const Layout *l, int rank, const int64_t *shape, int wave, int n
     case LAY_MFMA:
         ok = rank == 2 && mfma_linear(l, &b, wave, num_warps);
         break;
+    case LAY_MMA:
+        ok = rank == 2 && mma_linear(l, &b, wave, num_warps);
+        break;
     case LAY_DOT_OP:
-        ok = rank == 2 && (l->parent->kind == LAY_MFMA ? dot_mfma_linear(l, &b, wave, num_warps)
-                                                       : dot_blocked_linear(l, &b, wave, num_warps));
+        ok = rank == 2 && (l->parent->kind == LAY_MFMA  ? dot_mfma_linear(l, &b, wave, num_warps)
+                           : l->parent->kind == LAY_MMA ? dot_mma_linear(l, &b, wave, num_warps)
+                                                        : dot_blocked_linear(l, &b, wave, num_warps));
         break;
     case LAY_SLICE:
         ok = slice_linear(l, &b, wave, num_warps);

@@ -38,6 +38,10 @@ char *lay_str(Arena *a, const Layout *l)
         return arena_printf(a, "mfma<instr = %s, wpc = %s, transposed = %s>", info ? info->name : "?",
                             ints(a, l->wpc, 2), l->transposed ? "true" : "false");
     }
+    case LAY_MMA: {
+        const char *name = nv_mma_name((NvMmaOp)l->instr);
+        return arena_printf(a, "mma<instr = %s, wpc = %s>", name ? name : "?", ints(a, l->wpc, 2));
+    }
     case LAY_DOT_OP:
         return arena_printf(a, "dot_op<op = %d, k_width = %d, parent = %s>", l->op_idx, l->k_width,
                             lay_str(a, l->parent));
@@ -173,6 +177,17 @@ static const Layout *parse(LayoutTab *t, P *p, int depth)
             if (info && strcmp(info->name, name) == 0)
                 l = lay_mfma(t, op, info->m, info->n, info->k, wpc, strcmp(tr, "true") == 0);
         }
+    } else if (strcmp(kind, "mma") == 0) {
+        char name[64];
+        int wpc[LAY_MAX_RANK];
+        key(p, "instr");
+        word(p, name, sizeof name);
+        lit(p, ",");
+        key(p, "wpc");
+        int r = intlist(p, wpc);
+        for (int op = 0; p->ok && r == 2 && op < NV_MMA_COUNT; op++)
+            if (strcmp(nv_mma_name((NvMmaOp)op), name) == 0)
+                l = lay_mma(t, op, wpc);
     } else if (strcmp(kind, "dot_op") == 0) {
         key(p, "op");
         int op = num(p);

@@ -411,7 +411,7 @@ void deferred_read(Lower *L, const Deferred *d, int r, int n, LLVMValueRef *out)
 static bool deferrable(Lower *L, Op *op)
 {
     const Layout *to = op->results[0].type->layout;
-    if (!to || to->kind != LAY_DOT_OP || to->parent->kind != LAY_MFMA || L->uses[op->results[0].scratch] != 1)
+    if (!to || to->kind != LAY_DOT_OP || (to->parent->kind != LAY_MFMA && to->parent->kind != LAY_MMA) || L->uses[op->results[0].scratch] != 1)
         return false;
     for (Op *n = op->next; n; n = n->next)
         if (n->code == OP_DOT)

@@ -436,8 +436,9 @@ bool lower_kernel(Func *f, LLVMModuleRef mod, const LowerOptions *o, Diags *diag
     L->emu = strcmp(o->target, "emu") == 0;
     L->gfx90a = strcmp(o->target, "gfx90a") == 0;
     L->gfx950 = strcmp(o->target, "gfx950") == 0;
+    L->nv = strcmp(o->target, "sm_90") == 0;
     L->debug = o->debug || L->emu;
-    L->wave = 64;
+    L->wave = L->nv ? 32 : 64;
     L->nw = f->opts.num_warps;
     L->mod = mod;
     L->ctx = LLVMGetModuleContext(mod);
@@ -476,7 +477,7 @@ bool lower_kernel(Func *f, LLVMModuleRef mod, const LowerOptions *o, Diags *diag
             params[i] = t->kind == TY_SCALAR && t->sk == SK_BOOL ? L->i8 : llvm_type(L, t);
         }
         L->fn = LLVMAddFunction(mod, f->name, LLVMFunctionType(L->void_t, params, (unsigned)np, 0));
-        LLVMSetFunctionCallConv(L->fn, LLVMAMDGPUKERNELCallConv);
+        LLVMSetFunctionCallConv(L->fn, L->nv ? LLVMPTXKernelCallConv : LLVMAMDGPUKERNELCallConv);
     }
     L->b = LLVMCreateBuilderInContext(L->ctx);
     LLVMBasicBlockRef setup_bb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "setup");

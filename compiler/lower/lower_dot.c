@@ -6,6 +6,9 @@
  * the k step), packed into the instruction's operand vectors, and the instruction is issued. A lane's
  * k_width consecutive k elements feed k_width/kpl consecutive instructions (kpl = k elements per lane
  * per instruction); every k is summed exactly once whatever the packing.
+ * mma.sync (sm_90): the same scheme with NVIDIA's m16n8k16 fragments: per tile 4 accumulator
+ * registers, per k step of 16 an A fragment of 4 pairs (rows +0/+8, k +0/+8) and a B fragment of 2
+ * pairs (k +0/+8); a pair is two consecutive k in one 32-bit register.
  * FMA (no matrix instruction for the type or target): each lane holds whole rows of A and columns of B
  * for its accumulator elements (dot_op over a blocked parent) and chains fmas in k order, as the
  * interpreter does. */
@@ -209,10 +212,76 @@ static void dot_mfma(Lower *L, Op *op)
     lval_set(L, op_result(op, 0), out);
 }
 
+/* A pair of 16-bit elements as the 32-bit register mma.sync takes: <2 x half> for f16, i32 for bf16. */
+static LLVMValueRef pack_pair(Lower *L, int instr, LLVMValueRef *xs)
+{
+    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(LLVMTypeOf(xs[0]), 2));
+    v = LLVMBuildInsertElement(L->b, v, xs[0], const_i32(L, 0), "");
+    v = LLVMBuildInsertElement(L->b, v, xs[1], const_i32(L, 1), "");
+    return instr == NV_MMA_BF16 ? LLVMBuildBitCast(L->b, v, L->i32, "") : v;
+}
+
+static void dot_mma(Lower *L, Op *op)
+{
+    const Type *ta = op->operands[0]->type, *tb = op->operands[1]->type, *tc = op->results[0].type;
+    const Layout *cl = tc->layout;
+    const LinLayout *la = &lay_info(L, ta)->ll, *lb = &lay_info(L, tb)->ll, *lc = &lay_info(L, tc)->ll;
+    LVal *A = lval(L, op->operands[0]), *B = lval(L, op->operands[1]), *C = lval(L, op->operands[2]);
+    const Deferred *da = L->deferred[op->operands[0]->scratch], *db = L->deferred[op->operands[1]->scratch];
+    if (da || db)
+        tgt_barrier(L);
+    int64_t K = ta->shape[1];
+    int ntiles = C->n / 4;
+    int64_t (*org)[2] = arena_alloc(L->a, sizeof(int64_t[2]) * (size_t)(ntiles + 1));
+    int64_t *ms = ARENA_ARRAY(L->a, int64_t, ntiles + 1), *ns = ARENA_ARRAY(L->a, int64_t, ntiles + 1);
+    int *mi = ARENA_ARRAY(L->a, int, ntiles + 1), *ni = ARENA_ARRAY(L->a, int, ntiles + 1);
+    int nm = 0, nn = 0;
+    LLVMValueRef *acc = ARENA_ARRAY(L->a, LLVMValueRef, C->n + 1);
+    memcpy(acc, C->r, sizeof(LLVMValueRef) * (size_t)C->n);
+    for (int t = 0; t < ntiles; t++) {
+        lin_reg_coords(lc, t * 4, org[t]);
+        int k;
+        for (k = 0; k < nm && ms[k] != org[t][0]; k++)
+            ;
+        if (k == nm)
+            ms[nm++] = org[t][0];
+        mi[t] = k;
+        for (k = 0; k < nn && ns[k] != org[t][1]; k++)
+            ;
+        if (k == nn)
+            ns[nn++] = org[t][1];
+        ni[t] = k;
+    }
+    LLVMValueRef (*fa)[4] = arena_alloc(L->a, sizeof(LLVMValueRef[4]) * (size_t)(nm + 1));
+    LLVMValueRef (*fb)[2] = arena_alloc(L->a, sizeof(LLVMValueRef[2]) * (size_t)(nn + 1));
+    LLVMValueRef xs[2];
+    for (int64_t k0 = 0; k0 < K && !L->failed; k0 += 16) {
+        for (int i = 0; i < nm; i++)
+            for (int p = 0; p < 4; p++) {
+                fragment(L, la, A, da, ms[i] + (p & 1) * 8, k0 + (p >> 1) * 8, 1, 2, xs);
+                fa[i][p] = pack_pair(L, cl->instr, xs);
+            }
+        for (int i = 0; i < nn; i++)
+            for (int p = 0; p < 2; p++) {
+                fragment(L, lb, B, db, k0 + p * 8, ns[i], 0, 2, xs);
+                fb[i][p] = pack_pair(L, cl->instr, xs);
+            }
+        for (int t = 0; t < ntiles && !L->failed; t++)
+            tgt_mma_sync(L, cl->instr, fa[mi[t]], fb[ni[t]], &acc[t * 4]);
+    }
+    if (da || db)
+        L->lds_pending = 0;
+    LVal out = lval_new(L, C->n, C->ll);
+    memcpy(out.r, acc, sizeof(LLVMValueRef) * (size_t)C->n);
+    lval_set(L, op_result(op, 0), out);
+}
+
 void lower_dot(Lower *L, Op *op)
 {
     const Layout *cl = op->results[0].type->layout;
-    if (cl && cl->kind == LAY_MFMA)
+    if (cl && cl->kind == LAY_MMA)
+        dot_mma(L, op);
+    else if (cl && cl->kind == LAY_MFMA)
         dot_mfma(L, op);
     else
         dot_fma(L, op);

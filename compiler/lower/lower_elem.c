@@ -186,7 +186,9 @@ static LLVMValueRef elem(Lower *L, Op *op, LLVMValueRef *xs)
             return LLVMGetUndef(et);
         LLVMValueRef a = fp_up(L, x, ek), b = y ? fp_up(L, y, ek) : NULL;
         LLVMTypeRef wt = LLVMTypeOf(a);
-        LLVMValueRef r;
+        LLVMValueRef r = tgt_math(L, c, a);
+        if (r)
+            return fp_down(L, r, ek);
         switch (c) {
         case OP_ADD: r = LLVMBuildFAdd(L->b, a, b, ""); break;
         case OP_SUB: r = LLVMBuildFSub(L->b, a, b, ""); break;
@@ -236,7 +238,10 @@ static LLVMValueRef elem(Lower *L, Op *op, LLVMValueRef *xs)
     }
     case OP_MIN: return intr(L, sg ? "llvm.smin" : "llvm.umin", LLVMTypeOf(x), (LLVMValueRef[]){x, y}, 2);
     case OP_MAX: return intr(L, sg ? "llvm.smax" : "llvm.umax", LLVMTypeOf(x), (LLVMValueRef[]){x, y}, 2);
-    case OP_ABS: return intr(L, "llvm.abs", LLVMTypeOf(x), (LLVMValueRef[]){x, LLVMConstInt(L->i1, 0, 0)}, 2);
+    case OP_ABS: /* unsigned values are their own magnitude (llvm.abs would read them as signed) */
+        if (!sg)
+            return x;
+        return intr(L, "llvm.abs", LLVMTypeOf(x), (LLVMValueRef[]){x, LLVMConstInt(L->i1, 0, 0)}, 2);
     case OP_CMP:
         if (fl)
             return LLVMBuildFCmp(L->b, fpred((CmpPred)op->at.pred), fp_up(L, x, ty_elem(ot)->sk),

@@ -31,7 +31,7 @@ struct Lower {
     Diags *diags;
     const LowerOptions *o;
     Func *f;
-    bool emu, gfx90a, gfx950, debug, failed;
+    bool emu, nv, gfx90a, gfx950, debug, failed;
     int wave, nw;
     LLVMContextRef ctx;
     LLVMModuleRef mod;
@@ -83,11 +83,16 @@ LLVMValueRef tgt_lds_ptr(Lower *L, LLVMValueRef byte_offset); /* pointer into LD
 LLVMValueRef tgt_shuffle(Lower *L, LLVMValueRef value, LLVMValueRef src_lane);
 /* One matrix instruction: a, b as the instruction's operand vectors, c the accumulator vector. */
 LLVMValueRef tgt_mfma(Lower *L, int instr, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c);
+/* One mma.sync m16n8k16 (NvMmaOp): a[4], b[2] packed pairs; acc[4] f32, updated in place. */
+void tgt_mma_sync(Lower *L, int instr, LLVMValueRef *a, LLVMValueRef *b, LLVMValueRef *acc);
 /* Checks an access (emu only; a no-op on gfx): ptr of `bytes`, flags EMU_ACCESS_*. */
 void tgt_check(Lower *L, LLVMValueRef ptr, int bytes, int flags);
 void tgt_assert_fail(Lower *L, const char *msg);
 void tgt_print(Lower *L, const char *msg, int rank, LLVMValueRef *coords, int kind, LLVMValueRef bits64);
 void tgt_loop_tick(Lower *L);
+/* A math function the target computes its own way (sm_90: no libm); NULL when the generic LLVM
+ * intrinsic serves. */
+LLVMValueRef tgt_math(Lower *L, OpCode code, LLVMValueRef a);
 void tgt_finish(Lower *L); /* kernel attributes, LDS size */
 
 /* ---- lower_fp.c: 16-bit floats (i16 bit patterns on the emulator) ---- */

@@ -2,7 +2,13 @@
  * consecutive elements along the fastest dimension (coalesce chose vec from the axis analysis, which
  * proved the pointers contiguous and aligned and the mask constant over them). A masked group is
  * loaded or stored under a branch, so masked-off lanes never touch memory; on the emulator every
- * access is checked first. */
+ * access is checked first.
+ *
+ * An atomic happens once per element, although a layout may give an element to several lanes, waves
+ * or registers (a zero basis: replication) and a scalar is held by every lane: only the copy whose
+ * replicating id bits are all zero performs it, and when the old values are used that copy publishes
+ * them through LDS for the others. (Replicated loads and stores are harmless: they read, or write the
+ * same value, twice.) */
 #include "compiler/lower/lower_internal.h"
 #include "runtime/emu/emu_abi.h"
 
@@ -85,20 +91,52 @@ static void set_scope(Lower *L, LLVMValueRef inst, int64_t scope)
         LLVMSetAtomicSyncScopeID(inst, LLVMGetSyncScopeID(L->ctx, s, strlen(s)));
 }
 
+static LLVMAtomicOrdering failure_ordering(LLVMAtomicOrdering ord)
+{
+    return ord == LLVMAtomicOrderingRelease           ? LLVMAtomicOrderingMonotonic
+           : ord == LLVMAtomicOrderingAcquireRelease ? LLVMAtomicOrderingAcquire
+                                                     : ord;
+}
+
+/* atomic_add on f16 and bf16 on the emulator, where they are i16 bit patterns (lower_fp.c) that LLVM's
+ * atomicrmw fadd does not take: a compare-and-swap loop around the add, rounded once as everywhere. */
+static LLVMValueRef atomic_add16(Lower *L, Op *op, LLVMValueRef ptr, LLVMValueRef v)
+{
+    ScalarKind sk = ty_elem(op->results[0].type)->sk;
+    LLVMAtomicOrdering ord = ordering(op->at.sem);
+    LLVMValueRef first = LLVMBuildLoad2(L->b, L->i16, ptr, "");
+    LLVMSetOrdering(first, LLVMAtomicOrderingMonotonic);
+    LLVMSetAlignment(first, 2);
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b);
+    LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "atomic.add16");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "");
+    LLVMBuildBr(L->b, loop);
+    LLVMPositionBuilderAtEnd(L->b, loop);
+    LLVMValueRef cur = LLVMBuildPhi(L->b, L->i16, "");
+    LLVMValueRef sum = fp_from_f32(L, LLVMBuildFAdd(L->b, fp_to_f32(L, cur, sk), fp_to_f32(L, v, sk), ""), sk);
+    LLVMValueRef x = LLVMBuildAtomicCmpXchg(L->b, ptr, cur, sum, ord, failure_ordering(ord), 0);
+    LLVMValueRef seen = LLVMBuildExtractValue(L->b, x, 0, "");
+    LLVMValueRef ok = LLVMBuildExtractValue(L->b, x, 1, "");
+    LLVMAddIncoming(cur, &first, &pre, 1);
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
+    LLVMAddIncoming(cur, &seen, &latch, 1);
+    LLVMBuildCondBr(L->b, ok, done, loop);
+    LLVMPositionBuilderAtEnd(L->b, done);
+    return cur;
+}
+
 static LLVMValueRef atomic_one(Lower *L, Op *op, LLVMValueRef ptr, LLVMValueRef *vals)
 {
     const Type *et = ty_elem(op->results[0].type);
     LLVMAtomicOrdering ord = ordering(op->at.sem);
     if (op->code == OP_ATOMIC_CAS) {
-        LLVMValueRef x = LLVMBuildAtomicCmpXchg(L->b, ptr, vals[0], vals[1], ord,
-                                                ord == LLVMAtomicOrderingRelease ? LLVMAtomicOrderingMonotonic
-                                                : ord == LLVMAtomicOrderingAcquireRelease ? LLVMAtomicOrderingAcquire
-                                                                                          : ord,
-                                                0);
+        LLVMValueRef x = LLVMBuildAtomicCmpXchg(L->b, ptr, vals[0], vals[1], ord, failure_ordering(ord), 0);
         set_scope(L, x, op->at.scope);
         return LLVMBuildExtractValue(L->b, x, 0, "");
     }
     bool fl = sk_is_float(et->sk), sg = sk_is_signed(et->sk);
+    if (L->emu && fp_is16(et->sk))
+        return atomic_add16(L, op, ptr, vals[0]);
     LLVMAtomicRMWBinOp bop;
     switch (op->at.kind) {
     case KIND_ADD: bop = fl ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd; break;
@@ -112,6 +150,85 @@ static LLVMValueRef atomic_one(Lower *L, Op *op, LLVMValueRef ptr, LLVMValueRef 
     LLVMValueRef x = LLVMBuildAtomicRMW(L->b, bop, ptr, vals[0], ord, 0);
     set_scope(L, x, op->at.scope);
     return x;
+}
+
+/* The id bits that replicate the elements of a value (all lanes and waves for a scalar). */
+typedef struct Repl {
+    int reg, lane, warp;
+} Repl;
+
+static Repl replication(Lower *L, const LVal *v)
+{
+    Repl x = {0, 0, 0};
+    const LinLayout *ll = v->ll;
+    if (!ll) {
+        x.lane = L->wave - 1;
+        x.warp = L->nw - 1;
+        return x;
+    }
+    for (int which = 0; which < 3; which++) {
+        int nb = which == 0 ? ll->nreg : which == 1 ? ll->nlane : ll->nwarp;
+        for (int b = 0; b < nb; b++) {
+            const int32_t *basis = which == 0 ? ll->reg[b] : which == 1 ? ll->lane[b] : ll->warp[b];
+            bool zero = true;
+            for (int d = 0; d < ll->rank; d++)
+                zero &= basis[d] == 0;
+            if (zero)
+                *(which == 0 ? &x.reg : which == 1 ? &x.lane : &x.warp) |= 1 << b;
+        }
+    }
+    return x;
+}
+
+/* Gives every copy of a replicated atomic's result the value its owner (the copy that performed the
+ * atomic) got: owners write their registers to LDS at the elements' row-major offsets, and after a
+ * barrier every lane reads its own. */
+static void publish_atomic(Lower *L, const Type *t, LVal *res, const Repl *rp, LLVMValueRef owner)
+{
+    LLVMTypeRef et = llvm_type(L, t);
+    const Type *e = ty_elem(t);
+    int bytes = e->kind == TY_PTR ? 8 : sk_bits(e->sk) / 8;
+    int64_t numel = t->kind == TY_TILE ? ty_numel(t) : 1;
+    int base = (lds_free_offset(L) + 15) / 16 * 16;
+    if (base + numel * bytes > L->lds_limit) {
+        lower_error(L, "the old values of this atomic need %lld bytes of LDS, more than the %d available",
+                    (long long)(numel * bytes), L->lds_limit - base);
+        return;
+    }
+    if (base + numel * bytes > L->lds_bytes)
+        L->lds_bytes = (int)(base + numel * bytes);
+    const LayInfo *li = t->kind == TY_TILE ? lay_info(L, t) : NULL;
+    LLVMValueRef *off = ARENA_ARRAY(L->a, LLVMValueRef, res->n + 1);
+    for (int r = 0; r < res->n; r++) {
+        LLVMValueRef lin = const_i32(L, 0);
+        for (int d = 0; li && d < t->rank; d++) {
+            int64_t stride = 1;
+            for (int k = d + 1; k < t->rank; k++)
+                stride *= t->shape[k];
+            lin = LLVMBuildAdd(L->b, lin, LLVMBuildMul(L->b, reg_coord(L, li, r, d), const_i32(L, stride), ""), "");
+        }
+        off[r] = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, lin, const_i32(L, bytes), ""), const_i32(L, base), "");
+    }
+    tgt_barrier(L); /* the region's previous readers are done */
+    LLVMBasicBlockRef wr = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "atomic.publish");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "");
+    LLVMBuildCondBr(L->b, owner, wr, done);
+    LLVMPositionBuilderAtEnd(L->b, wr);
+    for (int r = 0; r < res->n; r++) {
+        if (r & rp->reg)
+            continue;
+        LLVMValueRef p = tgt_lds_ptr(L, off[r]);
+        tgt_check(L, p, bytes, EMU_ACCESS_STORE | EMU_ACCESS_LDS);
+        LLVMBuildStore(L->b, res->r[r], p);
+    }
+    LLVMBuildBr(L->b, done);
+    LLVMPositionBuilderAtEnd(L->b, done);
+    tgt_barrier(L);
+    for (int r = 0; r < res->n; r++) {
+        LLVMValueRef p = tgt_lds_ptr(L, off[r]);
+        tgt_check(L, p, bytes, EMU_ACCESS_LOAD | EMU_ACCESS_LDS);
+        res->r[r] = LLVMBuildLoad2(L->b, et, p, "");
+    }
 }
 
 void lower_memory(Lower *L, Op *op)
@@ -132,17 +249,38 @@ void lower_memory(Lower *L, Op *op)
     int vec = atomic ? 1 : vector_width(L, pt, bytes);
     LVal res = lval_new(L, n, ptr->ll);
     int flags = is_load ? EMU_ACCESS_LOAD : is_store ? EMU_ACCESS_STORE : EMU_ACCESS_ATOMIC;
+    /* atomics: the owner of each element, and whether other copies need its result */
+    Repl rp = {0, 0, 0};
+    LLVMValueRef owner = NULL;
+    if (atomic) {
+        rp = replication(L, ptr);
+        if (rp.lane || rp.warp)
+            owner = LLVMBuildAnd(L->b,
+                                 LLVMBuildICmp(L->b, LLVMIntEQ, LLVMBuildAnd(L->b, L->lane, const_i32(L, rp.lane), ""),
+                                               const_i32(L, 0), ""),
+                                 LLVMBuildICmp(L->b, LLVMIntEQ, LLVMBuildAnd(L->b, L->warp, const_i32(L, rp.warp), ""),
+                                               const_i32(L, 0), ""),
+                                 "owner");
+    }
     for (int g = 0; g < n; g += vec) {
         LLVMValueRef p = ptr->r[g];
         LLVMValueRef m = mask ? mask->r[mask->n == 1 ? 0 : g] : NULL;
+        if (atomic && (g & rp.reg)) {
+            res.r[g] = NULL; /* a copy of register g & ~rp.reg, filled in below */
+            continue;
+        }
         if (m && LLVMIsAConstantInt(m)) {
             if (!LLVMConstIntGetZExtValue(m)) {
                 for (int i = 0; i < vec && is_load; i++)
                     res.r[g + i] = other->r[other->n == 1 ? 0 : g + i];
+                if (atomic)
+                    res.r[g] = LLVMConstNull(et);
                 continue; /* never accessed */
             }
             m = NULL;
         }
+        if (owner)
+            m = m ? LLVMBuildAnd(L->b, m, owner, "") : owner;
         LLVMBasicBlockRef from = NULL, body = NULL, done = NULL;
         if (m) {
             from = LLVMGetInsertBlock(L->b);
@@ -194,6 +332,13 @@ void lower_memory(Lower *L, Op *op)
         }
         if (got)
             unvec(L, got, res.r + g, vec);
+    }
+    if (atomic) {
+        for (int g = 0; g < n; g++)
+            if (g & rp.reg)
+                res.r[g] = res.r[g & ~rp.reg];
+        if (owner && L->uses[op->results[0].scratch] > 0)
+            publish_atomic(L, vt, &res, &rp, owner);
     }
     if (op->nres)
         lval_set(L, op_result(op, 0), res);

@@ -63,9 +63,22 @@ static Part combine(Lower *L, OpKind kind, ScalarKind sk, Part x, Part y)
             LLVMValueRef ynan = LLVMBuildFCmp(L->b, LLVMRealUNO, b, b, "");
             LLVMValueRef xnan = LLVMBuildFCmp(L->b, LLVMRealUNO, a, a, "");
             LLVMValueRef cmp = LLVMBuildFCmp(L->b, mx ? LLVMRealOGT : LLVMRealOLT, b, a, "");
+            /* -0 orders below +0, as in max and min (so that x[argmin(x)] is min(x)): equal values
+             * of different signs are zeros, and the one with the sign that wins is better */
+            LLVMTypeRef ft = LLVMTypeOf(a);
+            LLVMTypeKind fk = LLVMGetTypeKind(ft);
+            LLVMTypeRef it = LLVMIntTypeInContext(L->ctx, fk == LLVMDoubleTypeKind ? 64 : fk == LLVMFloatTypeKind ? 32 : 16);
+            LLVMValueRef zi = LLVMConstInt(it, 0, 0);
+            LLVMValueRef sa = LLVMBuildICmp(L->b, LLVMIntSLT, LLVMBuildBitCast(L->b, a, it, ""), zi, "");
+            LLVMValueRef sb = LLVMBuildICmp(L->b, LLVMIntSLT, LLVMBuildBitCast(L->b, b, it, ""), zi, "");
+            LLVMValueRef oeq = LLVMBuildFCmp(L->b, LLVMRealOEQ, a, b, "");
+            LLVMValueRef signs_differ = LLVMBuildXor(L->b, sa, sb, "");
+            LLVMValueRef zero_wins = LLVMBuildAnd(L->b, LLVMBuildAnd(L->b, oeq, signs_differ, ""), mx ? sa : sb, "");
+            cmp = LLVMBuildOr(L->b, cmp, zero_wins, "");
             better = LLVMBuildOr(L->b, LLVMBuildAnd(L->b, ynan, LLVMBuildNot(L->b, xnan, ""), ""),
                                  LLVMBuildAnd(L->b, cmp, LLVMBuildNot(L->b, xnan, ""), ""), "");
-            equal = LLVMBuildOr(L->b, LLVMBuildFCmp(L->b, LLVMRealOEQ, a, b, ""), LLVMBuildAnd(L->b, xnan, ynan, ""), "");
+            equal = LLVMBuildOr(L->b, LLVMBuildAnd(L->b, oeq, LLVMBuildNot(L->b, signs_differ, ""), ""),
+                                LLVMBuildAnd(L->b, xnan, ynan, ""), "");
         } else {
             better = LLVMBuildICmp(L->b, mx ? (is_signed ? LLVMIntSGT : LLVMIntUGT) : (is_signed ? LLVMIntSLT : LLVMIntULT),
                                    b, a, "");

@@ -1,7 +1,9 @@
-/* The hooks that differ between the GPU and the emulator. gfx9: AMDGPU intrinsics (workitem and
- * workgroup ids, s_barrier, ds_bpermute, the MFMA intrinsics), LDS as an addrspace(3) global, the
- * grid size from the dispatch packet. emu: the same operations as calls through the EmuLane the
- * emulator passes to every lane (runtime/emu/emu_abi.h), whose field offsets come from that header. */
+/* The hooks that differ between the targets. gfx9: AMDGPU intrinsics (workitem and workgroup ids,
+ * s_barrier, ds_bpermute, the MFMA intrinsics), LDS as an addrspace(3) global, the grid size from the
+ * dispatch packet. sm_90: NVVM intrinsics (tid, ctaid, nctaid, bar.sync, shfl.sync, mma.sync), shared
+ * memory as one dynamic extern addrspace(3) array sized at launch. emu: the same operations as calls
+ * through the EmuLane the emulator passes to every lane (runtime/emu/emu_abi.h), whose field offsets
+ * come from that header. */
 #include <stddef.h>
 #include <string.h>
 
@@ -58,6 +60,13 @@ void tgt_entry(Lower *L)
         L->fns = lane_field(L, b, offsetof(EmuLane, fns), L->ptr0);
         L->tid = lane_field(L, b, offsetof(EmuLane, lane), L->i32);
         L->lds = lane_field(L, b, offsetof(EmuLane, lds), L->ptr0);
+    } else if (L->nv) {
+        LLVMValueRef f = intrinsic(L, "llvm.nvvm.read.ptx.sreg.tid.x", L->i32, NULL, 0);
+        L->tid = LLVMBuildCall2(b, LLVMGlobalGetValueType(f), f, NULL, 0, "tid");
+        /* dynamic shared memory: its size is given at launch (the kernel's lds_bytes) */
+        L->lds = LLVMAddGlobalInAddressSpace(L->mod, LLVMArrayType2(L->i8, 0), "rk_smem", 3);
+        LLVMSetLinkage(L->lds, LLVMExternalLinkage);
+        LLVMSetAlignment(L->lds, 16);
     } else {
         LLVMValueRef f = intrinsic(L, "llvm.amdgcn.workitem.id.x", L->i32, NULL, 0);
         L->tid = LLVMBuildCall2(b, LLVMGlobalGetValueType(f), f, NULL, 0, "tid");
@@ -67,19 +76,24 @@ void tgt_entry(Lower *L)
     }
     L->lane = LLVMBuildAnd(b, L->tid, const_i32(L, L->wave - 1), "lane");
     LLVMValueRef w = LLVMBuildLShr(b, L->tid, const_i32(L, __builtin_ctz((unsigned)L->wave)), "");
-    if (!L->emu) {
+    if (!L->emu && !L->nv) {
         /* the wave index is uniform: keep it in a scalar register */
         LLVMValueRef f = intrinsic(L, "llvm.amdgcn.readfirstlane.i32", L->i32, &L->i32, 1);
         w = LLVMBuildCall2(b, LLVMGlobalGetValueType(f), f, &w, 1, "warp");
     }
     L->warp = w;
-    L->lds_limit = L->gfx950 ? 160 * 1024 : 64 * 1024;
+    L->lds_limit = L->nv ? 227 * 1024 : L->gfx950 ? 160 * 1024 : 64 * 1024;
 }
 
 LLVMValueRef tgt_program_id(Lower *L, int axis)
 {
     if (L->emu)
         return lane_field(L, L->b, offsetof(EmuLane, wg) + 4 * (size_t)axis, L->i32);
+    if (L->nv) {
+        static const char *const nv[] = {"llvm.nvvm.read.ptx.sreg.ctaid.x", "llvm.nvvm.read.ptx.sreg.ctaid.y",
+                                         "llvm.nvvm.read.ptx.sreg.ctaid.z"};
+        return call(L, nv[axis], L->i32, NULL, NULL, 0);
+    }
     static const char *const names[] = {"llvm.amdgcn.workgroup.id.x", "llvm.amdgcn.workgroup.id.y",
                                         "llvm.amdgcn.workgroup.id.z"};
     return call(L, names[axis], L->i32, NULL, NULL, 0);
@@ -89,6 +103,11 @@ LLVMValueRef tgt_num_programs(Lower *L, int axis)
 {
     if (L->emu)
         return lane_field(L, L->b, offsetof(EmuLane, nwg) + 4 * (size_t)axis, L->i32);
+    if (L->nv) {
+        static const char *const nv[] = {"llvm.nvvm.read.ptx.sreg.nctaid.x", "llvm.nvvm.read.ptx.sreg.nctaid.y",
+                                         "llvm.nvvm.read.ptx.sreg.nctaid.z"};
+        return call(L, nv[axis], L->i32, NULL, NULL, 0);
+    }
     /* hsa_kernel_dispatch_packet_t: workgroup_size_x/y/z (u16) at 4, 6, 8; grid_size_x/y/z (u32, in
      * work-items) at 12, 16, 20 */
     LLVMTypeRef p4 = LLVMPointerTypeInContext(L->ctx, 4);
@@ -104,6 +123,11 @@ void tgt_barrier(Lower *L)
 {
     if (L->emu) {
         emu_call(L, offsetof(EmuFns, barrier), L->void_t, NULL, NULL, 0);
+        return;
+    }
+    if (L->nv) { /* bar.sync orders shared and global memory among the block's threads */
+        LLVMValueRef zero = const_i32(L, 0);
+        call(L, "llvm.nvvm.barrier.cta.sync.aligned.all", L->void_t, &L->i32, &zero, 1);
         return;
     }
     LLVMBuildFence(L->b, LLVMAtomicOrderingRelease, 0, "");
@@ -122,6 +146,11 @@ LLVMValueRef tgt_lds_ptr(Lower *L, LLVMValueRef byte_offset)
 
 LLVMValueRef tgt_shuffle(Lower *L, LLVMValueRef value, LLVMValueRef src_lane)
 {
+    if (L->nv) {
+        LLVMTypeRef pt[4] = {L->i32, L->i32, L->i32, L->i32};
+        LLVMValueRef args[4] = {const_i32(L, -1), value, src_lane, const_i32(L, 31)};
+        return call(L, "llvm.nvvm.shfl.sync.idx.i32", L->i32, pt, args, 4);
+    }
     LLVMValueRef addr = LLVMBuildShl(L->b, src_lane, const_i32(L, 2), "");
     LLVMTypeRef pt[2] = {L->i32, L->i32};
     LLVMValueRef args[2] = {addr, value};
@@ -184,6 +213,23 @@ LLVMValueRef tgt_mfma(Lower *L, int instr, LLVMValueRef a, LLVMValueRef b, LLVMV
     return call(L, name, LLVMTypeOf(c), pt, args, 6);
 }
 
+void tgt_mma_sync(Lower *L, int instr, LLVMValueRef *a, LLVMValueRef *b, LLVMValueRef *acc)
+{
+    if (!L->nv) {
+        lower_error(L, "internal error: mma.sync on a target without it");
+        return;
+    }
+    LLVMTypeRef pt = LLVMTypeOf(a[0]);
+    LLVMTypeRef params[10] = {pt, pt, pt, pt, pt, pt, L->f32, L->f32, L->f32, L->f32};
+    LLVMValueRef args[10] = {a[0], a[1], a[2], a[3], b[0], b[1], acc[0], acc[1], acc[2], acc[3]};
+    LLVMTypeRef rt = LLVMStructTypeInContext(L->ctx, (LLVMTypeRef[]){L->f32, L->f32, L->f32, L->f32}, 4, 0);
+    const char *name = instr == NV_MMA_BF16 ? "llvm.nvvm.mma.m16n8k16.row.col.bf16"
+                                            : "llvm.nvvm.mma.m16n8k16.row.col.f32.f32";
+    LLVMValueRef r = call(L, name, rt, params, args, 10);
+    for (int i = 0; i < 4; i++)
+        acc[i] = LLVMBuildExtractValue(L->b, r, (unsigned)i, "");
+}
+
 void tgt_check(Lower *L, LLVMValueRef ptr, int bytes, int flags)
 {
     if (!L->emu)
@@ -237,6 +283,14 @@ void tgt_finish(Lower *L)
         return;
     }
     char buf[32];
+    if (L->nv) {
+        snprintf(buf, sizeof buf, "%d", L->nw * L->wave);
+        fn_attr(L, "nvvm.maxntid", buf);
+        if (!LLVMGetFirstUse(L->lds))
+            LLVMDeleteGlobal(L->lds);
+        L->lds = NULL;
+        return;
+    }
     snprintf(buf, sizeof buf, "1,%d", L->nw * L->wave);
     fn_attr(L, "amdgpu-flat-work-group-size", buf);
     if (L->f->opts.waves_per_eu > 0) {
@@ -255,4 +309,61 @@ void tgt_finish(Lower *L)
     }
     LLVMDeleteGlobal(ph);
     L->lds = NULL;
+}
+
+/* ---- math the target has no generic lowering for ---- */
+
+/* sm_90: LLVM's NVPTX back end has no libm; exp, log and the trigonometric functions are built from
+ * the approximate instructions (ex2, lg2, sin, cos .approx.f32), which is what Triton's fast paths
+ * emit too. exp carries the rounding error of x*log2(e) with an FMA so that large arguments keep
+ * their precision; sin and cos reduce their argument to [-pi, pi] first (Cody-Waite, two parts of
+ * 2*pi), where the instructions' absolute error is below 2^-20.9. 16-bit inputs compute in f32. */
+LLVMValueRef tgt_math(Lower *L, OpCode code, LLVMValueRef a)
+{
+    if (!L->nv)
+        return NULL;
+    if (code != OP_EXP && code != OP_LOG && code != OP_LOG2 && code != OP_SIN && code != OP_COS)
+        return NULL;
+    LLVMTypeRef t = LLVMTypeOf(a);
+    if (t != L->f32 && t != L->f16 && t != L->bf16)
+        return NULL;
+    LLVMValueRef x = t == L->f32 ? a : LLVMBuildFPExt(L->b, a, L->f32, "");
+    LLVMTypeRef f1[1] = {L->f32}, f3[3] = {L->f32, L->f32, L->f32};
+    LLVMValueRef r;
+#define FMA(p, q, s) call(L, "llvm.fma.f32", L->f32, f3, (LLVMValueRef[]){p, q, s}, 3)
+#define C(v) LLVMConstReal(L->f32, v)
+    switch (code) {
+    case OP_EXP: {
+        /* t = x*log2e rounded; e = its rounding error (exact by FMA) + x*log2e_lo; exp = 2^t * (1 + e ln2) */
+        const double l2e = 1.4426950408889634, l2e_hi = (float)1.4426950408889634;
+        LLVMValueRef th = LLVMBuildFMul(L->b, x, C(l2e_hi), "");
+        LLVMValueRef e = FMA(x, C(l2e_hi), LLVMBuildFNeg(L->b, th, ""));
+        e = FMA(x, C(l2e - l2e_hi), e);
+        LLVMValueRef p = call(L, "llvm.exp2.f32", L->f32, f1, &th, 1);
+        r = FMA(LLVMBuildFMul(L->b, p, C(0.6931471805599453), ""), e, p);
+        /* 2^t overflowed or is zero: the correction must not turn inf into NaN */
+        LLVMValueRef fin = LLVMBuildFCmp(L->b, LLVMRealOLT, call(L, "llvm.fabs.f32", L->f32, f1, &p, 1), C(3.0e38), "");
+        r = LLVMBuildSelect(L->b, fin, r, p, "");
+        break;
+    }
+    case OP_LOG:
+    case OP_LOG2:
+        r = call(L, "llvm.nvvm.lg2.approx.f", L->f32, f1, &x, 1);
+        if (code == OP_LOG)
+            r = LLVMBuildFMul(L->b, r, C(0.6931471805599453), "");
+        break;
+    default: {
+        const double two_pi = 6.283185307179586, hi = (float)6.283185307179586;
+        LLVMValueRef k = call(L, "llvm.rint.f32", L->f32, f1,
+                              (LLVMValueRef[]){LLVMBuildFMul(L->b, x, C(1.0 / two_pi), "")}, 1);
+        LLVMValueRef nk = LLVMBuildFNeg(L->b, k, "");
+        LLVMValueRef red = FMA(nk, C(hi), x);
+        red = FMA(nk, C(two_pi - hi), red);
+        r = call(L, code == OP_SIN ? "llvm.nvvm.sin.approx.f" : "llvm.nvvm.cos.approx.f", L->f32, f1, &red, 1);
+        break;
+    }
+    }
+#undef FMA
+#undef C
+    return t == L->f32 ? r : LLVMBuildFPTrunc(L->b, r, t, "");
 }

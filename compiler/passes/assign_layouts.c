@@ -160,7 +160,7 @@ static int b_operand_rows_of(Ctx *c, const Value *v, int depth)
         if (op->code == OP_DOT && u->idx == 1) {
             const Layout *acc, *la, *lb;
             dot_layouts(c, op, &acc, &la, &lb);
-            return acc->kind == LAY_MFMA ? lb->k_width : 1;
+            return acc->kind == LAY_MFMA || acc->kind == LAY_MMA ? lb->k_width : 1;
         }
         /* through loop-carried values (a pipelined load reaches its dot in the next iteration) */
         const Value *next = NULL;
@@ -252,8 +252,51 @@ static bool pick_mfma(const LirOptions *o, ScalarKind ek, OpKind prec, int nonkd
     }
 }
 
+/* Waves over the tile: each wave reads M/wm rows of A and N/wn columns of B per k step; the split with
+ * the least of that traffic that still gives every wave whole instruction tiles (im x in). */
+static void split_waves(int nw, int64_t M, int64_t N, int im, int in, int *wpc)
+{
+    int best = -1;
+    int64_t best_cost = 0;
+    for (int wm = 1; wm <= nw; wm *= 2) {
+        int wn = nw / wm;
+        if (M / wm < im || N / wn < in)
+            continue;
+        int64_t cost = M / wm + N / wn;
+        if (best < 0 || cost < best_cost)
+            best = wm, best_cost = cost;
+    }
+    if (best < 0) { /* more waves than tiles: replicate along N */
+        int wm = (int)(M / im < nw ? M / im : nw);
+        best = wm > 0 ? wm : 1;
+    }
+    wpc[0] = best;
+    wpc[1] = nw / best;
+}
+
+/* sm_90: mma.sync m16n8k16 for 16-bit floats with f32 accumulators. */
+static DotChoice choose_mma(const Func *f, const Op *dot)
+{
+    DotChoice d;
+    memset(&d, 0, sizeof d);
+    const Type *ta = dot->operands[0]->type, *tb = dot->operands[1]->type, *tc = dot->operands[2]->type;
+    int64_t M = ta->shape[0], K = ta->shape[1], N = tb->shape[1];
+    ScalarKind ek = ta->elem->sk;
+    if ((ek != SK_F16 && ek != SK_BF16) || ty_elem(tc)->sk != SK_F32 || M < 16 || N < 8 || K < 16)
+        return d;
+    d.mfma = true;
+    d.nv = true;
+    d.instr = ek == SK_F16 ? NV_MMA_F16 : NV_MMA_BF16;
+    d.im = 16, d.in = 8, d.ik = 16;
+    d.k_width = 2;
+    split_waves(f->opts.num_warps, M, N, 16, 8, d.wpc);
+    return d;
+}
+
 DotChoice choose_dot(const LirOptions *o, const Func *f, const Op *dot)
 {
+    if (o->wave == 32 && o->use_mfma)
+        return choose_mma(f, dot);
     DotChoice d;
     memset(&d, 0, sizeof d);
     const Type *ta = dot->operands[0]->type, *tb = dot->operands[1]->type;
@@ -276,24 +319,7 @@ DotChoice choose_dot(const LirOptions *o, const Func *f, const Op *dot)
     d.k_width = kpl * (f->opts.kpack > 1 ? f->opts.kpack : 1);
     if (d.k_width > K / (64 / info->m))
         d.k_width = kpl;
-    /* Waves over the tile: each wave reads M/wm rows of A and N/wn columns of B per k step; choose the
-     * split with the least of that traffic that still gives every wave whole instruction tiles. */
-    int nw = f->opts.num_warps, best = -1;
-    int64_t best_cost = 0;
-    for (int wm = 1; wm <= nw; wm *= 2) {
-        int wn = nw / wm;
-        if (M / wm < info->m || N / wn < info->n)
-            continue;
-        int64_t cost = M / wm + N / wn;
-        if (best < 0 || cost < best_cost)
-            best = wm, best_cost = cost;
-    }
-    if (best < 0) { /* more waves than tiles: replicate along N */
-        int wm = (int)(M / info->m < nw ? M / info->m : nw);
-        best = wm > 0 ? wm : 1;
-    }
-    d.wpc[0] = best;
-    d.wpc[1] = nw / best;
+    split_waves(f->opts.num_warps, M, N, info->m, info->n, d.wpc);
     (void)ilog2;
     return d;
 }
@@ -301,6 +327,12 @@ DotChoice choose_dot(const LirOptions *o, const Func *f, const Op *dot)
 static void dot_layouts(Ctx *c, const Op *dot, const Layout **acc, const Layout **la, const Layout **lb)
 {
     DotChoice d = choose_dot(c->o, c->src, dot);
+    if (d.mfma && d.nv) {
+        *acc = lay_mma(c->lt, d.instr, d.wpc);
+        *la = lay_dot_op(c->lt, 0, *acc, d.k_width);
+        *lb = lay_dot_op(c->lt, 1, *acc, d.k_width);
+        return;
+    }
     if (d.mfma) {
         /* transposed: a lane holds consecutive columns of the accumulator, so epilogues store (or
          * move through LDS) several elements at once */
@@ -802,7 +834,7 @@ static const Layout *store_in_place(Ctx *c, const Op *st)
 {
     bool strong;
     const Layout *v = pref_of(c, st->operands[1], &strong);
-    if (!v || !strong || v->kind != LAY_MFMA)
+    if (!v || !strong || (v->kind != LAY_MFMA && v->kind != LAY_MMA))
         return NULL;
     const Type *pt = st->operands[0]->type;
     int dim;

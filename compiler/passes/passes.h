@@ -15,7 +15,7 @@
 typedef struct LirOptions {
     const char *target; /* gfx942, gfx90a, gfx950, emu */
     int wave;           /* lanes per wave */
-    bool use_mfma;      /* matrix instructions for dot (else FMAs) */
+    bool use_mfma;      /* matrix instructions for dot (else FMAs): MFMA, or mma.sync when wave is 32 */
 } LirOptions;
 
 /* Builds the LIR of one kernel function into module `dst` (sharing the type table). Returns NULL after
@@ -28,7 +28,8 @@ void pipeline_loads(Func *f);
 
 /* The MFMA choice for a dot, exposed for tests and the report: instruction, shape and waves. */
 typedef struct DotChoice {
-    bool mfma;
+    bool mfma; /* a matrix instruction (AMD MFMA, or NVIDIA mma.sync when nv) */
+    bool nv;
     int instr, im, in, ik, k_width;
     int wpc[2];
 } DotChoice;

@@ -94,6 +94,11 @@ static bool want_shape(Sema *S, BArgs *a, int i, int *rank, int64_t *shape)
             return false;
         }
     }
+    if (shape_numel(v.n, shape) < 0) {
+        sema_error(S, arg_loc(a, i), "the shape of %s has more than %d elements (the limit of a tile)", a->name,
+                   MAX_TILE_ELEMS);
+        return false;
+    }
     *rank = v.n;
     return true;
 }
@@ -140,12 +145,15 @@ static SVal b_arange(Sema *S, BArgs *a)
     } else if (!want_int_const(S, a, 0, "the length", &end)) {
         return sv_err();
     }
+    if (start < INT32_MIN || start > INT32_MAX || end < INT32_MIN || end > (int64_t)INT32_MAX + 1)
+        return sema_error(S, a->loc, "arange bounds must fit in i32");
     int64_t n = end - start;
     if (!is_pow2(n))
         return sema_error(S, a->loc, "arange(%lld, %lld) has length %lld, which is not a power of two",
                           (long long)start, (long long)end, (long long)n);
-    if (start < INT32_MIN || end > (int64_t)INT32_MAX + 1)
-        return sema_error(S, a->loc, "arange bounds must fit in i32");
+    if (n > MAX_TILE_ELEMS)
+        return sema_error(S, a->loc, "arange(%lld, %lld) has more than %d elements (the limit of a tile)",
+                          (long long)start, (long long)end, MAX_TILE_ELEMS);
     sema_set_loc(S, a->loc);
     Value *v = b_op0(&S->b, OP_ARANGE, tile_type(S, i32_t(S), 1, &n));
     v->def->at.start = start;
@@ -159,12 +167,6 @@ static SVal make_full(Sema *S, BArgs *a, int shape_i, SVal value, const Type *el
     int64_t shape[TIR_MAX_RANK];
     if (!want_shape(S, a, shape_i, &rank, shape) || !elem || value.kind == SV_ERR)
         return sv_err();
-    int64_t numel = 1;
-    for (int i = 0; i < rank; i++)
-        numel *= shape[i];
-    if (numel > (1 << 24))
-        return sema_error(S, a->loc, "a tile of %lld elements is too large (the limit is %d)", (long long)numel,
-                          1 << 24);
     if (value.kind == SV_CONST && value.weak && sk_is_int(elem->sk) && sk_is_float(value.type->sk))
         return sema_error(S, a->loc, "cannot fill a tile of %s with a float literal", sk_name(elem->sk));
     SVal c = convert_operand(S, value, elem, a->loc);

@@ -116,6 +116,10 @@ const Type *eval_type(Sema *S, Node *t)
                 return NULL;
             }
         }
+        if (shape_numel(t->list.n, shape) < 0) {
+            sema_error(S, t->loc, "a tile of more than %d elements is too large", MAX_TILE_ELEMS);
+            return NULL;
+        }
         return tile_type(S, elem, t->list.n, shape);
     }
     default:
@@ -340,7 +344,8 @@ SVal eval_binary(Sema *S, int tok, SVal a, SVal b, Loc loc)
     int rank;
     int64_t shape[TIR_MAX_RANK];
     if (!broadcast_shape(ta, tb, &rank, shape))
-        return sema_error(S, loc, "cannot %s %s and %s", bo->verb, sv_describe(S, &a), sv_describe(S, &b));
+        return sema_error(S, loc, "cannot %s %s and %s%s", bo->verb, sv_describe(S, &a), sv_describe(S, &b),
+                          broadcast_why(ta, tb));
     const Type *elem = promote_elem(S, &a, &b);
     if (!elem) {
         const char *why = (ty_is_bool(ta) || ty_is_bool(tb)) ? " (bool never promotes to a number: cast it)" : "";

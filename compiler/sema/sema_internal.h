@@ -7,6 +7,9 @@
 
 #include "compiler/sema/sema.h"
 
+/* The most elements a tile may have (2^24: 64 MB of f32, far beyond what a workgroup holds). */
+enum { MAX_TILE_ELEMS = 1 << 24 };
+
 /* ---- values during evaluation ---- */
 
 typedef enum SvKind {
@@ -127,9 +130,12 @@ SVal sv_convert(Sema *S, SVal v, const Type *elem, Loc loc);
 SVal sv_broadcast(Sema *S, SVal v, int rank, const int64_t *shape, Loc loc);
 /* The numpy-broadcast shape of two values; false (no diagnostic) if incompatible. */
 bool broadcast_shape(const Type *a, const Type *b, int *rank, int64_t *shape);
+const char *broadcast_why(const Type *a, const Type *b); /* for messages after broadcast_shape failed */
 /* The element type two operands promote to (the contract's rules); NULL if they do not mix. */
 const Type *promote_elem(Sema *S, const SVal *a, const SVal *b);
 bool is_pow2(int64_t v);
+/* The element count of a shape, or -1 when it exceeds MAX_TILE_ELEMS (no overflow on the way). */
+int64_t shape_numel(int rank, const int64_t *shape);
 const Type *tile_type(Sema *S, const Type *elem, int rank, const int64_t *shape);
 
 /* ---- sema_expr.c ---- */

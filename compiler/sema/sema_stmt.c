@@ -177,27 +177,40 @@ static void adopt_type(Sema *S, SVal *x, const SVal *like, Loc loc)
         x->items = items;
         return;
     }
-    if (x->kind != SV_CONST || !x->weak || !sv_is_value(like) || (like->kind == SV_CONST && like->weak))
+    if (x->kind != SV_CONST || !x->weak || !sv_is_value(like))
         return;
+    if (like->kind == SV_CONST && like->weak) { /* two literals: an integer one becomes a float one */
+        if (!sk_is_float(x->type->sk) && sk_is_float(like->type->sk))
+            *x = sv_weak_float(S, x->type->sk == SK_U64 ? (double)(uint64_t)x->c.i : (double)x->c.i);
+        return;
+    }
     const Type *e = ty_elem(sv_type(S, like));
     if (e->kind != TY_SCALAR || e->sk == SK_BOOL || (sk_is_float(x->type->sk) && !sk_is_float(e->sk)))
         return;
-    SVal c = convert_operand(S, *x, e, loc);
-    if (c.kind != SV_ERR)
-        *x = c;
+    *x = convert_operand(S, *x, e, loc); /* SV_ERR after a diagnostic (a literal that does not fit) */
 }
 
-/* For messages: the value as it would be stored (literals hardened). */
-static const char *describe_hard(Sema *S, const SVal *v)
+/* For messages: a value, or a tuple of them item by item. */
+static const char *describe_value(Sema *S, const SVal *v)
 {
     if (v->kind == SV_TUPLE) {
         const char *s = "(";
         for (int i = 0; i < v->n; i++)
-            s = arena_printf(S->arena, "%s%s%s", s, i ? ", " : "", describe_hard(S, &v->items[i]));
+            s = arena_printf(S->arena, "%s%s%s", s, i ? ", " : "", describe_value(S, &v->items[i]));
         return arena_printf(S->arena, "%s)", s);
     }
-    SVal h = sv_harden(S, *v);
-    return sv_describe(S, &h);
+    return sv_describe(S, v);
+}
+
+static bool has_error(const SVal *v)
+{
+    if (v->kind == SV_TUPLE) {
+        for (int i = 0; i < v->n; i++)
+            if (has_error(&v->items[i]))
+                return true;
+        return false;
+    }
+    return v->kind == SV_ERR;
 }
 
 const char *var_label(Sema *S, const Binding *b)
@@ -282,14 +295,19 @@ void emit_if(Sema *S, Value *cond, EmitFn then_fn, void *then_ctx, EmitFn else_f
         if (x->kind != SV_UNINIT && y->kind != SV_UNINIT) {
             adopt_type(S, x, y, loc);
             adopt_type(S, y, x, loc);
+            if (has_error(x) || has_error(y)) {
+                changed[i] = false;
+                same[i] = sv_err();
+                continue;
+            }
         }
         if (x->kind != SV_UNINIT && y->kind != SV_UNINIT && !types_match(S, x, y)) {
             if (vs.b[i]->kind == BIND_HIDDEN)
                 sema_error(S, loc, "fn '%s' returns %s on one path of this if but %s on the other",
-                           fn_name_of(S), describe_hard(S, x), describe_hard(S, y));
+                           fn_name_of(S), describe_value(S, x), describe_value(S, y));
             else
                 sema_error(S, loc, "%s has type %s on one path of this if but %s on the other (a var keeps its type)",
-                           var_label(S, vs.b[i]), describe_hard(S, x), describe_hard(S, y));
+                           var_label(S, vs.b[i]), describe_value(S, x), describe_value(S, y));
             changed[i] = false;
             same[i] = sv_err();
             continue;
@@ -606,11 +624,16 @@ static void emit_return(Sema *S, Node *n)
         return;
     }
     SVal old = fn->retval->val;
-    if (old.kind != SV_UNINIT && old.kind != SV_ERR)
+    if (old.kind != SV_UNINIT && old.kind != SV_ERR) {
         adopt_type(S, &v, &old, n->a->loc);
+        if (has_error(&v)) {
+            return_error(S, fn);
+            return;
+        }
+    }
     if (old.kind != SV_UNINIT && old.kind != SV_ERR && !types_match(S, &old, &v)) {
         sema_error(S, n->a->loc, "fn '%s' returns %s here but %s on an earlier return", fn->fn_name,
-                   describe_hard(S, &v), describe_hard(S, &old));
+                   describe_value(S, &v), describe_value(S, &old));
         return_error(S, fn);
         return;
     }

@@ -77,6 +77,17 @@ const Type *sv_type(Sema *S, const SVal *v)
 
 bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
+int64_t shape_numel(int rank, const int64_t *shape)
+{
+    int64_t n = 1;
+    for (int i = 0; i < rank; i++) {
+        if (shape[i] <= 0 || shape[i] > MAX_TILE_ELEMS / n)
+            return -1;
+        n *= shape[i];
+    }
+    return n;
+}
+
 const Type *tile_type(Sema *S, const Type *elem, int rank, const int64_t *shape)
 {
     if (rank == 0)
@@ -241,6 +252,20 @@ SVal sv_convert(Sema *S, SVal v, const Type *elem, Loc loc)
     return sv_dyn(b_op1(&S->b, OP_CAST, ty_with_elem(S->types, t, elem), v.v));
 }
 
+/* Why two shapes do not broadcast, for messages: "" when they are incompatible, else a note on size. */
+const char *broadcast_why(const Type *a, const Type *b)
+{
+    int ra = a->kind == TY_TILE ? a->rank : 0, rb = b->kind == TY_TILE ? b->rank : 0;
+    int r = ra > rb ? ra : rb;
+    for (int i = 0; i < r; i++) {
+        int ia = i - (r - ra), ib = i - (r - rb);
+        int64_t da = ia >= 0 ? a->shape[ia] : 1, db = ib >= 0 ? b->shape[ib] : 1;
+        if (da != db && da != 1 && db != 1)
+            return "";
+    }
+    return ": the result would have more than 16777216 elements (the limit of a tile)";
+}
+
 bool broadcast_shape(const Type *a, const Type *b, int *rank, int64_t *shape)
 {
     int ra = a->kind == TY_TILE ? a->rank : 0, rb = b->kind == TY_TILE ? b->rank : 0;
@@ -253,7 +278,7 @@ bool broadcast_shape(const Type *a, const Type *b, int *rank, int64_t *shape)
         shape[i] = da == 1 ? db : da;
     }
     *rank = r;
-    return true;
+    return shape_numel(r, shape) >= 0; /* a result too large does not broadcast either */
 }
 
 SVal sv_broadcast(Sema *S, SVal v, int rank, const int64_t *shape, Loc loc)

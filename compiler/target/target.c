@@ -74,8 +74,8 @@ static const Target targets[] = {
      .as_private = 0, .kernel_cc = LLVMCCallConv, .code_object_version = 0, .binary_ext = "so"},
     /* sm_90a: the arch-specific variant (wgmma, setmaxnreg); PTX ISA 8.0 is the first that has it. */
     {.name = "sm_90", .kind = TARGET_NVPTX, .triple = "nvptx64-nvidia-cuda", .cpu = "sm_90a",
-     .features = "+ptx80", .arch = "sm_90", .description = "NVIDIA H100/H200 (Hopper), lowering not built yet",
-     .lowering = false, .wave_size = 32, .max_workgroup_size = 1024, .simds_per_cu = 4,
+     .features = "+ptx80", .arch = "sm_90", .description = "NVIDIA H100/H200 (Hopper)",
+     .lowering = true, .wave_size = 32, .max_workgroup_size = 1024, .simds_per_cu = 4,
      .max_waves_per_simd = 16, .vgpr_file = 512, .vgpr_granule = 8, .max_vgprs_per_lane = 255,
      .lds_bytes = 227 * 1024, .lds_bytes_default = 48 * 1024, .lds_per_cu = 228 * 1024, .lds_granule = 128,
      .mfma_ops = 0, .as_global = 1, .as_lds = 3, .as_constant = 4, .as_private = 5,
@@ -245,6 +245,26 @@ static const struct {
     {"llvm.nvvm.read.ptx.sreg.ctaid.z", T_SM90},
     {"llvm.nvvm.read.ptx.sreg.ntid.x", T_SM90},
     {"llvm.nvvm.read.ptx.sreg.nctaid.x", T_SM90},
+    {"llvm.nvvm.read.ptx.sreg.nctaid.y", T_SM90},
+    {"llvm.nvvm.read.ptx.sreg.nctaid.z", T_SM90},
+    {"llvm.nvvm.lg2.approx.f", T_SM90},
+    {"llvm.nvvm.sin.approx.f", T_SM90},
+    {"llvm.nvvm.cos.approx.f", T_SM90},
+    {"llvm.nvvm.mma.m16n8k16.row.col.f32.f32", T_SM90},
+    {"llvm.nvvm.mma.m16n8k16.row.col.bf16", T_SM90},
+    {"llvm.nvvm.mma.m16n8k8.row.col.tf32", T_SM90},
+    {"llvm.nvvm.mma.m16n8k32.row.col.s8", T_SM90},
+    {"llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16", T_SM90},
+    {"llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.trans.b16", T_SM90},
+    {"llvm.nvvm.ldmatrix.sync.aligned.m8n8.x2.b16", T_SM90},
+    {"llvm.nvvm.ldmatrix.sync.aligned.m8n8.x2.trans.b16", T_SM90},
+    {"llvm.nvvm.cp.async.cg.shared.global.16", T_SM90},
+    {"llvm.nvvm.cp.async.ca.shared.global.16", T_SM90},
+    {"llvm.nvvm.cp.async.ca.shared.global.8", T_SM90},
+    {"llvm.nvvm.cp.async.ca.shared.global.4", T_SM90},
+    {"llvm.nvvm.cp.async.commit.group", T_SM90},
+    {"llvm.nvvm.cp.async.wait.group", T_SM90},
+    {"llvm.nvvm.cp.async.wait.all", T_SM90},
     {"llvm.nvvm.read.ptx.sreg.laneid", T_SM90},
     {"llvm.nvvm.barrier.cta.sync.aligned.all", T_SM90},
     {"llvm.nvvm.bar.warp.sync", T_SM90},
@@ -357,7 +377,12 @@ bool target_check_module(const Target *t, LLVMModuleRef m, Arena *a, const char 
         }
     }
     for (LLVMValueRef g = LLVMGetFirstGlobal(m); gpu && g; g = LLVMGetNextGlobal(g)) {
-        if (LLVMIsDeclaration(g) && LLVMGetFirstUse(g)) {
+        /* NVPTX's dynamic shared memory is an external zero-length addrspace(3) array: the launch
+         * provides it */
+        bool dyn_shared = t->kind == TARGET_NVPTX && LLVMGetPointerAddressSpace(LLVMTypeOf(g)) == t->as_lds &&
+                          LLVMGetTypeKind(LLVMGlobalGetValueType(g)) == LLVMArrayTypeKind &&
+                          LLVMGetArrayLength2(LLVMGlobalGetValueType(g)) == 0;
+        if (LLVMIsDeclaration(g) && LLVMGetFirstUse(g) && !dyn_shared) {
             size_t len;
             const char *name = LLVMGetValueName2(g, &len);
             problem(&p, arena_printf(a, "global '%.*s' is used but not defined: nothing can provide it to %s code",

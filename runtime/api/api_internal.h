@@ -2,7 +2,8 @@
  * compiler half (compiler/api). Not installed; nothing here is exported from the shared library.
  *
  * Ownership: a context owns its device, its programs (a list, so that rk_ctx_destroy can free those the
- * caller forgot), its events, and the registry of its allocations. A program owns one arena holding
+ * caller forgot; tuned kernels live in programs of this list that no caller holds), its bundles, its
+ * events, the registry of its allocations, its tuning memory and its trace. A program owns one arena holding
  * its code object, its kernels and their parsed @grid functions; its module is loaded on the device
  * at the first launch. All of it comes from the context's allocator hook. Error messages live in a
  * fixed buffer of the context, so reporting a failure never allocates. */
@@ -43,11 +44,24 @@ struct rk_ctx {
     rk_program *programs;   /* doubly linked */
     rk_event *events;       /* doubly linked */
     rk_device_info info;    /* points into dev->props */
+    /* Caches, autotuning, profiling and logging (runtime/cache, runtime/tune, runtime/profile). */
+    const char *cache_root; /* the resolved cache folder, or NULL when there is none */
+    bool cache_read;        /* false with always_compile: entries are written but never read */
+    bool cache_noted;       /* a cache failure has been logged once (later ones are not) */
+    bool print_autotuning;
+    rk_log_fn log;
+    void *log_ud;
+    struct RtProfile *prof; /* NULL when not profiling */
+    int compile_threads, tune_warmup, tune_runs, tune_ms;
+    rk_stats stats;
+    struct RtTuneMemo *memo; /* tuned kernels and kernel descriptions of this context */
+    rk_bundle *bundles;     /* doubly linked */
 };
 
 struct rk_kernel {
     rk_program *prog;
     const char *name, *symbol;
+    const char *config;     /* the autotune config as -D pairs, or "" */
     rk_param *params;
     int nparams;
     size_t *offsets;        /* each parameter's offset in the kernarg block (HIP layout) */
@@ -56,6 +70,10 @@ struct rk_kernel {
     Func *grid;             /* the @grid function, or NULL */
     int *grid_params;       /* grid argument i is kernel parameter grid_params[i] */
     const void **grid_args; /* the grid function's arguments, pointing into the kernarg block */
+    unsigned char *grid_key; /* the grid arguments' bytes at the last evaluation, and its result: */
+    size_t grid_key_size;    /* @grid is a pure function, so equal arguments give the same grid */
+    uint32_t grid_last[3];
+    bool grid_known;
     RtFunc *fn;             /* resolved at the first launch */
     unsigned char *kernarg; /* the block, built anew by each launch */
     const void **argptrs;   /* pointers to each argument inside it */
@@ -80,6 +98,7 @@ typedef struct RtKernelDesc {
     int nparams;
     int num_warps, block, lds_bytes;
     const char *grid_tir; /* the @grid function as TIR text, or NULL */
+    const char *config;   /* the autotune config as -D pairs ("BLOCK=64 num_warps=4"), or NULL */
 } RtKernelDesc;
 
 /* A program from a code object and its kernels' descriptions (everything is copied). Sets the
@@ -99,6 +118,16 @@ rk_status rt_need_device(rk_ctx *ctx);
 /* Replaces the context's diagnostics by copies of these (rendered text included). Longjmps through
  * diag_arena.oom when the hook fails: the caller sets it. */
 void rt_set_diags(rk_ctx *ctx, const Diag *items, int n);
+
+/* Sends a line to the context's log sink (nothing without one). */
+void rt_log(rk_ctx *ctx, rk_log_kind kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Logs a cache failure, once per context: the compile goes on without the cache. */
+void rt_cache_note(rk_ctx *ctx, const char *why);
+
+/* Destroys the context's bundles (runtime/bundle) and tuning memory (runtime/tune); rk_ctx_destroy
+ * calls them first. */
+void rt_bundles_destroy(rk_ctx *ctx);
+void rt_memo_destroy(rk_ctx *ctx);
 
 /* The allocation holding [p, p + bytes), or NULL. */
 const RtAlloc *rt_alloc_find(const rk_ctx *ctx, const void *p, size_t bytes);

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "runtime/api/api_internal.h"
+#include "runtime/cache/cache.h"
+#include "runtime/profile/profile.h"
 #include "runtime/version.h"
 
 /* ---- status, version, errors ---- */
@@ -85,6 +87,63 @@ static void fill_info(rk_ctx *ctx)
                           p->global_memory};
 }
 
+/* An rk_ctx_options switch: 1 on, -1 off, 0 as the environment variable says ("1" or "true": on). */
+static bool switch_or_env(int opt, const char *env)
+{
+    if (opt)
+        return opt > 0;
+    const char *e = getenv(env);
+    return e && (strcmp(e, "1") == 0 || strcmp(e, "true") == 0 || strcmp(e, "yes") == 0);
+}
+
+/* Logging, the cache, the profiler and the tuning settings. False when out of memory. */
+static bool configure_tools(rk_ctx *ctx, const rk_ctx_options *o)
+{
+    ctx->log = o->log;
+    ctx->log_ud = o->log_ud;
+    ctx->print_autotuning = switch_or_env(o->print_autotuning, "RK_PRINT_AUTOTUNING");
+    ctx->cache_read = !switch_or_env(o->always_compile, "RK_ALWAYS_COMPILE");
+    char dir[4096];
+    if (cache_resolve_dir(ctx->cache_dir, dir, sizeof dir) && !(ctx->cache_root = arena_strdup(&ctx->arena, dir)))
+        return false;
+    ctx->compile_threads = o->compile_threads > 0 ? o->compile_threads : 0;
+    ctx->tune_warmup = o->tune_warmup > 0 ? o->tune_warmup : 1;
+    ctx->tune_runs = o->tune_runs > 0 ? o->tune_runs : 10;
+    ctx->tune_ms = o->tune_ms > 0 ? o->tune_ms : o->tune_ms < 0 ? 0 : 100;
+    const char *prof = o->profile ? o->profile : getenv("RK_PROFILE");
+    if (prof && *prof && !(ctx->prof = prof_open(ctx->alloc, prof)))
+        return false;
+    return true;
+}
+
+void rt_log(rk_ctx *ctx, rk_log_kind kind, const char *fmt, ...)
+{
+    if (!ctx->log)
+        return;
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    ctx->log(ctx->log_ud, kind, line);
+}
+
+void rt_cache_note(rk_ctx *ctx, const char *why)
+{
+    if (ctx->cache_noted)
+        return;
+    ctx->cache_noted = true;
+    rt_log(ctx, RK_LOG_NOTE, "%s; compiling without the cache", why);
+}
+
+rk_status rk_get_stats(const rk_ctx *ctx, rk_stats *stats)
+{
+    if (!ctx || !stats)
+        return RK_EINVAL;
+    *stats = ctx->stats;
+    return RK_OK;
+}
+
 rk_status rk_ctx_create(const rk_ctx_options *options, rk_ctx **out)
 {
     if (!out)
@@ -117,6 +176,10 @@ rk_status rk_ctx_create(const rk_ctx_options *options, rk_ctx **out)
     ctx->print = o->print;
     ctx->print_ud = o->print_ud;
     ctx->host_threads = o->host_threads;
+    if (!configure_tools(ctx, o)) {
+        rk_ctx_destroy(ctx);
+        return RK_ENOMEM;
+    }
 
     const char *kind = env_or(o->device, "RK_DEVICE");
     rk_status st;
@@ -149,6 +212,14 @@ void rk_ctx_destroy(rk_ctx *ctx)
 {
     if (!ctx)
         return;
+    rt_bundles_destroy(ctx);
+    rt_memo_destroy(ctx);
+    if (ctx->prof) {
+        char why[512];
+        if (!prof_close(ctx->prof, why, sizeof why))
+            rt_log(ctx, RK_LOG_NOTE, "%s", why);
+        ctx->prof = NULL;
+    }
     while (ctx->programs)
         rk_program_destroy(ctx->programs);
     while (ctx->events)

@@ -51,6 +51,11 @@ double rk_bf16_to_double(uint16_t bits)
 
 /* ---- building ---- */
 
+static size_t param_size(const rk_param *p)
+{
+    return p->kind == RK_PARAM_POINTER ? 8 : rk_dtype_size(p->dtype);
+}
+
 /* Parses the grid function text and maps its arguments to the kernel's parameters by name. False with
  * the context's error set when it does not parse (a compiler bug). */
 static bool parse_grid(rk_ctx *ctx, Arena *a, rk_kernel *k, const char *text)
@@ -88,13 +93,10 @@ static bool parse_grid(rk_ctx *ctx, Arena *a, rk_kernel *k, const char *text)
             return false;
         }
         k->grid_params[i] = j;
+        k->grid_key_size += param_size(&k->params[j]);
     }
+    k->grid_key = arena_alloc(a, k->grid_key_size + 1);
     return true;
-}
-
-static size_t param_size(const rk_param *p)
-{
-    return p->kind == RK_PARAM_POINTER ? 8 : rk_dtype_size(p->dtype);
 }
 
 static bool build_kernel(rk_ctx *ctx, rk_program *p, rk_kernel *k, const RtKernelDesc *d)
@@ -103,6 +105,7 @@ static bool build_kernel(rk_ctx *ctx, rk_program *p, rk_kernel *k, const RtKerne
     k->prog = p;
     k->name = arena_strdup(a, d->name);
     k->symbol = arena_strdup(a, d->symbol ? d->symbol : d->name);
+    k->config = arena_strdup(a, d->config ? d->config : "");
     k->nparams = d->nparams;
     k->params = ARENA_ARRAY(a, rk_param, d->nparams + 1);
     k->offsets = ARENA_ARRAY(a, size_t, d->nparams + 1);
@@ -260,4 +263,9 @@ rk_status rk_kernel_get_param(const rk_kernel *k, int i, rk_param *param)
         return RK_EINVAL;
     *param = k->params[i];
     return RK_OK;
+}
+
+const char *rk_kernel_config(const rk_kernel *k)
+{
+    return k ? k->config : "";
 }

@@ -220,7 +220,7 @@ static void test_table(void)
     CHECK(g942->lds_bytes == 65536 && g90a->lds_bytes == 65536 && g950->lds_bytes == 163840, "lds");
     CHECK(g950->lds_granule == 1280 && g942->lds_granule == 512, "lds granule");
     CHECK(g942->wave_size == 64 && emu->wave_size == EMU_WAVE && sm90->wave_size == 32, "wave size");
-    CHECK(sm90->lds_bytes_default == 48 * 1024 && sm90->lds_bytes == 227 * 1024 && !sm90->lowering, "sm_90");
+    CHECK(sm90->lds_bytes_default == 48 * 1024 && sm90->lds_bytes == 227 * 1024 && sm90->lowering, "sm_90");
     CHECK(emu->kind == TARGET_EMU && strcmp(emu->arch, "gfx942") == 0 && emu->mfma_ops == g942->mfma_ops, "emu");
     CHECK(g942->as_global == 1 && g942->as_lds == 3 && g942->kernel_cc == LLVMAMDGPUKERNELCallConv, "gfx942 as/cc");
     CHECK(g942->code_object_version == 500, "cov");

@@ -16,6 +16,7 @@
 #include "compiler/driver/driver.h"
 #include "compiler/report/report.h"
 #include "parser.h"
+#include "rk.h"
 #include "tools/rkc/run.h"
 
 #ifndef RK_VERSION
@@ -44,7 +45,8 @@ static void usage(FILE *f)
           "       rkc run FILE.tile -k NAME [--grid X[,Y,Z]] [-D ...] [ARG...] [--dump NAME=PATH] [--bench]\n"
           "       rkc --version | --help\n"
           "\n"
-          "  -o PATH          output path ('-' = stdout for text forms); default FILE.hsaco\n"
+          "  -o PATH          output path ('-' = stdout for text forms); default FILE.hsaco (FILE.ptx for\n"
+          "                   sm_90, FILE.so for emu)\n"
           "  --target=T       gfx942 (default), gfx90a, gfx950, emu, sm_90\n"
           "  --emit=K         tokens | ast | tir | lir | llvm | asm | obj | hsaco (default)\n"
           "  -D NAME=VALUE    a const parameter or compile option (num_warps=8, num_stages=2, ...)\n"
@@ -247,6 +249,81 @@ static bool has_internal_error(const Diags *d)
     return false;
 }
 
+static void print_note(void *ud, rk_log_kind kind, const char *line)
+{
+    (void)ud;
+    if (kind == RK_LOG_NOTE)
+        fprintf(stderr, "rkc: note: %s\n", line);
+}
+
+/* --all-configs: one code object with every config of every kernel, and OUT.json (rk_compile_bundle). */
+static int compile_bundle(const Options *o, const char *text, size_t len)
+{
+    if (strcmp(o->emit, "hsaco") != 0 || o->report) {
+        fprintf(stderr, "rkc: error: --all-configs writes a code object and its manifest: it takes no --emit or "
+                        "--report\n");
+        return EXIT_USAGE;
+    }
+    char *out = NULL;
+    if (o->output && strcmp(o->output, "-") != 0) {
+        out = strdup(o->output);
+    } else if (o->output) {
+        fprintf(stderr, "rkc: error: --all-configs writes two files: give -o PATH, not -o -\n");
+        return EXIT_USAGE;
+    } else {
+        const char *dot = strrchr(o->input, '.');
+        size_t stem = dot && !strchr(dot, '/') ? (size_t)(dot - o->input) : strlen(o->input);
+        out = malloc(stem + 8);
+        if (out)
+            snprintf(out, stem + 8, "%.*s%s", (int)stem, o->input,
+                     strcmp(o->target, "emu") == 0 ? ".so" : strcmp(o->target, "sm_90") == 0 ? ".ptx" : ".hsaco");
+    }
+    rk_define defs[256];
+    for (int i = 0; i < o->ndefines; i++)
+        defs[i] = (rk_define){o->defines[i].name, o->defines[i].value};
+    rk_ctx_options co = {0};
+    co.device = "none";
+    co.stdlib_dir = stdlib_dir();
+    co.log = print_note;
+    rk_ctx *ctx = NULL;
+    rk_status st = out ? rk_ctx_create(&co, &ctx) : RK_ENOMEM;
+    if (st == RK_OK) {
+        rk_compile_options opts = {0};
+        opts.filename = o->input;
+        opts.target = o->target;
+        opts.defines = defs;
+        opts.ndefines = o->ndefines;
+        opts.include_dirs = o->incdirs;
+        opts.ninclude_dirs = o->nincdirs;
+        opts.kernel = o->kernel;
+        opts.opt_level = o->opt_level == 0 ? RK_OPT_O0 : o->opt_level;
+        st = rk_compile_bundle(ctx, text, len, &opts, out);
+        for (int i = 0; i < rk_diag_count(ctx); i++) {
+            rk_diag d;
+            if (rk_diag_get(ctx, i, &d) == RK_OK)
+                fputs(d.text, stderr);
+        }
+        if (st != RK_OK && (st != RK_ECOMPILE || rk_diag_count(ctx) == 0))
+            fprintf(stderr, "rkc: %s%s\n", st == RK_EINTERNAL ? "" : "error: ", rk_error(ctx));
+    } else {
+        fprintf(stderr, "rkc: error: %s\n", ctx ? rk_error(ctx) : "out of memory");
+    }
+    rk_ctx_destroy(ctx);
+    free(out);
+    switch (st) {
+    case RK_OK:
+        return 0;
+    case RK_ECOMPILE:
+    case RK_ENOTFOUND:
+        return EXIT_PROGRAM;
+    case RK_EIO:
+    case RK_EINVAL:
+        return EXIT_USAGE;
+    default:
+        return EXIT_INTERNAL;
+    }
+}
+
 static int compile(const Options *o)
 {
     size_t len = 0;
@@ -254,6 +331,11 @@ static int compile(const Options *o)
     if (!text) {
         fprintf(stderr, "rkc: error: cannot read '%s': %s\n", o->input, strerror(errno));
         return EXIT_USAGE;
+    }
+    if (o->all_configs) {
+        int rc = compile_bundle(o, text, len);
+        free(text);
+        return rc;
     }
     Stage stop = (Stage)driver_stage_from_name(o->emit);
     if (o->report) {
@@ -266,7 +348,7 @@ static int compile(const Options *o)
     }
     if (!driver_stage_available(o->target, stop)) {
         free(text);
-        fprintf(stderr, "rkc: error: --emit=%s for target %s is not built yet\n", o->emit, o->target);
+        fprintf(stderr, "rkc: error: --emit=%s is not available for target %s\n", o->emit, o->target);
         return EXIT_USAGE;
     }
     Arena arena;
@@ -294,14 +376,16 @@ static int compile(const Options *o)
     d.dump_sink = print_dump;
     DriverResult r;
     bool ok = driver_compile(&arena, &strs, &src, &diags, &d, stop, &r);
-    /* the default output of a binary: FILE.hsaco (gfx), FILE.so (emu), FILE.tir (interp) */
+    /* the default output of a binary: FILE.hsaco (gfx), FILE.so (emu), FILE.ptx (sm_90), FILE.tir (interp) */
     Options oo = *o;
     if (ok && !o->output && r.binary) {
         const char *dot = strrchr(o->input, '.');
         size_t stem = dot && !strchr(dot, '/') ? (size_t)(dot - o->input) : strlen(o->input);
         const char *ext = stop == STAGE_OBJ ? ".o"
                           : strcmp(o->target, "emu") == 0 ? ".so"
-                          : strcmp(o->target, "interp") == 0 ? ".tir" : ".hsaco";
+                          : strcmp(o->target, "interp") == 0 ? ".tir"
+                          : strcmp(o->target, "sm_90") == 0  ? ".ptx"
+                                                             : ".hsaco";
         oo.output = arena_printf(&arena, "%.*s%s", (int)stem, o->input, ext);
     }
     o = &oo;

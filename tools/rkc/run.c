@@ -15,8 +15,13 @@
  *                          n * sizeof(T) bytes
  * where T must be the parameter's element type. --dump writes a buffer's contents after the launch
  * as raw little-endian bytes. --bench then launches again: warm-up runs, then timed runs, and prints
- * the median (device events; wall time on emu and interp). --no-tune compiles the kernel's default
- * configuration; that is all rkc run does until the autotuner exists.
+ * the median (device events; wall time on emu and interp).
+ *
+ * A kernel with @autotune is tuned for these arguments first (rk_run: each config compiled, timed on
+ * the device, the winner cached on disk, so the next run with the same key values compiles nothing),
+ * with a progress line on a terminal; RK_PRINT_AUTOTUNING=1 prints each config's time and the winner.
+ * Tuning launches the kernel many times: a kernel that updates a buffer in place should name it in
+ * `reset` (zeroed before each run) or be run with --no-tune, which compiles the default config.
  *
  * This is the first client of the library: it uses rk.h and nothing else of rk. Exit status: 0,
  * 1 for errors in the tile program, 2 for a bad command line, 3 for device and run-time errors
@@ -44,7 +49,7 @@ typedef struct NameValue {
 
 typedef struct RunOptions {
     const char *input, *kernel;
-    bool has_grid, bench;
+    bool has_grid, bench, no_tune;
     uint32_t grid[3];
     uint64_t seed;
     rk_define defines[MAX_LIST];
@@ -181,7 +186,7 @@ static int parse_run_options(int argc, char **argv, RunOptions *o)
         } else if (strcmp(a, "--bench") == 0) {
             o->bench = true;
         } else if (strcmp(a, "--no-tune") == 0) {
-            /* the default configuration is all rkc run compiles today */
+            o->no_tune = true;
         } else if (strncmp(a, "-k", 2) == 0) {
             if (!(o->kernel = value_of(argc, argv, &i, "-k")))
                 return usage_error("%s", "-k needs a kernel name");
@@ -286,6 +291,31 @@ static const char *stdlib_dir(void)
 #else
     return NULL;
 #endif
+}
+
+/* The library's log: autotuning results and notes on stderr, progress redrawn in place on a terminal. */
+static bool progress_shown;
+
+static void end_progress(void)
+{
+    if (progress_shown)
+        fputs("\r\033[K", stderr);
+    progress_shown = false;
+}
+
+static void print_log(void *ud, rk_log_kind kind, const char *line)
+{
+    (void)ud;
+    if (kind == RK_LOG_PROGRESS) {
+        if (isatty(STDERR_FILENO)) {
+            fprintf(stderr, "\r\033[K%s", line);
+            fflush(stderr);
+            progress_shown = true;
+        }
+        return;
+    }
+    end_progress();
+    fprintf(stderr, "rkc run: %s%s\n", kind == RK_LOG_NOTE ? "note: " : "", line);
 }
 
 static void print_line(void *ud, const char *line)
@@ -602,8 +632,9 @@ static int write_dump(rk_ctx *ctx, const char *name, const char *path, const Buf
     return rc;
 }
 
-/* Everything after compiling: arguments, buffers, the launch, dumps and the benchmark. */
-static int launch(rk_ctx *ctx, rk_kernel *k, RunOptions *o)
+/* Everything after compiling: arguments, buffers, the launch (through the autotuner unless --no-tune),
+ * dumps and the benchmark. */
+static int launch(rk_ctx *ctx, rk_kernel *k, RunOptions *o, const char *text, size_t len, const rk_compile_options *co)
 {
     rk_kernel_info info;
     rk_kernel_get_info(k, &info);
@@ -652,11 +683,31 @@ static int launch(rk_ctx *ctx, rk_kernel *k, RunOptions *o)
     }
     const uint32_t *grid = o->has_grid ? o->grid : NULL;
     if (rc == 0) {
-        rk_status st = rk_launch(k, grid, args, np, NULL);
+        rk_status st;
+        if (o->no_tune) {
+            st = rk_launch(k, grid, args, np, NULL);
+        } else {
+            /* tunes on a miss, zeroes the reset buffers after tuning, launches the best config */
+            st = rk_run(ctx, text, len, o->kernel, grid, args, np, co, NULL);
+            end_progress();
+            rk_kernel *best = NULL;
+            if (st == RK_OK && rk_autotune(ctx, text, len, o->kernel, args, np, co, &best) == RK_OK)
+                k = best; /* remembered by the context: --bench times the tuned kernel */
+        }
         if (st == RK_OK)
             st = rk_synchronize(ctx);
-        if (st != RK_OK)
+        if (st == RK_ECOMPILE || st == RK_EINTERNAL) {
+            for (int i = 0; i < rk_diag_count(ctx); i++) {
+                rk_diag d;
+                if (rk_diag_get(ctx, i, &d) == RK_OK)
+                    fputs(d.text, stderr);
+            }
+            if (rk_diag_count(ctx) == 0)
+                fprintf(stderr, "rkc run: error: %s\n", rk_error(ctx));
+            rc = st == RK_ECOMPILE ? EXIT_PROGRAM : EXIT_INTERNAL;
+        } else if (st != RK_OK) {
             rc = device_error(ctx, st);
+        }
     }
     for (int j = 0; rc == 0 && j < o->ndumps; j++)
         for (int i = 0; i < np; i++)
@@ -696,6 +747,7 @@ int rkc_run(int argc, char **argv)
     rk_ctx_options co = {0};
     co.print = print_line;
     co.dump = print_dump;
+    co.log = print_log;
     co.stdlib_dir = stdlib_dir();
     rk_ctx *ctx = NULL;
     rk_status st = rk_ctx_create(&co, &ctx);
@@ -728,7 +780,7 @@ int rkc_run(int argc, char **argv)
             fprintf(stderr, "rkc run: error: %s\n", rk_error(ctx));
             rc = st == RK_ENOTFOUND ? EXIT_PROGRAM : status_exit(st);
         } else {
-            rc = launch(ctx, k, o);
+            rc = launch(ctx, k, o, text, len, &opts);
         }
     }
     rk_program_destroy(prog);

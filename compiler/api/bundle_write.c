@@ -1,0 +1,355 @@
+/* rk_compile_bundle (and so `rkc --all-configs`): every config of every kernel in one code object, and
+ * its manifest (runtime/bundle/bundle.c describes the format and reads it back).
+ *
+ * The kernels and their @autotune spaces come from one compile to tile IR; each (kernel, config) is a
+ * variant compiled by variants.c with link_all: for AMDGPU all variants are linked into one LLVM
+ * module (a code object has one metadata note, so one object), for emu the workers' objects are
+ * linked by one ld.lld into one shared object. A kernel without @autotune has one variant, its
+ * defaults. Variants pruned for LDS or failing to compile are left out with a note in the log; a
+ * kernel none of whose variants compiles is an error. Both files are written to temporary names and
+ * renamed, the manifest last, so a reader never pairs a new binary with an old manifest for long:
+ * and rk_bundle_load checks the binary's size and hash against the manifest anyway. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compiler/api/variants.h"
+#include "compiler/target/target.h"
+#include "runtime/profile/profile.h"
+#include "runtime/version.h"
+
+typedef struct BKernelInfo BKernelInfo;
+
+/* One bundle's state, in a block from the hook (compile.c says why). */
+typedef struct BundleJob {
+    jmp_buf oom;
+    Arena a;
+    VariantSet vs;
+    BKernelInfo *ks;
+    int nk;
+} BundleJob;
+
+/* ---- the manifest ---- */
+
+typedef struct Out {
+    Arena *a;
+    char *s;
+    size_t n, cap;
+} Out;
+
+static void put(Out *o, const char *text, size_t n)
+{
+    if (o->n + n + 1 > o->cap) {
+        size_t cap = o->cap ? o->cap * 2 : 4096;
+        while (cap < o->n + n + 1)
+            cap *= 2;
+        o->s = arena_realloc(o->a, o->s, o->cap, cap);
+        o->cap = cap;
+    }
+    memcpy(o->s + o->n, text, n);
+    o->n += n;
+    o->s[o->n] = 0;
+}
+
+static void puts_(Out *o, const char *text)
+{
+    put(o, text, strlen(text));
+}
+
+static void putf(Out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void putf(Out *o, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    put(o, buf, n < 0 ? 0 : (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+}
+
+static void put_str(Out *o, const char *s)
+{
+    if (!s) {
+        puts_(o, "null");
+        return;
+    }
+    puts_(o, "\"");
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            char e[2] = {'\\', (char)c};
+            put(o, e, 2);
+        } else if (c == '\n') {
+            puts_(o, "\\n");
+        } else if (c == '\t') {
+            puts_(o, "\\t");
+        } else if (c < 0x20) {
+            putf(o, "\\u%04x", c);
+        } else {
+            put(o, (const char *)&c, 1);
+        }
+    }
+    puts_(o, "\"");
+}
+
+/* A config value: a JSON number or bool when it is one, else a string (types such as f16). */
+static void put_value(Out *o, const char *v)
+{
+    char *end;
+    if (strcmp(v, "true") == 0 || strcmp(v, "false") == 0) {
+        puts_(o, v);
+        return;
+    }
+    long long i = strtoll(v, &end, 10);
+    if (*v && !*end) {
+        putf(o, "%lld", i);
+        return;
+    }
+    put_str(o, v);
+}
+
+static void put_names(Out *o, const char *const *names, int n)
+{
+    puts_(o, "[");
+    for (int i = 0; i < n; i++) {
+        puts_(o, i ? ", " : "");
+        put_str(o, names[i]);
+    }
+    puts_(o, "]");
+}
+
+static void put_variant(Out *o, const Variant *v, bool first)
+{
+    const RtKernelDesc *d = &v->desc;
+    puts_(o, first ? "\n        {" : ",\n        {");
+    puts_(o, "\"symbol\": ");
+    put_str(o, v->symbol);
+    puts_(o, ", \"config\": {");
+    for (int i = 0; i < v->ndefs; i++) {
+        puts_(o, i ? ", " : "");
+        put_str(o, v->defs[i].name);
+        puts_(o, ": ");
+        put_value(o, v->defs[i].value);
+    }
+    puts_(o, "}, \"config_text\": ");
+    put_str(o, v->label);
+    puts_(o, ",\n         \"params\": [");
+    for (int i = 0; i < d->nparams; i++) {
+        puts_(o, i ? ", " : "");
+        puts_(o, "{\"name\": ");
+        put_str(o, d->params[i].name);
+        putf(o, ", \"kind\": \"%s\", \"dtype\": \"%s\"}", d->params[i].kind == RK_PARAM_POINTER ? "pointer" : "scalar",
+             rk_dtype_name(d->params[i].dtype));
+    }
+    putf(o, "],\n         \"num_warps\": %d, \"block\": %d, \"lds_bytes\": %d, \"vgpr_spills\": %d, \"sgpr_spills\": %d, "
+            "\"scratch_bytes\": %d,\n         \"grid\": ",
+         d->num_warps, d->block, d->lds_bytes, v->vgpr_spills, v->sgpr_spills, v->scratch_bytes);
+    put_str(o, d->grid_tir);
+    puts_(o, "}");
+}
+
+/* ---- the kernels and their configs ---- */
+
+struct BKernelInfo {
+    const char *name;
+    const char **key, **reset;
+    int nkey, nreset;
+    int first, n; /* its variants in the set */
+};
+
+/* Kernels and variants from a compile to tile IR. */
+static rk_status plan(rk_ctx *ctx, const CompileSetup *cs, Arena *a, VariantSet *vs, BKernelInfo **ks, int *nk)
+{
+    SrcMgr *src = ARENA_NEW(a, SrcMgr);
+    src_init(src, a);
+    Diags *diags = ARENA_NEW(a, Diags);
+    diags_init(diags, a, src);
+    StrTab *strs = ARENA_NEW(a, StrTab);
+    strtab_init(strs, a);
+    int nd;
+    Define *defs = compile_defines(a, cs, 0, &nd);
+    DriverOptions o;
+    compile_driver_options(&o, ctx, cs, defs, nd, false);
+    DriverResult *r = ARENA_NEW(a, DriverResult);
+    ctx->stats.compiles++;
+    bool ok = driver_compile(a, strs, src, diags, &o, STAGE_TIR, r);
+    rt_set_diags(ctx, diags->items, diags->n);
+    if (!ok || diags->nerrors)
+        return compile_failed(ctx, diags);
+    const SemaResult *sr = &r->sema;
+    int total = 0;
+    for (int i = 0; i < sr->nkernels; i++)
+        total += sr->kernels[i].has_autotune && sr->kernels[i].ntune ? sr->kernels[i].ntune : 1;
+    *ks = ARENA_ARRAY(a, BKernelInfo, sr->nkernels + 1);
+    *nk = sr->nkernels;
+    vs->v = ARENA_ARRAY(a, Variant, total + 1);
+    vs->n = 0;
+    for (int i = 0; i < sr->nkernels; i++) {
+        const KernelMeta *m = &sr->kernels[i];
+        BKernelInfo *k = &(*ks)[i];
+        k->name = m->name;
+        k->key = m->tune_key;
+        k->nkey = m->ntune_key;
+        k->reset = m->tune_reset;
+        k->nreset = m->ntune_reset;
+        k->first = vs->n;
+        int nc = m->has_autotune && m->ntune ? m->ntune : 1;
+        for (int c = 0; c < nc; c++) {
+            Variant *v = &vs->v[vs->n++];
+            *v = (Variant){.kernel = m->name, .index = c, .label = ""};
+            if (m->has_autotune && m->ntune) {
+                v->defs = ARENA_ARRAY(a, Define, m->tune_configs[c].n + 1);
+                compile_config_defines(a, &m->tune_configs[c], (Define *)v->defs, &v->ndefs);
+                v->label = compile_config_text(a, &m->tune_configs[c]);
+            }
+        }
+        k->n = vs->n - k->first;
+    }
+    return RK_OK;
+}
+
+/* ---- files ---- */
+
+static rk_status write_whole(rk_ctx *ctx, const char *path, const void *data, size_t size)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    bool ok = f && fwrite(data, 1, size, f) == size;
+    int e = errno;
+    if (f && fclose(f) != 0 && ok)
+        ok = false, e = errno;
+    if (ok && rename(tmp, path) != 0)
+        ok = false, e = errno;
+    if (!ok) {
+        if (f)
+            unlink(tmp);
+        return rt_fail(ctx, RK_EIO, "cannot write %s: %s", path, strerror(e));
+    }
+    return RK_OK;
+}
+
+static const char *basename_of(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static rk_status build(rk_ctx *ctx, BundleJob *j, const CompileSetup *cs, const char *path)
+{
+    Arena *a = &j->a;
+    VariantSet *vs = &j->vs;
+    rk_status st = plan(ctx, cs, a, vs, &j->ks, &j->nk);
+    if (st)
+        return st;
+    const BKernelInfo *ks = j->ks;
+    int nk = j->nk;
+    const Target *tg = target_find(cs->target);
+    vs->cs = cs;
+    vs->threads = ctx->compile_threads > 0 ? ctx->compile_threads : variants_cores();
+    vs->group_max = 0;
+    vs->link_all = true;
+    vs->lds_limit = tg ? tg->lds_bytes : 65536;
+    vs->out = a;
+    if ((st = variants_build(ctx, vs)))
+        return st;
+    ctx->stats.compiles += (uint64_t)vs->compiles;
+    for (int i = 0; i < vs->n; i++) {
+        const Variant *v = &vs->v[i];
+        if (v->state == VAR_PRUNED_LDS)
+            rt_log(ctx, RK_LOG_NOTE, "%s config %s needs %d bytes of LDS, over %d: left out", v->kernel, v->label,
+                   v->desc.lds_bytes, vs->lds_limit);
+        else if (v->state == VAR_FAILED)
+            rt_log(ctx, RK_LOG_NOTE, "%s config %s does not compile and is left out: %s", v->kernel, v->label, v->why);
+    }
+    for (int k = 0; k < nk; k++) {
+        int ok = 0;
+        const Variant *fail = NULL;
+        for (int i = ks[k].first; i < ks[k].first + ks[k].n; i++) {
+            ok += vs->v[i].state == VAR_OK;
+            if (vs->v[i].state == VAR_FAILED && !fail)
+                fail = &vs->v[i];
+        }
+        if (!ok && fail)
+            rt_set_diags(ctx, fail->diags, fail->ndiags); /* the first failing config's */
+        if (!ok)
+            return rt_fail(ctx, fail ? fail->st : RK_ECOMPILE, "kernel %s: no config compiles%s%s", ks[k].name,
+                           fail ? ": " : " (all need too much LDS)", fail ? fail->why : "");
+    }
+    if (vs->nbins != 1)
+        return rt_fail(ctx, RK_EINTERNAL, "internal error: the bundle came out as %d code objects", vs->nbins);
+    Out o = {a, NULL, 0, 0};
+    puts_(&o, "{\"format\": \"rk-bundle\", \"version\": 1, \"rk_version\": ");
+    put_str(&o, rt_version());
+    puts_(&o, ", \"target\": ");
+    put_str(&o, cs->target);
+    puts_(&o, ",\n \"binary\": ");
+    put_str(&o, basename_of(path));
+    putf(&o, ", \"binary_size\": %zu, \"binary_hash\": \"%016llx\",\n \"source\": ", vs->sizes[0],
+         (unsigned long long)hash_fast64(vs->bins[0], vs->sizes[0], vs->sizes[0]));
+    put_str(&o, cs->filename);
+    puts_(&o, ",\n \"kernels\": [");
+    for (int k = 0; k < nk; k++) {
+        puts_(&o, k ? ",\n  {\"name\": " : "\n  {\"name\": ");
+        put_str(&o, ks[k].name);
+        puts_(&o, ", \"key\": ");
+        put_names(&o, ks[k].key, ks[k].nkey);
+        puts_(&o, ", \"reset\": ");
+        put_names(&o, ks[k].reset, ks[k].nreset);
+        puts_(&o, ",\n   \"variants\": [");
+        bool first = true;
+        for (int i = ks[k].first; i < ks[k].first + ks[k].n; i++)
+            if (vs->v[i].state == VAR_OK) {
+                put_variant(&o, &vs->v[i], first);
+                first = false;
+            }
+        puts_(&o, "]}");
+    }
+    puts_(&o, "]}\n");
+    if ((st = write_whole(ctx, path, vs->bins[0], vs->sizes[0])))
+        return st;
+    return write_whole(ctx, arena_printf(a, "%s.json", path), o.s, o.n);
+}
+
+rk_status rk_compile_bundle(rk_ctx *ctx, const char *source, size_t length, const rk_compile_options *options,
+                            const char *path)
+{
+    if (!ctx)
+        return RK_EINVAL;
+    rt_clear(ctx);
+    if (!path)
+        return rt_fail(ctx, RK_EINVAL, "rk_compile_bundle: path is NULL");
+    rk_compile_options none;
+    memset(&none, 0, sizeof none);
+    CompileSetup cs;
+    rk_status st = compile_setup(ctx, source, length, options ? options : &none, &cs);
+    if (st)
+        return st;
+    if (strcmp(cs.target, "interp") == 0)
+        return rt_fail(ctx, RK_EUNSUPPORTED, "bundles hold code objects: target interp has none");
+    BundleJob *j = alloc_raw(&ctx->alloc, sizeof *j);
+    if (!j)
+        return rt_fail(ctx, RK_ENOMEM, "out of memory");
+    memset(j, 0, sizeof *j);
+    arena_init(&j->a, ctx->alloc);
+    if (setjmp(j->oom)) {
+        ctx->diag_arena.oom = NULL;
+        rt_set_diags(ctx, NULL, 0); /* frees what a partial copy left */
+        st = rt_fail(ctx, RK_ENOMEM, "out of memory compiling the bundle");
+    } else {
+        j->a.oom = &j->oom;
+        ctx->diag_arena.oom = &j->oom;
+        st = build(ctx, j, &cs, path);
+        ctx->diag_arena.oom = NULL;
+    }
+    variants_free(&j->vs);
+    j->a.oom = NULL;
+    arena_free(&j->a);
+    free_raw(&ctx->alloc, j, sizeof *j);
+    return st;
+}

@@ -1,0 +1,57 @@
+/* What rk_compile (compile.c), rk_autotune (autotune.c, variants.c) and rk_compile_bundle
+ * (bundle_write.c) share: checked compile options, cache keys, the kernels' descriptions for the
+ * runtime, the imports a compile read, and its stages in the trace. Not installed. */
+#ifndef RK_COMPILE_INTERNAL_H
+#define RK_COMPILE_INTERNAL_H
+
+#include "compiler/driver/driver.h"
+#include "runtime/api/api_internal.h"
+#include "runtime/cache/record.h"
+
+/* The options of one compile, checked and with defaults filled in. */
+typedef struct CompileSetup {
+    const char *filename;   /* "<source>" when none was given */
+    const char *source;
+    size_t length;
+    const char *target;
+    const rk_define *defines;
+    int ndefines;
+    const char *const *incdirs;
+    int nincdirs;
+    const char *kernel;     /* NULL: every kernel */
+    int opt_level;          /* 0..3 */
+    const char *stdlib_dir;
+} CompileSetup;
+
+/* Checks the options (RK_EINVAL, RK_EUNSUPPORTED with the context's error) and fills cs. */
+rk_status compile_setup(rk_ctx *ctx, const char *source, size_t length, const rk_compile_options *o,
+                        CompileSetup *cs);
+/* Starts a cache key: kind, rk's version and build, and every input of cs (source, file name, target,
+ * kernel, defines, import folders, stdlib, optimisation level). The caller may add more. */
+void compile_key_begin(Sha256 *s, const char *kind, const CompileSetup *cs);
+/* The same fields as bytes, appended to b: an exact key for the context's memory (tune.h). */
+void compile_key_material(Blob *b, const char *kind, const CompileSetup *cs);
+/* Driver options for cs, with extra defines (an autotune config) after the caller's. Dumps go to the
+ * context's sink only when `dumps`. */
+void compile_driver_options(DriverOptions *d, rk_ctx *ctx, const CompileSetup *cs, const Define *defs, int ndefs,
+                            bool dumps);
+/* The defines of cs as the driver's, followed by room for `extra` more (n set to cs->ndefines). */
+Define *compile_defines(Arena *a, const CompileSetup *cs, int extra, int *n);
+/* The imports a compile read (every file of src but the main one), for the cache record. */
+CacheDep *compile_deps(Arena *a, const SrcMgr *src, int *n);
+/* The kernels' descriptions for the runtime, from the driver's result. */
+RtKernelDesc *compile_describe(Arena *a, const DriverResult *r);
+/* One kernel's run-time parameters as rk_params (names copied into a). */
+rk_param *compile_params(Arena *a, const KernelMeta *m);
+/* A config as -D pairs: "BLOCK_M=128 num_warps=4" (types by name, bools as true/false). */
+const char *compile_config_text(Arena *a, const Config *c);
+/* Turns a config into defines appended at defs[*n]. */
+void compile_config_defines(Arena *a, const Config *c, Define *defs, int *n);
+/* The status and context error of a failed compile, from its diagnostics. */
+rk_status compile_failed(rk_ctx *ctx, const Diags *diags);
+/* Records a compile's stages in the trace: spans from t0_us, one per stage the result timed. */
+void compile_profile(rk_ctx *ctx, const char *name, double t0_us, const DriverResult *r);
+/* Whether the context asks for IR dumps (which a cache hit would not produce). */
+bool compile_dumps_wanted(const rk_ctx *ctx);
+
+#endif

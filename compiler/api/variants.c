@@ -1,0 +1,606 @@
+/* Compiling many configs at once on all cores (variants.h).
+ *
+ * Two phases, each a pool of worker threads taking items in turn:
+ *   1. lower: each variant through the driver to LLVM IR text (front end, sema, passes, lowering);
+ *      variants over the LDS limit are pruned here;
+ *   2. generate: the surviving variants are dealt into groups, largest IR first to the lightest group
+ *      (so the groups take about equally long), and each group's IR is parsed into one module of a
+ *      fresh LLVMContext, the kernels renamed kernel__cN, linked, optimised, compiled and linked by
+ *      ld.lld into one code object.
+ * The text form between the phases costs a few milliseconds a variant, against the hundreds LLVM
+ * takes to optimise and compile it, and keeps the driver's interface as it is. */
+#include "compiler/api/variants.h"
+
+#include <llvm-c/Core.h>
+#include <llvm-c/IRReader.h>
+#include <llvm-c/Linker.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "compiler/codegen/codegen.h"
+#include "compiler/report/report.h"
+#include "runtime/profile/profile.h"
+
+int variants_cores(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    return 1;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ---- shared state ---- */
+
+typedef struct Group {
+    int *members; /* variant indices */
+    int n;
+    double cost;  /* IR bytes */
+    /* out */
+    void *bin;    /* code object, or object with link_all on emu */
+    size_t size;
+    int nsplit;   /* when generated variant by variant: that many code objects in splits */
+    void **split_bins;
+    size_t *split_sizes;
+    int *split_of; /* split_of[k]: which split member k went to (-1: failed) */
+} Group;
+
+typedef struct Worker Worker;
+
+typedef struct Shared {
+    VariantSet *vs;
+    rk_ctx *ctx;            /* workers read stdlib and dump settings, and the thread-safe trace */
+    Allocator alloc;        /* the context's hook behind alloc_lock */
+    pthread_mutex_t alloc_lock;
+    pthread_mutex_t lock;   /* everything below */
+    pthread_cond_t changed;
+    int next;               /* the next item to take */
+    int nitems;
+    int lowered, generated, running;
+    int compiles;
+    bool oom;
+    const char **irs;       /* phase 1 → 2: each variant's IR text (NULL: none) */
+    size_t *irlens;
+    const char **oldsyms;   /* each variant's function name in its IR */
+    Group *groups;
+    int ngroups;
+    void (*item)(Worker *w, int i);
+} Shared;
+
+struct Worker {
+    Shared *sh;
+    pthread_t thread;
+    Arena a;      /* results that outlive the phase: in VariantSet's care after the join */
+    jmp_buf oom;  /* recovery point of the item in progress */
+    Arena ca;     /* one item's scratch */
+};
+
+static void *locked_alloc(void *ud, void *p, size_t osize, size_t nsize)
+{
+    Shared *sh = ud;
+    pthread_mutex_lock(&sh->alloc_lock);
+    void *r = sh->alloc.fn(sh->alloc.ud, p, osize, nsize);
+    pthread_mutex_unlock(&sh->alloc_lock);
+    return r;
+}
+
+static void *worker_main(void *arg)
+{
+    Worker *w = arg;
+    Shared *sh = w->sh;
+    for (;;) {
+        pthread_mutex_lock(&sh->lock);
+        int i = sh->oom || sh->next >= sh->nitems ? -1 : sh->next++;
+        pthread_mutex_unlock(&sh->lock);
+        if (i < 0)
+            break;
+        sh->item(w, i);
+    }
+    pthread_mutex_lock(&sh->lock);
+    sh->running--;
+    pthread_cond_broadcast(&sh->changed);
+    pthread_mutex_unlock(&sh->lock);
+    return NULL;
+}
+
+/* Runs sh->item over nitems on the workers; the calling thread reports progress meanwhile. */
+static bool run_pool(Shared *sh, Worker *ws, int nthreads, int nitems, void (*item)(Worker *, int))
+{
+    sh->item = item;
+    sh->next = 0;
+    sh->nitems = nitems;
+    sh->running = 0;
+    int started = 0;
+    for (int t = 0; t < nthreads && t < nitems; t++) {
+        pthread_mutex_lock(&sh->lock);
+        sh->running++;
+        pthread_mutex_unlock(&sh->lock);
+        if (pthread_create(&ws[t].thread, NULL, worker_main, &ws[t]) != 0) {
+            pthread_mutex_lock(&sh->lock);
+            sh->running--;
+            pthread_mutex_unlock(&sh->lock);
+            break;
+        }
+        started++;
+    }
+    if (started == 0 && nitems > 0) {
+        /* no thread could start: do the work here */
+        pthread_mutex_lock(&sh->lock);
+        sh->running++;
+        pthread_mutex_unlock(&sh->lock);
+        worker_main(&ws[0]);
+        return true;
+    }
+    VariantSet *vs = sh->vs;
+    pthread_mutex_lock(&sh->lock);
+    int lowered = -1, generated = -1;
+    while (sh->running > 0) {
+        if (vs->on_progress && (sh->lowered != lowered || sh->generated != generated)) {
+            lowered = sh->lowered;
+            generated = sh->generated;
+            pthread_mutex_unlock(&sh->lock);
+            vs->on_progress(vs->progress_ud, lowered, generated, vs->n);
+            pthread_mutex_lock(&sh->lock);
+            continue;
+        }
+        pthread_cond_wait(&sh->changed, &sh->lock);
+    }
+    pthread_mutex_unlock(&sh->lock);
+    for (int t = 0; t < started; t++)
+        pthread_join(ws[t].thread, NULL);
+    return true;
+}
+
+static void bump(Shared *sh, int *counter, int by)
+{
+    pthread_mutex_lock(&sh->lock);
+    *counter += by;
+    pthread_cond_broadcast(&sh->changed);
+    pthread_mutex_unlock(&sh->lock);
+}
+
+static void out_of_memory(Shared *sh)
+{
+    pthread_mutex_lock(&sh->lock);
+    sh->oom = true;
+    pthread_mutex_unlock(&sh->lock);
+}
+
+/* ---- phase 1: to LLVM IR ---- */
+
+static const char *first_error(Arena *a, const Diags *d, rk_status *st)
+{
+    *st = RK_ECOMPILE;
+    for (int i = 0; i < d->n; i++)
+        if (d->items[i].sev == DIAG_ERROR) {
+            if (strncmp(d->items[i].msg, "internal error", 14) == 0)
+                *st = RK_EINTERNAL;
+            const Diag *g = &d->items[i];
+            return g->file ? arena_printf(a, "%s:%d:%d: error: %s", g->file, g->line, g->col, g->msg)
+                           : arena_printf(a, "error: %s", g->msg);
+        }
+    return "compilation failed";
+}
+
+static void lower_variant(Worker *w, int i)
+{
+    Shared *sh = w->sh;
+    VariantSet *vs = sh->vs;
+    Variant *v = &vs->v[i];
+    arena_init(&w->ca, (Allocator){locked_alloc, sh});
+    if (setjmp(w->oom)) {
+        arena_free(&w->ca);
+        w->a.oom = NULL;
+        v->state = VAR_FAILED;
+        v->st = RK_ENOMEM;
+        v->why = "out of memory";
+        out_of_memory(sh);
+        bump(sh, &sh->lowered, 1);
+        return;
+    }
+    w->ca.oom = &w->oom;
+    w->a.oom = &w->oom;
+    Arena *ca = &w->ca;
+    v->symbol = arena_printf(&w->a, "%s__c%d", v->kernel, v->index);
+    SrcMgr *src = ARENA_NEW(ca, SrcMgr);
+    src_init(src, ca);
+    Diags *diags = ARENA_NEW(ca, Diags);
+    diags_init(diags, ca, src);
+    StrTab *strs = ARENA_NEW(ca, StrTab);
+    strtab_init(strs, ca);
+    int nd;
+    Define *defs = compile_defines(ca, vs->cs, v->ndefs, &nd);
+    for (int k = 0; k < v->ndefs; k++)
+        defs[nd++] = v->defs[k];
+    DriverOptions d;
+    compile_driver_options(&d, sh->ctx, vs->cs, defs, nd, false);
+    d.kernel = v->kernel;
+    DriverResult *r = ARENA_NEW(ca, DriverResult);
+    double t0 = sh->ctx->prof ? prof_now_us() : 0;
+    bool ok = driver_compile(ca, strs, src, diags, &d, STAGE_LLVM, r);
+    bump(sh, &sh->compiles, 1);
+    if (sh->ctx->prof)
+        compile_profile(sh->ctx, v->symbol, t0, r);
+    const DriverKernel *dk = NULL;
+    for (int k = 0; ok && k < r->nkernels; k++)
+        if (strcmp(r->kernels[k].meta->name, v->kernel) == 0)
+            dk = &r->kernels[k];
+    if (!ok || diags->nerrors || !dk || !r->text) {
+        v->state = VAR_FAILED;
+        v->why = first_error(&w->a, diags, &v->st);
+        v->diags = ARENA_ARRAY(&w->a, Diag, diags->n + 1);
+        for (int k = 0; k < diags->n; k++) {
+            const Diag *g = &diags->items[k];
+            v->diags[k] = (Diag){g->sev,   g->file ? arena_strdup(&w->a, g->file) : NULL, g->line, g->col,
+                                 arena_strdup(&w->a, g->msg),
+                                 g->srcline ? arena_strndup(&w->a, g->srcline, (size_t)g->srclen) : NULL,
+                                 g->srclen, g->caret};
+        }
+        v->ndiags = diags->n;
+        /* The passes check LDS against the target's limit themselves ("... needs N bytes of LDS, more
+         * than the M available"): that is a config the space should not have had, not a failure. */
+        if (v->st == RK_ECOMPILE && strstr(v->why, " bytes of LDS"))
+            v->state = VAR_PRUNED_LDS;
+        if (ok && !diags->nerrors) {
+            v->st = RK_EINTERNAL;
+            v->why = arena_printf(&w->a, "internal error: the compile of %s produced no kernel %s", v->symbol, v->kernel);
+        }
+    } else {
+        const KernelMeta *m = dk->meta;
+        v->desc = (RtKernelDesc){v->symbol,    v->symbol,     compile_params(&w->a, m), m->nparams, m->opts.num_warps,
+                                 dk->block,    dk->lds_bytes, dk->grid_tir ? arena_strdup(&w->a, dk->grid_tir) : NULL,
+                                 v->label};
+        if (dk->lds_bytes > vs->lds_limit) {
+            v->state = VAR_PRUNED_LDS;
+        } else {
+            v->state = VAR_OK;
+            size_t len = strlen(r->text);
+            sh->irs[i] = arena_strndup(&w->a, r->text, len);
+            sh->irlens[i] = len;
+            sh->oldsyms[i] = arena_strdup(&w->a, dk->symbol);
+        }
+    }
+    w->a.oom = NULL;
+    w->ca.oom = NULL;
+    arena_free(&w->ca);
+    bump(sh, &sh->lowered, 1);
+}
+
+/* ---- phase 2: code generation ---- */
+
+typedef struct LlvmDiag {
+    char msg[512];
+    bool error;
+} LlvmDiag;
+
+static void on_llvm_diag(LLVMDiagnosticInfoRef di, void *ud)
+{
+    LlvmDiag *d = ud;
+    if (LLVMGetDiagInfoSeverity(di) != LLVMDSError || d->error)
+        return;
+    char *m = LLVMGetDiagInfoDescription(di);
+    snprintf(d->msg, sizeof d->msg, "%s", m ? m : "LLVM error");
+    LLVMDisposeMessage(m);
+    d->error = true;
+}
+
+/* Parses, renames and links the members' IR into one module; NULL with why on failure. */
+static LLVMModuleRef link_members(Shared *sh, LLVMContextRef lc, LlvmDiag *diag, const int *members, int n,
+                                  Arena *a, const char **why)
+{
+    LLVMModuleRef mod = NULL;
+    for (int k = 0; k < n; k++) {
+        int i = members[k];
+        Variant *v = &sh->vs->v[i];
+        /* the text is NUL-terminated, and the parser does not keep the buffer */
+        LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(sh->irs[i], sh->irlens[i], v->symbol, 1);
+        LLVMModuleRef m = NULL;
+        char *msg = NULL;
+        LLVMBool bad = LLVMParseIRInContext2(lc, buf, &m, &msg);
+        LLVMDisposeMemoryBuffer(buf);
+        if (bad) {
+            *why = arena_printf(a, "internal error: the LLVM IR of %s does not parse: %s", v->symbol, msg ? msg : "");
+            LLVMDisposeMessage(msg);
+            break;
+        }
+        LLVMValueRef f = LLVMGetNamedFunction(m, sh->oldsyms[i]);
+        if (!f) {
+            *why = arena_printf(a, "internal error: no function %s in the LLVM IR of %s", sh->oldsyms[i], v->symbol);
+            LLVMDisposeModule(m);
+            break;
+        }
+        LLVMSetValueName2(f, v->symbol, strlen(v->symbol));
+        if (!mod) {
+            mod = m;
+        } else if (LLVMLinkModules2(mod, m)) {
+            *why = arena_printf(a, "internal error: cannot link the LLVM IR of %s: %s", v->symbol, diag->msg);
+            break;
+        }
+        if (k + 1 == n)
+            return mod;
+    }
+    if (mod)
+        LLVMDisposeModule(mod);
+    return NULL;
+}
+
+/* Generates code for members; *bin on success, else why. */
+static bool generate(Worker *w, const int *members, int n, void **bin, size_t *size, const char **why)
+{
+    Shared *sh = w->sh;
+    VariantSet *vs = sh->vs;
+    const Target *tg = target_find(vs->cs->target);
+    bool amdgpu = strncmp(vs->cs->target, "gfx", 3) == 0;
+    LLVMContextRef lc = LLVMContextCreate();
+    LlvmDiag diag = {{0}, false};
+    LLVMContextSetDiagnosticHandler(lc, on_llvm_diag, &diag);
+    double t0 = sh->ctx->prof ? prof_now_us() : 0;
+    LLVMModuleRef mod = link_members(sh, lc, &diag, members, n, &w->a, why);
+    bool ok = false;
+    CodegenResult cr;
+    memset(&cr, 0, sizeof cr);
+    if (mod && tg) {
+        unsigned want = vs->link_all && !amdgpu ? CG_WANT_OBJ : CG_WANT_BINARY;
+        const char *err = NULL;
+        CgStatus st = codegen_module(tg, mod, vs->cs->opt_level, want, &w->a, &cr, &err);
+        if (st == CG_OK) {
+            *bin = want == CG_WANT_OBJ ? cr.obj : cr.binary;
+            *size = want == CG_WANT_OBJ ? cr.obj_size : cr.binary_size;
+            ok = true;
+        } else {
+            *why = arena_printf(&w->a, "%s%s", st == CG_ERR_INVALID || st == CG_ERR_LLVM ? "internal error: " : "",
+                                err ? err : "code generation failed");
+        }
+    } else if (!tg) {
+        *why = "internal error: no target";
+    }
+    if (mod)
+        LLVMDisposeModule(mod);
+    LLVMContextDispose(lc);
+    if (sh->ctx->prof) {
+        char args[256];
+        snprintf(args, sizeof args, "{\"variants\": %d, \"opt_ms\": %.3f, \"codegen_ms\": %.3f, \"link_ms\": %.3f}", n,
+                 cr.t_opt_ms, cr.t_codegen_ms, cr.t_link_ms);
+        double t = t0 + (prof_now_us() - t0) - (cr.t_opt_ms + cr.t_codegen_ms + cr.t_link_ms) * 1e3;
+        prof_span(sh->ctx->prof, "compile", "parse + link LLVM IR", t0, t - t0, args);
+        prof_span(sh->ctx->prof, "compile", "LLVM optimisation", t, cr.t_opt_ms * 1e3, args);
+        t += cr.t_opt_ms * 1e3;
+        prof_span(sh->ctx->prof, "compile", "code generation", t, cr.t_codegen_ms * 1e3, args);
+        t += cr.t_codegen_ms * 1e3;
+        prof_span(sh->ctx->prof, "compile", "link", t, cr.t_link_ms * 1e3, args);
+    }
+    return ok;
+}
+
+/* Spill counts of each member from the code object's metadata. */
+static void read_spills(Worker *w, const int *members, int n, const void *bin, size_t size)
+{
+    CodeReport rep;
+    const char *err = NULL;
+    double t0 = w->sh->ctx->prof ? prof_now_us() : 0;
+    int rc = report_code_object(&w->a, bin, size, &rep, &err);
+    if (w->sh->ctx->prof)
+        prof_span(w->sh->ctx->prof, "compile", "read spill counts", t0, prof_now_us() - t0, NULL);
+    if (rc != 0)
+        return;
+    for (int k = 0; k < n; k++) {
+        Variant *v = &w->sh->vs->v[members[k]];
+        for (int j = 0; j < rep.nkernels; j++)
+            if (rep.kernels[j].name && strcmp(rep.kernels[j].name, v->symbol) == 0) {
+                v->vgpr_spills = rep.kernels[j].vgpr_spills;
+                v->sgpr_spills = rep.kernels[j].sgpr_spills;
+                v->scratch_bytes = rep.kernels[j].scratch_bytes;
+            }
+    }
+}
+
+static void generate_group(Worker *w, int gi)
+{
+    Shared *sh = w->sh;
+    Group *g = &sh->groups[gi];
+    bool amdgpu = strncmp(sh->vs->cs->target, "gfx", 3) == 0;
+    if (setjmp(w->oom)) {
+        w->a.oom = NULL;
+        g->bin = NULL;
+        for (int k = 0; k < g->n; k++) {
+            Variant *v = &sh->vs->v[g->members[k]];
+            v->state = VAR_FAILED;
+            v->st = RK_ENOMEM;
+            v->why = "out of memory";
+        }
+        out_of_memory(sh);
+        bump(sh, &sh->generated, g->n);
+        return;
+    }
+    w->a.oom = &w->oom;
+    const char *why = NULL;
+    if (generate(w, g->members, g->n, &g->bin, &g->size, &why)) {
+        if (amdgpu)
+            read_spills(w, g->members, g->n, g->bin, g->size);
+    } else if (g->n == 1) {
+        Variant *v = &sh->vs->v[g->members[0]];
+        v->state = VAR_FAILED;
+        v->st = strncmp(why, "internal error", 14) == 0 ? RK_EINTERNAL : RK_ECOMPILE;
+        v->why = why;
+    } else {
+        /* One bad variant must not take the group down: generate each alone. */
+        g->split_bins = ARENA_ARRAY(&w->a, void *, g->n);
+        g->split_sizes = ARENA_ARRAY(&w->a, size_t, g->n);
+        g->split_of = ARENA_ARRAY(&w->a, int, g->n);
+        for (int k = 0; k < g->n; k++) {
+            Variant *v = &sh->vs->v[g->members[k]];
+            const char *vwhy = NULL;
+            int s = g->nsplit;
+            g->split_of[k] = -1;
+            if (generate(w, &g->members[k], 1, &g->split_bins[s], &g->split_sizes[s], &vwhy)) {
+                if (amdgpu)
+                    read_spills(w, &g->members[k], 1, g->split_bins[s], g->split_sizes[s]);
+                g->split_of[k] = s;
+                g->nsplit++;
+            } else {
+                v->state = VAR_FAILED;
+                v->st = strncmp(vwhy, "internal error", 14) == 0 ? RK_EINTERNAL : RK_ECOMPILE;
+                v->why = vwhy;
+            }
+        }
+    }
+    w->a.oom = NULL;
+    bump(sh, &sh->generated, g->n);
+}
+
+/* ---- the whole ---- */
+
+static int cmp_cost(const void *a, const void *b, void *ud)
+{
+    const size_t *len = ud;
+    size_t x = len[*(const int *)a], y = len[*(const int *)b];
+    return x > y ? -1 : x < y;
+}
+
+/* Deals the lowered variants into groups: largest first, each to the lightest group with room. */
+static bool make_groups(Shared *sh, Arena *a)
+{
+    VariantSet *vs = sh->vs;
+    int nok = 0;
+    int *order = ARENA_ARRAY(a, int, vs->n + 1);
+    for (int i = 0; i < vs->n; i++)
+        if (vs->v[i].state == VAR_OK)
+            order[nok++] = i;
+    if (nok == 0)
+        return true;
+    int gmax = vs->group_max > 0 && !vs->link_all ? vs->group_max : nok;
+    int ng = (nok + gmax - 1) / gmax;
+    if (ng < vs->threads)
+        ng = nok < vs->threads ? nok : vs->threads; /* keep every worker busy */
+    if (vs->link_all && strncmp(vs->cs->target, "gfx", 3) == 0)
+        ng = 1; /* one AMDGPU object per code object */
+    qsort_r(order, (size_t)nok, sizeof *order, cmp_cost, sh->irlens);
+    sh->groups = ARENA_ARRAY(a, Group, ng);
+    sh->ngroups = ng;
+    int cap = (nok + ng - 1) / ng;
+    for (int g = 0; g < ng; g++)
+        sh->groups[g].members = ARENA_ARRAY(a, int, nok);
+    for (int k = 0; k < nok; k++) {
+        int best = -1;
+        for (int g = 0; g < ng; g++)
+            if (sh->groups[g].n < (ng == 1 ? nok : cap) && (best < 0 || sh->groups[g].cost < sh->groups[best].cost))
+                best = g;
+        Group *gp = &sh->groups[best];
+        gp->members[gp->n++] = order[k];
+        gp->cost += (double)sh->irlens[order[k]];
+    }
+    return true;
+}
+
+/* Collects the code objects and numbers the variants' groups; with link_all on emu, links the groups'
+ * objects into one shared object. */
+static rk_status collect(rk_ctx *ctx, Shared *sh)
+{
+    VariantSet *vs = sh->vs;
+    int total = 0;
+    for (int g = 0; g < sh->ngroups; g++)
+        total += sh->groups[g].bin ? 1 : sh->groups[g].nsplit;
+    vs->bins = ARENA_ARRAY(vs->out, void *, total + 1);
+    vs->sizes = ARENA_ARRAY(vs->out, size_t, total + 1);
+    vs->nbins = 0;
+    for (int g = 0; g < sh->ngroups; g++) {
+        Group *gp = &sh->groups[g];
+        for (int k = 0; k < gp->n; k++) {
+            Variant *v = &vs->v[gp->members[k]];
+            if (v->state != VAR_OK)
+                continue;
+            v->group = gp->bin ? vs->nbins : vs->nbins + gp->split_of[k];
+        }
+        if (gp->bin) {
+            vs->bins[vs->nbins] = gp->bin;
+            vs->sizes[vs->nbins++] = gp->size;
+        } else {
+            for (int s = 0; s < gp->nsplit; s++) {
+                vs->bins[vs->nbins] = gp->split_bins[s];
+                vs->sizes[vs->nbins++] = gp->split_sizes[s];
+            }
+        }
+    }
+    if (!vs->link_all || strncmp(vs->cs->target, "gfx", 3) == 0 || vs->nbins == 0)
+        return RK_OK;
+    /* emu: the objects into one shared object */
+    void *bin = NULL;
+    size_t size = 0;
+    const char *err = NULL;
+    CgStatus st = codegen_link(target_find(vs->cs->target), (const void *const *)vs->bins, vs->sizes, vs->nbins,
+                               vs->out, &bin, &size, &err);
+    if (st != CG_OK)
+        return rt_fail(ctx, RK_EINTERNAL, "internal error: cannot link the variants: %s", err ? err : "ld.lld failed");
+    vs->bins[0] = bin;
+    vs->sizes[0] = size;
+    vs->nbins = 1;
+    for (int i = 0; i < vs->n; i++)
+        vs->v[i].group = 0;
+    return RK_OK;
+}
+
+rk_status variants_build(rk_ctx *ctx, VariantSet *vs)
+{
+    double t0 = now_ms();
+    int nthreads = vs->threads > 0 ? vs->threads : 1;
+    if (nthreads > vs->n)
+        nthreads = vs->n > 0 ? vs->n : 1;
+    Shared *sh = ARENA_NEW(vs->out, Shared);
+    sh->vs = vs;
+    sh->ctx = ctx;
+    sh->alloc = ctx->alloc;
+    sh->irs = ARENA_ARRAY(vs->out, const char *, vs->n + 1);
+    sh->irlens = ARENA_ARRAY(vs->out, size_t, vs->n + 1);
+    sh->oldsyms = ARENA_ARRAY(vs->out, const char *, vs->n + 1);
+    Worker *ws = ARENA_ARRAY(vs->out, Worker, nthreads);
+    pthread_mutex_init(&sh->alloc_lock, NULL);
+    pthread_mutex_init(&sh->lock, NULL);
+    pthread_cond_init(&sh->changed, NULL);
+    /* The results point into the workers' arenas, which the set keeps until variants_free (also after
+     * running out of memory here). */
+    vs->keep = ARENA_ARRAY(vs->out, Arena *, nthreads);
+    vs->raw = ctx->alloc;
+    for (int t = 0; t < nthreads; t++) {
+        ws[t].sh = sh;
+        arena_init(&ws[t].a, (Allocator){locked_alloc, sh});
+        vs->keep[vs->nkeep++] = &ws[t].a;
+    }
+    codegen_init_llvm();
+    run_pool(sh, ws, nthreads, vs->n, lower_variant);
+    rk_status st = RK_OK;
+    if (sh->oom)
+        st = rt_fail(ctx, RK_ENOMEM, "out of memory compiling the autotune configs");
+    if (!st) {
+        make_groups(sh, vs->out);
+        run_pool(sh, ws, nthreads, sh->ngroups, generate_group);
+        if (sh->oom)
+            st = rt_fail(ctx, RK_ENOMEM, "out of memory compiling the autotune configs");
+    }
+    if (!st)
+        st = collect(ctx, sh);
+    vs->compiles = sh->compiles;
+    vs->ms_wall = now_ms() - t0;
+    pthread_mutex_destroy(&sh->lock);
+    pthread_cond_destroy(&sh->changed);
+    return st;
+}
+
+void variants_free(VariantSet *vs)
+{
+    for (int t = 0; t < vs->nkeep; t++) {
+        vs->keep[t]->alloc = vs->raw; /* no worker is left to race with */
+        arena_free(vs->keep[t]);
+    }
+    vs->nkeep = 0;
+}

@@ -1,0 +1,201 @@
+/* The Chrome/Perfetto trace writer (profile.h). */
+#include "runtime/profile/profile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+struct RtProfile {
+    Allocator al;
+    pthread_mutex_t lock;
+    char *path;
+    size_t pathlen;
+    char *buf; /* the events, each followed by ",\n" */
+    size_t n, cap;
+};
+
+double prof_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+RtProfile *prof_open(Allocator al, const char *path)
+{
+    RtProfile *p = alloc_raw(&al, sizeof *p);
+    if (!p)
+        return NULL;
+    memset(p, 0, sizeof *p);
+    p->al = al;
+    p->pathlen = strlen(path) + 1;
+    p->path = alloc_raw(&al, p->pathlen);
+    if (!p->path) {
+        free_raw(&al, p, sizeof *p);
+        return NULL;
+    }
+    memcpy(p->path, path, p->pathlen);
+    pthread_mutex_init(&p->lock, NULL);
+    return p;
+}
+
+void prof_escape(char *dst, size_t dstlen, const char *s)
+{
+    size_t n = 0;
+    for (; s && *s && n + 7 < dstlen; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            dst[n++] = '\\';
+            dst[n++] = (char)c;
+        } else if (c < 0x20) {
+            n += (size_t)snprintf(dst + n, dstlen - n, "\\u%04x", c);
+        } else {
+            dst[n++] = (char)c;
+        }
+    }
+    if (dstlen)
+        dst[n < dstlen ? n : dstlen - 1] = 0;
+}
+
+void prof_span(RtProfile *p, const char *cat, const char *name, double ts_us, double dur_us, const char *args)
+{
+    char ename[512], line[4096];
+    prof_escape(ename, sizeof ename, name);
+    int len = snprintf(line, sizeof line,
+                       "{\"name\": \"%s\", \"cat\": \"%s\", \"ph\": \"X\", \"ts\": %.3f, \"dur\": %.3f, \"pid\": %ld, "
+                       "\"tid\": %ld, \"args\": %s},\n",
+                       ename, cat, ts_us, dur_us < 0 ? 0.0 : dur_us, (long)getpid(), (long)syscall(SYS_gettid),
+                       args && *args ? args : "{}");
+    if (len <= 0 || (size_t)len >= sizeof line)
+        return; /* arguments too long for a span: not worth a trace that does not parse */
+    pthread_mutex_lock(&p->lock);
+    if (p->n + (size_t)len > p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 16384;
+        while (cap < p->n + (size_t)len)
+            cap *= 2;
+        char *nb = p->al.fn(p->al.ud, p->buf, p->buf ? p->cap : 0, cap);
+        if (!nb) {
+            pthread_mutex_unlock(&p->lock);
+            return;
+        }
+        p->buf = nb;
+        p->cap = cap;
+    }
+    memcpy(p->buf + p->n, line, (size_t)len);
+    p->n += (size_t)len;
+    pthread_mutex_unlock(&p->lock);
+}
+
+/* ---- writing ---- */
+
+/* The files this process has written, so that a later context appends instead of replacing. */
+static pthread_mutex_t files_lock = PTHREAD_MUTEX_INITIALIZER;
+enum { MAX_FILES = 32 };
+static char written[MAX_FILES][256];
+static int nwritten;
+
+static bool written_before(const char *path)
+{
+    for (int i = 0; i < nwritten; i++)
+        if (strcmp(written[i], path) == 0)
+            return true;
+    if (nwritten < MAX_FILES && strlen(path) < sizeof written[0])
+        snprintf(written[nwritten++], sizeof written[0], "%s", path);
+    return false;
+}
+
+static bool write_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return false;
+        p += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
+/* The events already in the file (between "[\n" and "\n]\n", without the brackets), or NULL. */
+static char *old_events(RtProfile *p, size_t *len, size_t *cap)
+{
+    int fd = open(p->path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size < 4) {
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    *cap = (size_t)st.st_size + 1;
+    char *b = alloc_raw(&p->al, *cap);
+    size_t n = 0;
+    while (b && n < (size_t)st.st_size) {
+        ssize_t r = read(fd, b + n, (size_t)st.st_size - n);
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    if (!b)
+        return NULL;
+    b[n] = 0;
+    /* The file is ours: "[\n" events "\n]\n"; take what is between. */
+    char *end = strrchr(b, ']');
+    if (strncmp(b, "[\n", 2) != 0 || !end) {
+        free_raw(&p->al, b, *cap);
+        return NULL;
+    }
+    while (end > b + 2 && (end[-1] == '\n' || end[-1] == ' '))
+        end--;
+    *len = (size_t)(end - (b + 2));
+    memmove(b, b + 2, *len);
+    return b;
+}
+
+bool prof_close(RtProfile *p, char *why, size_t whylen)
+{
+    if (!p)
+        return true;
+    Allocator al = p->al;
+    pthread_mutex_lock(&files_lock);
+    size_t oldlen = 0, oldcap = 0;
+    char *old = written_before(p->path) ? old_events(p, &oldlen, &oldcap) : NULL;
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", p->path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    bool ok = fd >= 0;
+    /* the events end in ",\n": drop the last separator */
+    size_t n = p->n >= 2 ? p->n - 2 : 0;
+    if (ok)
+        ok = write_all(fd, "[\n", 2) && (!old || write_all(fd, old, oldlen)) &&
+             (!old || !oldlen || !n || write_all(fd, ",\n", 2)) && write_all(fd, p->buf ? p->buf : "", n) &&
+             write_all(fd, "\n]\n", 3);
+    int e = errno;
+    if (fd >= 0 && close(fd) != 0 && ok)
+        ok = false, e = errno;
+    if (ok && rename(tmp, p->path) != 0)
+        ok = false, e = errno;
+    if (!ok) {
+        if (fd >= 0)
+            unlink(tmp);
+        snprintf(why, whylen, "cannot write the profile %s: %s", p->path, strerror(e));
+    }
+    pthread_mutex_unlock(&files_lock);
+    if (old)
+        free_raw(&al, old, oldcap);
+    if (p->buf)
+        free_raw(&al, p->buf, p->cap);
+    pthread_mutex_destroy(&p->lock);
+    free_raw(&al, p->path, p->pathlen);
+    free_raw(&al, p, sizeof *p);
+    return ok;
+}

@@ -1,0 +1,212 @@
+/* The bundle path with the runtime library alone: this test links rk_runtime and rk_support, not the
+ * compiler (no LLVM; tests/CMakeLists.txt links every test_*_rt.c so), and loads a bundle that
+ * `rkc --all-configs --target=emu` made at build time from tests/data/autotune_small.tile
+ * (RK_TEST_BUNDLE). It checks the kernels and variants, tunes over the variants on emu and launches the
+ * winner with correct results, finds the winner again on disk from a second context without timing,
+ * zeroes `reset` buffers, and refuses what is not a bundle: a missing file, a manifest that does not
+ * parse or is not one, a code object that does not match its manifest. Also the JSON reader alone. */
+#include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "runtime/bundle/json.h"
+#include "tests/unit/test_api_util.h"
+
+#ifndef RK_TEST_BUNDLE
+#error "RK_TEST_BUNDLE: the path of the bundle made at build time"
+#endif
+
+static char root[512];
+
+static void test_json(void)
+{
+    Arena a;
+    arena_init(&a, default_allocator);
+    char err[256];
+    const char *good = " {\"a\": [1, -2.5e3, true, false, null], \"s\": \"x\\n\\u00e9\\ud83d\\ude00\\\"\", \"o\": {}} ";
+    Json *j = json_parse(&a, good, strlen(good), err, sizeof err);
+    CHECK(j && j->kind == JSON_OBJECT && j->n == 3);
+    const Json *arr = json_get(j, "a");
+    CHECK(arr && arr->n == 5 && arr->items[1]->num == -2500 && arr->items[2]->b && !arr->items[3]->b &&
+          arr->items[4]->kind == JSON_NULL);
+    CHECK(strcmp(json_str(j, "s", ""), "x\n\xc3\xa9\xf0\x9f\x98\x80\"") == 0);
+    CHECK(json_get(j, "o")->kind == JSON_OBJECT && !json_get(j, "nope"));
+    static const char *bad[] = {"", "{", "[1,]", "{\"a\" 1}", "\"\\x\"", "\"\\ud800\"", "[1] 2", "01x", "\"a\nb\"",
+                                "{\"a\": tru}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CHECK(json_parse(&a, bad[i], strlen(bad[i]), err, sizeof err) == NULL && strstr(err, "at byte"));
+    char deep[300];
+    memset(deep, '[', sizeof deep);
+    CHECK(json_parse(&a, deep, sizeof deep, err, sizeof err) == NULL && strstr(err, "nesting too deep"));
+    arena_free(&a);
+}
+
+static rk_ctx *ctx_in(const char *dir)
+{
+    rk_ctx_options o = {.device = "emu", .cache_dir = dir, .tune_runs = 2, .tune_ms = -1, .host_threads = 2};
+    rk_ctx *ctx = NULL;
+    if (rk_ctx_create(&o, &ctx) != RK_OK) {
+        fprintf(stderr, "cannot create an emu context: %s\n", rk_error(ctx));
+        exit(1);
+    }
+    return ctx;
+}
+
+static rk_stats stats(rk_ctx *ctx)
+{
+    rk_stats s;
+    rk_get_stats(ctx, &s);
+    return s;
+}
+
+static rk_status run_vadd(rk_bundle *b, rk_ctx *ctx, int n)
+{
+    float *h = malloc(sizeof(float) * (size_t)n), *o = malloc(sizeof(float) * (size_t)n);
+    for (int i = 0; i < n; i++)
+        h[i] = (float)i;
+    void *x = NULL, *out = NULL;
+    rk_status st;
+    if (!(st = rk_malloc(ctx, sizeof(float) * (size_t)n, &x)) && !(st = rk_malloc(ctx, sizeof(float) * (size_t)n, &out)) &&
+        !(st = rk_memcpy_htod(ctx, x, h, sizeof(float) * (size_t)n))) {
+        rk_arg args[] = {rk_arg_ptr(x), rk_arg_ptr(x), rk_arg_ptr(out), rk_arg_i32(n)};
+        if (!(st = rk_bundle_run(b, "vadd", NULL, args, 4, NULL)) &&
+            !(st = rk_memcpy_dtoh(ctx, o, out, sizeof(float) * (size_t)n)))
+            for (int i = 0; i < n; i++)
+                if (o[i] != 2.0f * h[i])
+                    st = RK_EINTERNAL;
+    }
+    rk_free(ctx, x);
+    rk_free(ctx, out);
+    free(h);
+    free(o);
+    return st;
+}
+
+static void test_bundle(void)
+{
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/cache", root);
+    rk_ctx *ctx = ctx_in(dir);
+    rk_bundle *b = NULL;
+    CHECK_OK(ctx, rk_bundle_load(ctx, RK_TEST_BUNDLE, &b));
+    if (!b)
+        return;
+    CHECK(strcmp(rk_bundle_target(b), "emu") == 0);
+    CHECK(rk_bundle_kernel_count(b) == 3);
+    CHECK(strcmp(rk_bundle_kernel_name(b, 0), "vadd") == 0 && rk_bundle_kernel_name(b, 3) == NULL);
+    CHECK(rk_bundle_variant_count(b, "vadd") == 5 && rk_bundle_variant_count(b, "total_sum") == 2 &&
+          rk_bundle_variant_count(b, "scale") == 1 && rk_bundle_variant_count(b, "nope") == 0);
+    rk_kernel *v;
+    CHECK_OK(ctx, rk_bundle_variant(b, "vadd", 4, &v));
+    rk_kernel_info info;
+    CHECK_OK(ctx, rk_kernel_get_info(v, &info));
+    CHECK(strcmp(info.name, "vadd__c4") == 0 && info.num_params == 4 && info.has_grid);
+    CHECK(strlen(rk_kernel_config(v)) > 0);
+    CHECK_ST(ctx, rk_bundle_variant(b, "vadd", 5, &v), RK_EINVAL, "has 5 variants");
+    CHECK_ST(ctx, rk_bundle_variant(b, "nope", 0, &v), RK_ENOTFOUND, "kernels: vadd, total_sum, scale");
+    /* tune and run; again from memory */
+    CHECK_OK(ctx, run_vadd(b, ctx, 2000));
+    rk_stats s = stats(ctx);
+    CHECK(s.tunings == 1 && s.compiles == 0 && s.last_tune_configs == 5);
+    CHECK_OK(ctx, run_vadd(b, ctx, 2000));
+    CHECK(stats(ctx).tunings == 1);
+    rk_kernel *best;
+    rk_arg args[] = {rk_arg_ptr(NULL), rk_arg_ptr(NULL), rk_arg_ptr(NULL), rk_arg_i32(2000)};
+    CHECK_OK(ctx, rk_bundle_autotune(b, "vadd", args, 4, &best));
+    char cfg[256];
+    snprintf(cfg, sizeof cfg, "%s", rk_kernel_config(best));
+    /* reset: the atomic sum is right after tuning */
+    enum { N = 700 };
+    int32_t hx[N], want = 0, got = 0;
+    for (int i = 0; i < N; i++)
+        want += hx[i] = i % 5 - 2 + (i == 3) * 100;
+    void *x, *total;
+    CHECK_OK(ctx, rk_malloc(ctx, sizeof hx, &x));
+    CHECK_OK(ctx, rk_malloc(ctx, 16, &total));
+    CHECK_OK(ctx, rk_memcpy_htod(ctx, x, hx, sizeof hx));
+    rk_arg sargs[] = {rk_arg_ptr(x), rk_arg_ptr(total), rk_arg_i32(N)};
+    CHECK_OK(ctx, rk_bundle_run(b, "total_sum", NULL, sargs, 3, NULL));
+    CHECK_OK(ctx, rk_memcpy_dtoh(ctx, &got, total, 4));
+    CHECK(got == want && stats(ctx).tunings == 2);
+    /* a kernel with one variant runs without tuning */
+    void *y;
+    CHECK_OK(ctx, rk_malloc(ctx, sizeof hx, &y));
+    rk_arg cargs[] = {rk_arg_ptr(x), rk_arg_ptr(y), rk_arg_f32(1.0f), rk_arg_i32(10)};
+    CHECK_OK(ctx, rk_bundle_run(b, "scale", NULL, cargs, 4, NULL));
+    CHECK(stats(ctx).tunings == 2);
+    CHECK_ST(ctx, rk_bundle_run(b, "vadd", NULL, sargs, 3, NULL), RK_ELAUNCH, "takes 4 arguments, got 3");
+    rk_bundle_destroy(b);
+    rk_ctx_destroy(ctx);
+
+    /* a second context finds the winner on disk: no timing */
+    ctx = ctx_in(dir);
+    CHECK_OK(ctx, rk_bundle_load(ctx, RK_TEST_BUNDLE, &b));
+    CHECK_OK(ctx, rk_bundle_autotune(b, "vadd", args, 4, &best));
+    CHECK(strcmp(rk_kernel_config(best), cfg) == 0);
+    CHECK(stats(ctx).tunings == 0 && stats(ctx).cache_hits == 1);
+    CHECK_OK(ctx, run_vadd(b, ctx, 2000));
+    rk_ctx_destroy(ctx); /* destroys the bundle too */
+}
+
+static void copy_file(const char *from, const char *to, long truncate_to, const char *append)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    CHECK(in && out);
+    if (!in || !out)
+        return;
+    int c;
+    long n = 0;
+    while ((c = fgetc(in)) != EOF && (truncate_to < 0 || n < truncate_to)) {
+        fputc(c, out);
+        n++;
+    }
+    if (append)
+        fputs(append, out);
+    fclose(in);
+    fclose(out);
+}
+
+static void test_bad_bundles(void)
+{
+    char dir[600], path[700], mpath[800], src_m[800];
+    snprintf(dir, sizeof dir, "%s/cache", root);
+    snprintf(path, sizeof path, "%s/bad.so", root);
+    snprintf(mpath, sizeof mpath, "%s/bad.so.json", root);
+    snprintf(src_m, sizeof src_m, "%s.json", RK_TEST_BUNDLE);
+    rk_ctx *ctx = ctx_in(dir);
+    rk_bundle *b = (rk_bundle *)1;
+    CHECK_ST(ctx, rk_bundle_load(ctx, path, &b), RK_EIO, "cannot read");
+    CHECK(b == NULL);
+    /* a binary that is not the manifest's */
+    copy_file(RK_TEST_BUNDLE, path, 1000, NULL);
+    copy_file(src_m, mpath, -1, NULL);
+    CHECK_ST(ctx, rk_bundle_load(ctx, path, &b), RK_EINVAL, "does not match its manifest");
+    /* a manifest cut short, and one of something else */
+    copy_file(RK_TEST_BUNDLE, path, -1, NULL);
+    copy_file(src_m, mpath, 200, NULL);
+    CHECK_ST(ctx, rk_bundle_load(ctx, path, &b), RK_EINVAL, "bad.so.json: ");
+    FILE *f = fopen(mpath, "w");
+    fputs("{\"format\": \"other\"}", f);
+    fclose(f);
+    CHECK_ST(ctx, rk_bundle_load(ctx, path, &b), RK_EINVAL, "is not an rk bundle manifest");
+    CHECK_ST(ctx, rk_bundle_load(ctx, NULL, &b), RK_EINVAL, "path is NULL");
+    rk_ctx_destroy(ctx);
+}
+
+int main(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(root, sizeof root, "%s/rk-test-bundle-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(root)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_json();
+    test_bundle();
+    test_bad_bundles();
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    if (system(cmd) != 0)
+        fprintf(stderr, "cannot remove %s\n", root);
+    return api_finish("test_bundle_rt");
+}
