@@ -29,18 +29,6 @@ void ex_die(ex *e, const char *fmt, ...)
     exit(1);
 }
 
-void ex_skip(ex *e, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    printf("%s: skipped: ", e->name);
-    vprintf(fmt, ap);
-    putchar('\n');
-    va_end(ap);
-    fflush(stdout);
-    exit(77);
-}
-
 void ex_check(ex *e, rk_status st, const char *what)
 {
     if (st != RK_OK)
@@ -296,31 +284,19 @@ double *ex_download(ex *e, const void *d, size_t n, rk_dtype t)
 
 /* ---- compiling and tuning ----------------------------------------------------------------------- */
 
-/* Config strings live as long as the program (examples build a handful). */
-static const char *keep_str(const char *s)
-{
-    char *c = malloc(strlen(s) + 1);
-    if (!c) {
-        fprintf(stderr, "out of host memory\n");
-        exit(1);
-    }
-    return strcpy(c, s);
-}
-
 void ex_def_str(ex_config *c, const char *name, const char *value)
 {
-    for (int i = 0; i < c->n; i++)
-        if (strcmp(c->d[i].name, name) == 0) {
-            c->d[i].value = keep_str(value);
-            return;
-        }
-    if (c->n == EX_MAX_DEFINES) {
-        fprintf(stderr, "too many defines\n");
+    int i = 0;
+    while (i < c->n && strcmp(c->name[i], name) != 0)
+        i++;
+    if (i == EX_MAX_DEFINES || strlen(name) >= sizeof c->name[0] || strlen(value) >= sizeof c->value[0]) {
+        fprintf(stderr, "too many or too long defines (%s=%s)\n", name, value);
         exit(1);
     }
-    c->d[c->n].name = name;
-    c->d[c->n].value = keep_str(value);
-    c->n++;
+    strcpy(c->name[i], name);
+    strcpy(c->value[i], value);
+    if (i == c->n)
+        c->n++;
 }
 
 void ex_def_int(ex_config *c, const char *name, long value)
@@ -330,11 +306,20 @@ void ex_def_int(ex_config *c, const char *name, long value)
     ex_def_str(c, name, buf);
 }
 
+/* The config as rk_define pairs pointing into it. */
+static void defines(const ex_config *c, rk_define *d)
+{
+    for (int i = 0; c && i < c->n; i++) {
+        d[i].name = c->name[i];
+        d[i].value = c->value[i];
+    }
+}
+
 const char *ex_config_get(const ex_config *c, const char *name)
 {
     for (int i = 0; i < c->n; i++)
-        if (strcmp(c->d[i].name, name) == 0)
-            return c->d[i].value;
+        if (strcmp(c->name[i], name) == 0)
+            return c->value[i];
     return "default";
 }
 
@@ -372,8 +357,9 @@ static rk_program *compile(ex *e, const char *file, const char *kernel, const ex
     char path[4096];
     size_t len;
     char *src = read_source(e, file, path, sizeof path, &len);
-    rk_compile_options co = {.filename = path, .defines = config ? config->d : NULL,
-                             .ndefines = config ? config->n : 0, .kernel = kernel};
+    rk_define defs[EX_MAX_DEFINES];
+    defines(config, defs);
+    rk_compile_options co = {.filename = path, .defines = defs, .ndefines = config ? config->n : 0, .kernel = kernel};
     rk_program *prog = NULL;
     rk_status st = rk_compile(e->ctx, src, len, &co, &prog);
     for (int i = 0; i < rk_diag_count(e->ctx); i++) {
@@ -450,7 +436,7 @@ static void parse_config(ex_config *c, const char *s)
         if (!eq)
             continue;
         *eq = '\0';
-        ex_def_str(c, keep_str(tok), eq + 1);
+        ex_def_str(c, tok, eq + 1);
     }
 }
 
@@ -467,7 +453,9 @@ void ex_tune(ex *e, const char *file, const char *kernel, const ex_config *base,
     char path[4096];
     size_t len;
     char *src = read_source(e, file, path, sizeof path, &len);
-    rk_compile_options co = {.filename = path, .defines = base->d, .ndefines = base->n};
+    rk_define defs[EX_MAX_DEFINES];
+    defines(base, defs);
+    rk_compile_options co = {.filename = path, .defines = defs, .ndefines = base->n};
     e->progress_shown = e->tuned_now = false;
     last_progress[0] = '\0';
     rk_status st = rk_autotune(e->ctx, src, len, kernel, l->args, l->nargs, &co, &l->kernel);

@@ -2,12 +2,12 @@
  * kernel's arguments, its host reference and its figures.
  *
  * Every example does the same six things: open a context on the best device present (RK_DEVICE picks
- * one), compile its .tile file with rk_compile (the file is read from the examples folder, so you can
- * edit a kernel and rerun without rebuilding), fill its inputs with random values exactly
- * representable in their dtype, tune and time the kernel, compare the result with a reference computed
- * on the host in double precision, and print one line:
+ * one), fill its inputs with random values exactly representable in their dtype, tune its kernel with
+ * rk_autotune over the .tile file's @autotune space (the file is read from the examples folder, so you
+ * can edit a kernel and rerun without rebuilding), time the winner with rk events, compare the result
+ * with a reference computed on the host in double precision, and print one line:
  *
- *     matmul bf16 M=256 N=256 K=256 | emu | 152 ms | 0.00022 TFLOP/s | max rel err 3.2e-03 (tol 2.0e-02) | ok
+ *     matmul bf16 M=256 N=256 K=256 (BLOCK_M=64 ...) | emu | 152 ms | 0.00022 TFLOP/s | max rel err 3.9e-03 (tol 2e-02) | ok
  *
  * Command lines are NAME=VALUE pairs (`./ex_matmul M=512 N=512 K=512 dtype=f16`); each example prints
  * its own with `help`. RK_EXAMPLES_FULL=1 (or full=1) gives the larger default sizes.
@@ -34,7 +34,7 @@ typedef struct ex {
     char **argv;
     bool full;  /* RK_EXAMPLES_FULL=1 or full=1: the large default sizes */
     int reps;   /* timed launches (reps=N); 0 picks by device: 3 on emu and interp, 20 on a GPU */
-    bool tune;  /* tune=0 skips tuning and takes the first config */
+    bool tune;  /* tune=0 skips tuning: the kernel's defaults */
     rk_program *programs[16]; /* every program compiled, freed by ex_finish */
     int nprograms;
     bool progress_shown;      /* the terminal's line is a progress line, to be ended by a newline */
@@ -44,16 +44,15 @@ typedef struct ex {
 /* Opens the context on the default device and reads the common arguments (full, reps, tune, seed).
  * `usage` is printed for `help` and after an unknown argument. */
 void ex_init(ex *e, const char *name, const char *usage, int argc, char **argv);
-/* The device is the host emulator or the interpreter: timings say nothing about a GPU, and the
- * examples tune over a few configs only, to show the tuner at work in seconds. */
+/* The device is the host emulator or the interpreter: timings say nothing about a GPU; the examples
+ * pick small default sizes and time each tuning config once. */
 bool ex_on_host(const ex *e);
 /* Frees everything and returns the exit status for `ok`: 0 when the check passed, 1 otherwise. */
 int ex_finish(ex *e, bool ok);
 /* Prints "<name>: <what>: <rk_error>" and exits with status 1 when st is not RK_OK. */
 void ex_check(ex *e, rk_status st, const char *what);
-/* Prints "<name>: <message>" and exits with status 1 (or 77, the CTest skip status, for ex_skip). */
+/* Prints "<name>: <message>" and exits with status 1. */
 void ex_die(ex *e, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
-void ex_skip(ex *e, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 
 /* NAME=VALUE from the command line, else def (full_def when full sizes are asked for). Every
  * argument must be read by one of these before ex_args_done, which rejects the unknown ones. */
@@ -78,13 +77,15 @@ double ex_round(rk_dtype dtype, double x); /* x rounded to dtype and back */
 
 /* ---- compiling and tuning ----------------------------------------------------------------------- */
 
-/* Compile-time values: const parameters and compile options, as rk_define pairs. */
+/* Compile-time values: const parameters and compile options, NAME=VALUE (copied in; a config is a
+ * plain value that may be copied with =). */
 typedef struct ex_config {
-    rk_define d[EX_MAX_DEFINES];
     int n;
+    char name[EX_MAX_DEFINES][32];
+    char value[EX_MAX_DEFINES][32];
 } ex_config;
 
-/* Adds NAME=VALUE (the value printed with printf's %d, or a string) to a config. */
+/* Adds NAME=VALUE to a config (replacing an earlier value of NAME). */
 void ex_def_int(ex_config *c, const char *name, long value);
 void ex_def_str(ex_config *c, const char *name, const char *value);
 /* The value of NAME in the config, or "default" (the kernel's own value, which rk does not report). */
@@ -121,9 +122,8 @@ double ex_time(ex *e, const ex_launch *l);
  * cached on disk by rk (RK_CACHE_DIR): a second run with the same sizes tunes nothing. While configs
  * compile and run, a progress line shows on stderr. A kernel without @autotune, or tune=0 on the
  * command line, or the interp device, is compiled with the base config and the kernel's defaults,
- * untimed.
- * On the host devices (emu, interp) each config is timed once after one warm-up: their timings rank
- * configs by the host's speed, not a GPU's, and only show the tuner at work. */
+ * untimed. On emu each config is timed once after one warm-up: the emulator's timings rank configs
+ * by the host's speed, not a GPU's, and only show the tuner at work. */
 void ex_tune(ex *e, const char *file, const char *kernel, const ex_config *base, ex_launch *l, ex_config *chosen);
 
 /* ---- checking and reporting --------------------------------------------------------------------- */

@@ -50,10 +50,8 @@ int main(int argc, char **argv)
     ex_launch fwd = {.args = fargs, .nargs = 10};
     ex_tune(&e, "layernorm.tile", "layernorm_fwd", &base, &fwd, &chosen);
 
-    /* The backward kernels take the forward's BLOCK and num_warps. Its space has no BLOCK below 512,
-     * the lanes of 8 waves: a tile smaller than the workgroup would leave lanes idle, and the atomics
-     * of layernorm_bwd_dx would be repeated by each replica (a compiler bug:
-     * tests/repro/atomic_add_replicated_tile.tile). */
+    /* The backward kernels take the forward's BLOCK and num_warps (its space has no BLOCK below 512,
+     * the lanes of 8 waves: a smaller tile would leave lanes idle). */
     rk_arg dxargs[] = {rk_arg_ptr(dx_in), rk_arg_ptr(ddy), rk_arg_ptr(dw_in), rk_arg_ptr(dmean), rk_arg_ptr(drstd),
                        rk_arg_ptr(ddx), rk_arg_ptr(dwp), rk_arg_ptr(dbp), rk_arg_i32((int32_t)M),
                        rk_arg_i32((int32_t)N), rk_arg_i32((int32_t)N)};

@@ -207,7 +207,9 @@ typedef struct rk_compile_options {
 } rk_compile_options;
 
 /* Compiles a tile source (length bytes, need not be NUL-terminated) into a program for the target.
- * options may be NULL. Clears the context's diagnostics, then records this compile's.
+ * options may be NULL. Clears the context's diagnostics, then records this compile's. Goes through the
+ * compile cache (cache_dir): a hit builds the program from the entry and replays the warnings; a
+ * folder that cannot be written is a note in the log, never an error (docs/api.md).
  * Errors: RK_ECOMPILE (the program has errors: see the diagnostics; rk_error names the first),
  * RK_EUNSUPPORTED (code generation for the target is not built yet), RK_EINVAL (unknown target),
  * RK_ENOMEM, RK_EINTERNAL. On success *program must be freed with rk_program_destroy. */

@@ -58,7 +58,7 @@ def table(rows, notes):
     out = []
     triton = [n for n in notes if n.startswith("triton")]
     head = [h for _, h in IMPLS]
-    head = [h + (" " + triton[0].split()[1] if h == "Triton" and triton else "") for h in head]
+    head = [h + (" " + triton[0].split()[1].rstrip(",") if h == "Triton" and triton else "") for h in head]
     out.append("| benchmark | size | unit | " + " | ".join(head) + " | rk vs best other | rk config |")
     out.append("|---|---|---|" + "---|" * len(IMPLS) + "---|---|")
     known = [k for k, _ in BENCHES]

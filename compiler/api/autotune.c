@@ -601,8 +601,12 @@ static rk_status winner(rk_ctx *ctx, const char *source, size_t length, const ch
     sha256_update(&s, m->p, m->n);
     HashKey kt = key_final(&s);
     rk_program *p = NULL;
-    if (!d->has_autotune) {
-        /* Nothing to tune: the defaults, through the compile cache. */
+    bool interp = strcmp(cs.target, "interp") == 0;
+    if (d->has_autotune && interp)
+        rt_log(ctx, RK_LOG_NOTE, "autotuning %s: the interpreter's timings say nothing about a GPU: running the "
+                                 "defaults", kernel_name);
+    if (!d->has_autotune || interp) {
+        /* Nothing to tune (or no meaningful timing): the defaults, through the compile cache. */
         if ((st = rk_compile(ctx, source, length, o, &p)))
             return st;
         *best = &p->kernels[0];

@@ -12,6 +12,7 @@
  * subtarget, 3-4 ms more than with a cached TargetMachine (8 ms against 4.5 ms); O3 1 ms; ld.lld
  * 25-35 ms, nearly all of it the process start. */
 #include <llvm-c/Analysis.h>
+#include <llvm-c/Support.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -28,6 +29,14 @@ static double now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* CPU time of the calling thread: LLVM runs each call on the caller's thread */
+static double cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
@@ -52,6 +61,17 @@ static void init_llvm(void)
     LLVMInitializeX86Target();
     LLVMInitializeX86AsmPrinter();
     LLVMInitializeX86AsmParser();
+    /* EXPERIMENT: RK_LLVM_ARGS */
+    const char *args = getenv("RK_LLVM_ARGS");
+    if (args && *args) {
+        static char buf[4096];
+        static const char *argv[64] = {"rk"};
+        int argc = 1;
+        snprintf(buf, sizeof buf, "%s", args);
+        for (char *p = strtok(buf, " "); p && argc < 64; p = strtok(NULL, " "))
+            argv[argc++] = p;
+        LLVMParseCommandLineOptions(argc, argv, NULL);
+    }
 }
 
 void codegen_init_llvm(void) { pthread_once(&llvm_once, init_llvm); }
@@ -86,7 +106,8 @@ static LLVMTargetMachineRef tm_create(const Target *t, int opt, char *why, size_
     LLVMTargetMachineOptionsRef o = LLVMCreateTargetMachineOptions();
     LLVMTargetMachineOptionsSetCPU(o, t->cpu);
     LLVMTargetMachineOptionsSetFeatures(o, t->features);
-    LLVMTargetMachineOptionsSetCodeGenOptLevel(o, levels[opt]);
+    const char *cgo = getenv("RK_LLVM_CGOPT"); /* EXPERIMENT */
+    LLVMTargetMachineOptionsSetCodeGenOptLevel(o, levels[cgo && *cgo ? atoi(cgo) : opt]);
     /* emu: the object goes into a shared library */
     LLVMTargetMachineOptionsSetRelocMode(o, t->kind == TARGET_EMU ? LLVMRelocPIC : LLVMRelocDefault);
     LLVMTargetMachineRef tm = LLVMCreateTargetMachineWithOptions(target, t->triple, o);
@@ -342,12 +363,15 @@ CgStatus codegen_module(const Target *t, LLVMModuleRef m, int opt_level, unsigne
 
     /* optimise */
     t0 = now_ms();
+    double c0 = cpu_ms();
     char pipeline[32];
     snprintf(pipeline, sizeof pipeline, "default<O%d>", opt_level);
+    const char *pover = getenv("RK_LLVM_PASSES"); /* EXPERIMENT */
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-    LLVMErrorRef e = LLVMRunPasses(m, pipeline, tm, po);
+    LLVMErrorRef e = LLVMRunPasses(m, pover && *pover ? pover : pipeline, tm, po);
     LLVMDisposePassBuilderOptions(po);
     out->t_opt_ms = now_ms() - t0;
+    out->c_opt_ms = cpu_ms() - c0;
     if (e) {
         char *em = LLVMGetErrorMessage(e);
         snprintf(msg, sizeof msg, "LLVM's %s pipeline failed: %s", pipeline, em);
@@ -363,6 +387,7 @@ CgStatus codegen_module(const Target *t, LLVMModuleRef m, int opt_level, unsigne
     /* codegen: code generation changes the IR (kernel argument lowering, LDS packing, ...), so
      * when both assembly and an object are wanted the assembly comes from a copy */
     t0 = now_ms();
+    c0 = cpu_ms();
     bool need_obj = t->kind != TARGET_NVPTX && (want & (CG_WANT_OBJ | CG_WANT_BINARY));
     bool need_asm = (want & CG_WANT_ASM) || (t->kind == TARGET_NVPTX && (want & CG_WANT_BINARY));
     if (need_asm) {
@@ -379,6 +404,7 @@ CgStatus codegen_module(const Target *t, LLVMModuleRef m, int opt_level, unsigne
             st = CG_ERR_LLVM;
     }
     out->t_codegen_ms = now_ms() - t0;
+    out->c_codegen_ms = cpu_ms() - c0;
     if (diags.nerrors)
         st = CG_ERR_LLVM;
 
@@ -411,10 +437,13 @@ done:
 
     if ((want & CG_WANT_BINARY) && t->kind != TARGET_NVPTX) {
         t0 = now_ms();
+        c0 = cpu_ms();
+        double tool_cpu = 0;
         const void *objs[1] = {out->obj};
         size_t sizes[1] = {out->obj_size};
-        st = codegen_link(t, objs, sizes, 1, a, &out->binary, &out->binary_size, err);
+        st = codegen_link_lld(t, objs, sizes, 1, a, &out->binary, &out->binary_size, err, &tool_cpu);
         out->t_link_ms = now_ms() - t0;
+        out->c_link_ms = cpu_ms() - c0 + tool_cpu;
     }
     return st;
 }

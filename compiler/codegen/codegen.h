@@ -60,6 +60,9 @@ typedef struct CodegenResult {
      * the optimisation pipeline, code generation (both outputs when both are asked for), and
      * the link (ld.lld's process start and run; 0 for sm_90) */
     double t_verify_ms, t_tm_ms, t_opt_ms, t_codegen_ms, t_link_ms;
+    /* the same three in CPU time: the calling thread's (steadier than wall-clock time on a loaded
+     * machine), plus for the link ld.lld's user and system time when it ran */
+    double c_opt_ms, c_codegen_ms, c_link_ms;
     bool tm_cached;     /* a cached TargetMachine was used */
 } CodegenResult;
 
@@ -88,6 +91,11 @@ bool codegen_verify_module(LLVMModuleRef m, Arena *a, const char **err);
  * up to 256 objects, whose symbol names must differ. */
 CgStatus codegen_link(const Target *t, const void *const *objs, const size_t *sizes, int n, Arena *a, void **bin,
                       size_t *bin_size, const char **err);
+
+/* codegen_link through ld.lld whatever the input; adds ld.lld's CPU time (user + system) to *cpu_ms
+ * unless cpu_ms is NULL. */
+CgStatus codegen_link_lld(const Target *t, const void *const *objs, const size_t *sizes, int n, Arena *a, void **bin,
+                          size_t *bin_size, const char **err, double *cpu_ms);
 
 /* sm_90: assembles PTX text into a cubin with ptxas -arch=<t->cpu>. CG_ERR_TOOL when ptxas is not
  * found. (The hook for later: codegen_module's binary for sm_90 is the PTX, which the CUDA driver

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -175,8 +176,10 @@ static char *read_file(const char *path, size_t max, Arena *a, size_t *size)
 
 /* ---- running a tool --------------------------------------------------------------------------- */
 
-/* Runs argv[0] with stderr into `errpath`; CG_OK when it exits 0. */
-static CgStatus run_tool(const char *what, char *const argv[], const char *errpath, Arena *a, const char **err)
+/* Runs argv[0] with stderr into `errpath`; CG_OK when it exits 0. Adds the tool's CPU time (user +
+ * system) to *cpu_ms when cpu_ms is not NULL. */
+static CgStatus run_tool(const char *what, char *const argv[], const char *errpath, Arena *a, const char **err,
+                         double *cpu_ms)
 {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -191,12 +194,16 @@ static CgStatus run_tool(const char *what, char *const argv[], const char *errpa
         return CG_ERR_TOOL;
     }
     int status;
-    while (waitpid(pid, &status, 0) < 0) {
+    struct rusage ru;
+    while (wait4(pid, &status, 0, &ru) < 0) {
         if (errno != EINTR) {
             *err = arena_printf(a, "lost track of %s (%s): %s", what, argv[0], strerror(errno));
             return CG_ERR_TOOL;
         }
     }
+    if (cpu_ms)
+        *cpu_ms += (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+                   (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return CG_OK;
     size_t n = 0;
@@ -216,8 +223,8 @@ static CgStatus run_tool(const char *what, char *const argv[], const char *errpa
 
 /* ---- ld.lld ------------------------------------------------------------------------------------ */
 
-CgStatus codegen_link(const Target *t, const void *const *objs, const size_t *sizes, int n, Arena *a, void **bin,
-                      size_t *bin_size, const char **err)
+CgStatus codegen_link_lld(const Target *t, const void *const *objs, const size_t *sizes, int n, Arena *a, void **bin,
+                          size_t *bin_size, const char **err, double *cpu_ms)
 {
     *bin = NULL;
     *bin_size = 0;
@@ -263,7 +270,7 @@ CgStatus codegen_link(const Target *t, const void *const *objs, const size_t *si
     argv[argc] = NULL;
     const char *errpath = workdir_file(w, "stderr.txt");
     if (st == CG_OK)
-        st = run_tool("ld.lld", argv, errpath, a, err);
+        st = run_tool("ld.lld", argv, errpath, a, err, cpu_ms);
     if (st == CG_OK) {
         *bin = read_file(outpath, (size_t)1 << 30, a, bin_size);
         if (!*bin) {
@@ -299,11 +306,17 @@ CgStatus codegen_ptxas(const Target *t, const char *ptx, size_t len, Arena *a, v
     const char *errpath = workdir_file(w, "stderr.txt");
     char *arch = arena_printf(a, "-arch=%s", t->cpu);
     char *argv[] = {(char *)ptxas, arch, "-o", (char *)outpath, (char *)in, NULL};
-    CgStatus st = write_file(in, ptx, len, a, err) ? run_tool("ptxas", argv, errpath, a, err) : CG_ERR_TOOL;
+    CgStatus st = write_file(in, ptx, len, a, err) ? run_tool("ptxas", argv, errpath, a, err, NULL) : CG_ERR_TOOL;
     if (st == CG_OK && !(*cubin = read_file(outpath, (size_t)1 << 30, a, size))) {
         *err = arena_printf(a, "ptxas succeeded but left no %s", outpath);
         st = CG_ERR_TOOL;
     }
     workdir_close(w);
     return st;
+}
+
+CgStatus codegen_link(const Target *t, const void *const *objs, const size_t *sizes, int n, Arena *a, void **bin,
+                      size_t *bin_size, const char **err)
+{
+    return codegen_link_lld(t, objs, sizes, n, a, bin, bin_size, err, NULL);
 }

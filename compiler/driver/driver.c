@@ -47,6 +47,13 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+static double cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 /* ---- dumps ---- */
 
 /* RK_DUMP_IR is "1" or "all" for every stage, or a comma-separated list of stage names. */
@@ -156,7 +163,7 @@ bool driver_compile(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, const Dri
         diag_plain(diags, DIAG_ERROR, "--emit=%s is not available for target %s", driver_stage_name(stop), target);
         return false;
     }
-    double t0 = now_ms();
+    double t0 = now_ms(), c0 = cpu_ms();
     SrcFile *f = src_add(src, o->filename ? o->filename : "<source>", o->source, o->len);
     if (!f) {
         diag_plain(diags, DIAG_ERROR, "%s is too large (over 4 GiB)", o->filename);
@@ -169,6 +176,7 @@ bool driver_compile(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, const Dri
     if (stop == STAGE_AST) {
         Node *m = parse_module(a, strs, diags, f);
         out->ms_front = now_ms() - t0;
+        out->cpu_front = cpu_ms() - c0;
         if (!m)
             return false;
         out->text = ast_print(a, src, m);
@@ -178,7 +186,7 @@ bool driver_compile(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, const Dri
     TypeTab *types = ARENA_NEW(a, TypeTab);
     typetab_init(types, a);
     SemaOptions so = {o->incdirs, o->nincdirs, o->stdlib_dir, o->defines, o->ndefines, o->kernel};
-    double t1 = now_ms();
+    double t1 = now_ms(), c1 = cpu_ms();
     if (!sema_compile(a, strs, types, src, diags, f, &so, o->config, &out->sema))
         return false;
     Module *m = out->sema.module;
@@ -190,6 +198,7 @@ bool driver_compile(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, const Dri
         return false;
     }
     out->ms_sema = now_ms() - t1;
+    out->cpu_sema = cpu_ms() - c1;
     for (int i = 0; i < m->nfuncs; i++)
         if (m->funcs[i]->kind == FUNC_KERNEL)
             dump(a, diags, o, out, "tir", m->funcs[i]->name, func_text(a, m->funcs[i]));
@@ -211,7 +220,7 @@ bool driver_compile(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, const Dri
     }
     if (strcmp(target, "interp") != 0) {
         /* Layouts: each kernel's LIR, in a module of its own. */
-        double t2 = now_ms();
+        double t2 = now_ms(), c2 = cpu_ms();
         LayoutTab *lt = ARENA_NEW(a, LayoutTab);
         laytab_init(lt, a);
         lay_attach_printer(types);
@@ -240,12 +249,13 @@ bool driver_compile(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, const Dri
             return false;
         }
         out->ms_passes = now_ms() - t2;
+        out->cpu_passes = cpu_ms() - c2;
         if (stop == STAGE_LIR) {
             out->text = tir_print_module(a, lir, 0);
             return diags->nerrors == errs0;
         }
         /* LLVM IR: every kernel of the file in one module */
-        double t3 = now_ms();
+        double t3 = now_ms(), c3 = cpu_ms();
         LLVMContextRef ctx = LLVMContextCreate();
         LLVMModuleRef mod = LLVMModuleCreateWithNameInContext(f->name, ctx);
         bool emu = strcmp(target, "emu") == 0;
@@ -271,6 +281,7 @@ bool driver_compile(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, const Dri
         if (vmsg)
             LLVMDisposeMessage(vmsg);
         out->ms_lower = now_ms() - t3;
+        out->cpu_lower = cpu_ms() - c3;
         if (ok && (stop == STAGE_LLVM || dump_wanted(o, "llvm"))) {
             char *ir = LLVMPrintModuleToString(mod);
             out->text = arena_strdup(a, ir);
@@ -297,6 +308,9 @@ bool driver_compile(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, const Dri
                 out->ms_opt = cr.t_opt_ms;
                 out->ms_codegen = cr.t_codegen_ms;
                 out->ms_link = cr.t_link_ms;
+                out->cpu_opt = cr.c_opt_ms;
+                out->cpu_codegen = cr.c_codegen_ms;
+                out->cpu_link = cr.c_link_ms;
                 if (cr.asm_text)
                     for (int i = 0; i < lir->nfuncs; i++)
                         dump(a, diags, o, out, "asm", lir->funcs[i]->name, cr.asm_text);

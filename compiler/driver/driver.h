@@ -70,6 +70,8 @@ typedef struct DriverResult {
     Dump *dumps;
     int ndumps;
     double ms_front, ms_sema, ms_passes, ms_lower, ms_opt, ms_codegen, ms_link;
+    /* the same stages in CPU time: the calling thread's, plus ld.lld's for the link when it ran */
+    double cpu_front, cpu_sema, cpu_passes, cpu_lower, cpu_opt, cpu_codegen, cpu_link;
 } DriverResult;
 
 /* Runs the stages up to `stop`. Errors are diagnostics; returns false after any. */

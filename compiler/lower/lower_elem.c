@@ -55,6 +55,35 @@ static LLVMValueRef fp_to_int_sat(Lower *L, LLVMValueRef x, LLVMTypeRef to, bool
 }
 
 
+/* A 64-bit integer as an f64 rounded to odd (truncated, with the last bit set when anything was
+ * dropped), so that a later rounding to a narrower float is the only one: sitofp would round to nearest
+ * here, and a value just above a 16-bit float's tie would become the tie. Magnitudes above 2^53 keep
+ * their top 53 bits with the dropped ones ORed into the lowest, then scale back exactly. */
+static LLVMValueRef int64_to_f64_odd(Lower *L, LLVMValueRef x, bool is_signed)
+{
+    LLVMValueRef zero = const_i64(L, 0);
+    LLVMValueRef neg = is_signed ? LLVMBuildICmp(L->b, LLVMIntSLT, x, zero, "") : NULL;
+    LLVMValueRef a = neg ? LLVMBuildSelect(L->b, neg, LLVMBuildSub(L->b, zero, x, ""), x, "") : x; /* |x|, unsigned */
+    LLVMValueRef ctlz = LLVMGetNamedFunction(L->mod, "llvm.ctlz.i64");
+    if (!ctlz) {
+        LLVMTypeRef pt[2] = {L->i64, L->i1};
+        ctlz = LLVMAddFunction(L->mod, "llvm.ctlz.i64", LLVMFunctionType(L->i64, pt, 2, 0));
+    }
+    LLVMValueRef args[2] = {a, LLVMConstInt(L->i1, 0, 0)};
+    LLVMValueRef lz = LLVMBuildCall2(L->b, LLVMGlobalGetValueType(ctlz), ctlz, args, 2, "");
+    /* s = max(0, 11 - lz): the bits below the top 53 */
+    LLVMValueRef s = LLVMBuildSub(L->b, const_i64(L, 11), lz, "");
+    s = LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, s, zero, ""), zero, s, "");
+    LLVMValueRef dropped = LLVMBuildAnd(L->b, a, LLVMBuildSub(L->b, LLVMBuildShl(L->b, const_i64(L, 1), s, ""), const_i64(L, 1), ""), "");
+    LLVMValueRef sticky = LLVMBuildZExt(L->b, LLVMBuildICmp(L->b, LLVMIntNE, dropped, zero, ""), L->i64, "");
+    LLVMValueRef m = LLVMBuildOr(L->b, LLVMBuildLShr(L->b, a, s, ""), sticky, "");
+    /* m < 2^53 converts exactly; 2^s is the double with exponent field 1023 + s */
+    LLVMValueRef scale = LLVMBuildBitCast(L->b, LLVMBuildShl(L->b, LLVMBuildAdd(L->b, s, const_i64(L, 1023), ""), const_i64(L, 52), ""),
+                                          L->f64, "");
+    LLVMValueRef d = LLVMBuildFMul(L->b, LLVMBuildUIToFP(L->b, m, L->f64, ""), scale, "");
+    return neg ? LLVMBuildSelect(L->b, neg, LLVMBuildFNeg(L->b, d, ""), d, "") : d;
+}
+
 static LLVMValueRef cast(Lower *L, LLVMValueRef x, const Type *from, const Type *to)
 {
     const Type *fe = ty_elem(from), *te = ty_elem(to);
@@ -77,11 +106,14 @@ static LLVMValueRef cast(Lower *L, LLVMValueRef x, const Type *from, const Type 
         return LLVMBuildICmp(L->b, LLVMIntNE, x, LLVMConstInt(LLVMTypeOf(x), 0, 0), "");
     }
     if (fp_is16(ts)) {
-        /* to a 16-bit float: one rounding, from f32, f64 or an integer (through f64 when exact, else
-         * to f32 first: integers above 2^53 are rare and f32 rounding keeps them close) */
+        /* to a 16-bit float: one rounding, from f32, f64 or an integer (through f64: exact for integers
+         * of up to 53 bits, and rounded to odd for 64-bit ones, so the rounding to 16 bits is still the
+         * only one) */
         LLVMValueRef v;
         if (fs == SK_BOOL)
             v = LLVMBuildUIToFP(L->b, x, L->f32, "");
+        else if (sk_is_int(fs) && sk_bits(fs) == 64)
+            v = int64_to_f64_odd(L, x, sk_is_signed(fs));
         else if (sk_is_int(fs))
             v = sk_is_signed(fs) ? LLVMBuildSIToFP(L->b, x, L->f64, "") : LLVMBuildUIToFP(L->b, x, L->f64, "");
         else

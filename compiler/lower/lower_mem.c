@@ -7,8 +7,9 @@
  * An atomic happens once per element, although a layout may give an element to several lanes, waves
  * or registers (a zero basis: replication) and a scalar is held by every lane: only the copy whose
  * replicating id bits are all zero performs it, and when the old values are used that copy publishes
- * them through LDS for the others. (Replicated loads and stores are harmless: they read, or write the
- * same value, twice.) */
+ * them through LDS for the others. A store, too, happens only in the owner copy: a replica writing
+ * the same value would race with a kernel that reads and rewrites its own output (x = 2 * x), whose
+ * replicas might read the owner's result. (Replicated loads are harmless.) */
 #include "compiler/lower/lower_internal.h"
 #include "runtime/emu/emu_abi.h"
 
@@ -252,7 +253,7 @@ void lower_memory(Lower *L, Op *op)
     /* atomics: the owner of each element, and whether other copies need its result */
     Repl rp = {0, 0, 0};
     LLVMValueRef owner = NULL;
-    if (atomic) {
+    if (atomic || is_store) {
         rp = replication(L, ptr);
         if (rp.lane || rp.warp)
             owner = LLVMBuildAnd(L->b,
@@ -265,6 +266,8 @@ void lower_memory(Lower *L, Op *op)
     for (int g = 0; g < n; g += vec) {
         LLVMValueRef p = ptr->r[g];
         LLVMValueRef m = mask ? mask->r[mask->n == 1 ? 0 : g] : NULL;
+        if (is_store && (g & rp.reg))
+            continue; /* a copy of register g & ~rp.reg, stored by it */
         if (atomic && (g & rp.reg)) {
             res.r[g] = NULL; /* a copy of register g & ~rp.reg, filled in below */
             continue;

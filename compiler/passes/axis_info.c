@@ -228,8 +228,18 @@ static void visit_op(Ctx *c, Op *op)
         break;
     case OP_DIV:
     case OP_REM:
-        for (int i = 0; i < o.rank; i++)
+        for (int i = 0; i < o.rank; i++) {
             o.constancy[i] = gcd64(a->constancy[i], b->constancy[i]);
+            /* x % n with n uniform along d: a run of x starting at a multiple of g, with g dividing n,
+             * stays a run (Triton's rule: contiguity gcd(contig(x), div(n)), assuming x >= 0 as pointer
+             * offsets are; divisibility gcd(div(x), div(n))) */
+            bool uniform = b->rank == 0 || b->constancy[i] == t->shape[i];
+            if (op->code == OP_REM && ty_is_int(t) && uniform && a->rank) {
+                int64_t nd = b->rank ? b->div[i] : b->sdiv;
+                o.contig[i] = gcd64(a->contig[i], nd);
+                o.div[i] = gcd64(a->div[i], nd);
+            }
+        }
         break;
     case OP_AND:
     case OP_OR:

@@ -241,8 +241,12 @@ static bool never_runs(const Op *op)
     if (!lb || !ub)
         return false;
     int64_t l = lb->at.value.i, u = ub->at.value.i;
-    if (ty_is_signed(op->operands[0]->type))
-        return l >= u;
+    const Op *st = const_def(op->operands[2]);
+    if (ty_is_signed(op->operands[0]->type)) {
+        if (!st)
+            return false; /* the direction is unknown */
+        return st->at.value.i > 0 ? l >= u : st->at.value.i < 0 ? l <= u : false;
+    }
     uint64_t m = tir_int_mask(ty_elem(op->operands[0]->type)->sk);
     return ((uint64_t)l & m) >= ((uint64_t)u & m);
 }

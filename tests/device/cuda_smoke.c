@@ -41,7 +41,7 @@ static const Case cases[] = {
     {"matmul", "examples/matmul.tile", "matmul",
      {{"T", "bf16"}, {"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"BLOCK_K", "64"}, {"num_warps", "4"}}},
     {"matmul_big", "examples/matmul.tile", "matmul",
-     {{"T", "bf16"}, {"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"BLOCK_K", "128"}, {"num_warps", "4"}}},
+     {{"T", "bf16"}, {"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"BLOCK_K", "128"}, {"num_warps", "8"}}},
 };
 
 typedef struct Smoke {
@@ -398,6 +398,7 @@ int main(int argc, char **argv)
         }
     }
 #ifdef RK_SMOKE_NO_COMPILER
+    (void)root;
     if (!load) {
         fprintf(stderr, "cuda_smoke: this build has no compiler: run the prebuilt cases with --load DIR\n");
         return 2;

@@ -91,7 +91,18 @@ static void fill_cast_source(Run *r, HBuf *x, bool nan_ok)
     rk_dtype t = x->dt;
     for (size_t i = 0; i < x->n; i++) {
         if (!dt_float(t)) {
-            fill_one(r, x, i, MIX(0, 0));
+            if (rng_range(&r->rng, 0, 5) == 0) {
+                /* just at or above a float's tie: a run of zeros below a half, then maybe a last 1 */
+                static const int prec[] = {8, 11, 24};
+                int top = (int)rng_range(&r->rng, 2, dt_bits(t) - 1), half = (int)rng_range(&r->rng, 1, top - 1);
+                if (rng_range(&r->rng, 0, 1) && top - prec[top % 3] >= 1) /* the tie of bf16, f16 or f32 */
+                    half = top - prec[top % 3];
+                uint64_t v = (rng_u64(&r->rng) | (1ull << 63)) >> (63 - top);
+                v = (v >> (half + 1) << (half + 1)) | (1ull << half) | (uint64_t)rng_range(&r->rng, 0, 1);
+                iset(t, x->host, i, rng_range(&r->rng, 0, 1) && dt_signed(t) ? -(int64_t)v : (int64_t)v);
+            } else {
+                fill_one(r, x, i, MIX(0, 0));
+            }
             continue;
         }
         double v;
@@ -165,8 +176,9 @@ static void check_chain(Run *r)
     expect_buf(r, o, EXACT);
 }
 
-/* Every 16-bit pattern as the source (p[3] = 1), or for an f32 source every f16/bf16 value, the
- * midpoints between neighbours (ties: round to even) and the f32 values next to them (p[3] = 2). */
+/* Every 16-bit pattern as the source (p[3] = 1), or for an f32 or f64 source every value of the
+ * 16-bit destination, the midpoints between neighbours (ties: round to even) and the source values
+ * next to them (p[3] = 2). */
 static void setup_cast_exhaustive(Run *r)
 {
     const Case *c = r->c;
@@ -181,8 +193,8 @@ static void setup_cast_exhaustive(Run *r)
         arg(r, rk_arg_i32(65536));
         return;
     }
-    rk_dtype h = c->p[4] ? RK_BF16 : RK_F16;
-    HBuf *x = in_buf(r, "x", RK_F32, 65536 * 4, (Gen){G_NONE, 0, 0});
+    rk_dtype h = d, src = s;
+    HBuf *x = in_buf(r, "x", src, 65536 * 4, (Gen){G_NONE, 0, 0});
     for (size_t i = 0; i < 65536; i++) {
         uint16_t b = (uint16_t)i, b1 = (uint16_t)(i + 1);
         uint8_t v0[2], v1[2];
@@ -190,11 +202,13 @@ static void setup_cast_exhaustive(Run *r)
         memcpy(v1, &b1, 2);
         double lo = fget(h, v0, 0), hi = fget(h, v1, 0);
         double mid = isfinite(lo) && isfinite(hi) && (b & 0x7FFF) != 0x7FFF ? (lo + hi) / 2 : lo;
-        float m = (float)mid;
-        fset(RK_F32, x->host, 4 * i, lo);
-        fset(RK_F32, x->host, 4 * i + 1, m);
-        fset(RK_F32, x->host, 4 * i + 2, nextafterf(m, -INFINITY));
-        fset(RK_F32, x->host, 4 * i + 3, nextafterf(m, INFINITY));
+        /* the midpoint is exact in f32 and f64; its neighbours are those of the source type */
+        double below = src == RK_F32 ? nextafterf((float)mid, -INFINITY) : nextafter(mid, -INFINITY);
+        double above = src == RK_F32 ? nextafterf((float)mid, INFINITY) : nextafter(mid, INFINITY);
+        fset(src, x->host, 4 * i, lo);
+        fset(src, x->host, 4 * i + 1, mid);
+        fset(src, x->host, 4 * i + 2, below);
+        fset(src, x->host, 4 * i + 3, above);
     }
     out_buf(r, "out", d, 65536 * 4);
     arg(r, rk_arg_i32(65536 * 4));
@@ -244,11 +258,10 @@ void gen_cast(void)
         size_t len = strlen(c->name);
         snprintf(c->name + len, sizeof c->name - len, "/all-bits");
     }
-    for (int i = 0; i < 2; i++) {
-        Case *c = cast_case("cast", RK_F32, i ? RK_BF16 : RK_F16, k++, check_cast);
+    for (int i = 0; i < 4; i++) {
+        Case *c = cast_case("cast", i < 2 ? RK_F32 : RK_F64, i % 2 ? RK_BF16 : RK_F16, k++, check_cast);
         c->setup = setup_cast_exhaustive;
         c->p[3] = 2;
-        c->p[4] = i;
         size_t len = strlen(c->name);
         snprintf(c->name + len, sizeof c->name - len, "/ties");
     }

@@ -402,9 +402,11 @@ void gen_reduce(void)
     }
     /* odd shapes: dimensions of 1 and 2, tiles smaller than a wave, with many warps, 16 warps */
     static const int odd[][3] = {{1, 1, 2}, {2, 16, 8}, {64, 1, 4}, {1, 128, 8}, {4, 4, 1}, {2, 2, 4}, {64, 64, 16}, {16, 256, 16}};
+    static const int oddkinds[] = {R_SUM, R_MIN, R_ARGMAX};
     for (int s = 0; s < 8; s++)
-        for (int kind = R_SUM; kind <= R_ARGMIN; kind++)
+        for (int ki = 0; ki < 3; ki++)
             for (int axis = -1; axis <= 1; axis++) {
+                int kind = oddkinds[(ki + s) % 3];
                 rk_dtype t = RT[(s + kind + axis + 1) % 7];
                 const int *q = odd[s];
                 Case *c = add_case("reduce.tile", "reduce2d", setup_reduce2d, check_reduce2d,

@@ -109,6 +109,29 @@ static void check_atomic16(Run *r)
     expect_buf(r, p, EXACT);
 }
 
+/* 64-bit integers to f16/bf16 went through sitofp to f64 (round to nearest) and then to 16 bits: a
+ * value just above a bf16 tie became the tie and rounded to even (lower_elem.c). */
+static void setup_i64_bf16(Run *r)
+{
+    static const int64_t v[] = {(1ll << 62) + (1ll << 54) + 1, -((1ll << 62) + (1ll << 54) + 1),
+                                (1ll << 60) + (1ll << 52) + 1, (1ll << 53) + (1ll << 45) + 1,
+                                (1ll << 62) + (1ll << 54),      INT64_MIN,
+                                INT64_MAX,                      (1ll << 55) + (1ll << 47) - 1};
+    rk_dtype s = r->c->dt[0];
+    HBuf *x = in_buf(r, "x", s, 8, (Gen){G_NONE, 0, 0});
+    memcpy(x->host, v, sizeof v);
+    out_buf(r, "out", r->c->dt[1], 8);
+    arg(r, rk_arg_i32(8));
+}
+
+static void check_cast_ref(Run *r)
+{
+    HBuf *x = &r->bufs[0], *o = &r->bufs[1];
+    for (size_t i = 0; i < o->n; i++)
+        ref_cast(o, i, x->dt, x->host, i);
+    expect_buf(r, o, EXACT);
+}
+
 void gen_regress(void)
 {
     Case *c = add_case("elem.tile", "unary", setup_abs_u32, check_same, "regress/abs-u32");
@@ -121,6 +144,13 @@ void gen_regress(void)
     }
     c = add_case("regress.tile", "atomic_once", setup_atomic_once, check_atomic_once, "regress/atomic-replicated");
     case_define(c, "num_warps=4");
+    static const rk_dtype I64[] = {RK_I64, RK_U64};
+    for (int i = 0; i < 2; i++) {
+        c = add_case("cast.tile", "cast", setup_i64_bf16, check_cast_ref, "regress/cast-%s-bf16-ties", tname(I64[i]));
+        c->dt[0] = I64[i];
+        c->dt[1] = RK_BF16;
+        case_define(c, "S=%s D=bf16 BLOCK=128 num_warps=1", tname(I64[i]));
+    }
     static const rk_dtype T16[] = {RK_F16, RK_BF16};
     for (int i = 0; i < 2; i++) {
         c = add_case("atomic.tile", "rmw_scalar", setup_atomic16, check_atomic16, "regress/atomic-add-%s",

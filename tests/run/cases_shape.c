@@ -7,8 +7,8 @@
 
 #include "tests/run/cases.h"
 
-enum { K_OUTER, K_EXPAND, K_TRANS, K_PERMUTE, K_RESHAPE12, K_RESHAPE21 };
-static const char *const KNAME[] = {"outer", "expand", "trans2d", "permute3", "reshape_1to2", "reshape_2to1"};
+enum { K_OUTER, K_EXPAND, K_TRANS, K_PERMUTE, K_RESHAPE12, K_RESHAPE21, K_BOOL };
+static const char *const KNAME[] = {"outer", "expand", "trans2d", "permute3", "reshape_1to2", "reshape_2to1", "bool_moves"};
 
 /* x op y in the type: floats rounded once, integers wrapped. */
 static void put_add(HBuf *o, size_t i, double fx, double fy, int64_t ix, int64_t iy)
@@ -43,6 +43,12 @@ static void setup_shape(Run *r)
     case K_RESHAPE12:
         in_buf(r, "x", t, (size_t)(R * C), g);
         out_buf(r, "out", t, (size_t)(R * C))->cols = C;
+        break;
+    case K_BOOL:
+        in_buf(r, "x", t, (size_t)(R * C), g);
+        out_buf(r, "outt", RK_I8, (size_t)(R * C))->cols = R;
+        out_buf(r, "outr", RK_I8, (size_t)(R * C));
+        out_buf(r, "outp", RK_I8, (size_t)(R * C));
         break;
     default:
         in_buf(r, "x", t, (size_t)(R * C), g);
@@ -121,6 +127,22 @@ static void check_shape(Run *r)
         expect_buf(r, o, EXACT);
         break;
     }
+    case K_BOOL: {
+        HBuf *ot = &r->bufs[1], *orr = &r->bufs[2], *op = &r->bufs[3];
+        for (int i = 0; i < R; i++)
+            for (int j = 0; j < C; j++) {
+                size_t k = (size_t)(i * C + j);
+                bool b = dt_float(t) ? fget(t, x->host, k) > 0 : dt_signed(t) ? iget(t, x->host, k) > 0 : iget(t, x->host, k) != 0;
+                ref_i(ot, (size_t)(j * R + i), b);
+                ref_i(orr, k, b);
+                /* b3[i][j / 2][j % 2] -> permuted [j % 2][i][j / 2] */
+                ref_i(op, (size_t)((j % 2) * (R * C / 2) + i * (C / 2) + j / 2), b);
+            }
+        expect_buf(r, ot, EXACT);
+        expect_buf(r, orr, EXACT);
+        expect_buf(r, op, EXACT);
+        break;
+    }
     default: {
         HBuf *o = &r->bufs[1], *o2 = &r->bufs[2], *o3 = &r->bufs[3];
         for (size_t k = 0; k < (size_t)(R * C); k++) {
@@ -153,7 +175,7 @@ void gen_shape(void)
                                     {256, 4, 8}};
     for (int ti = 0; ti < NALL_TYPES; ti++) {
         rk_dtype t = ALL_TYPES[ti];
-        for (int kind = K_OUTER; kind <= K_RESHAPE21; kind++) {
+        for (int kind = K_OUTER; kind <= K_BOOL; kind++) {
             if (kind == K_PERMUTE)
                 continue;
             for (int s = 0; s < 7; s++) {
