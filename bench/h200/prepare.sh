@@ -59,18 +59,21 @@ while read -r bm bn bk w s; do
         T=bf16 BLOCK_M="$bm" BLOCK_N="$bn" BLOCK_K="$bk" num_warps="$w" num_stages="$s"
 done <<'EOF'
 128 128 32 4 2
-128 128 64 8 2
-128 128 32 8 3
-128 256 32 8 2
-128 256 64 8 2
-256 128 64 8 2
-64 64 64 4 2
+128 128 32 4 4
+128 128 64 8 3
+128 128 32 8 4
+128 256 32 8 4
+128 256 64 8 3
+128 256 64 8 4
+256 128 64 8 3
+256 128 32 8 4
+64 128 64 4 4
 EOF
 
 # Row softmax and layer norm over 8192 columns: one row per program, BLOCK = 8192.
 for w in 4 8 16; do
-    variant softmax "softmax_w$w" bench/kernels/softmax.tile softmax_rows BLOCK=8192 num_warps="$w"
-    variant layernorm "layernorm_w$w" bench/kernels/layernorm.tile layernorm BLOCK=8192 num_warps="$w"
+    variant softmax "softmax_w$w" bench/kernels/softmax.tile softmax_rows BLOCK=8192 ALIGN=16 num_warps="$w"
+    variant layernorm "layernorm_w$w" bench/kernels/layernorm.tile layernorm BLOCK=8192 ALIGN=16 num_warps="$w"
 done
 
 # Vector add, f32, n a multiple of 16 (ALIGN=16: 128-bit accesses).

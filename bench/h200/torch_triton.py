@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Triton and torch on the H200 benchmark's sizes (the rk side is rk_bench.c); run by bench/h200/run.sh.
 
-    python3 bench/h200/torch_triton.py [--tsv FILE] [--runs N] [--only NAME,...]
+    python3 bench/h200/torch_triton.py [--tsv FILE] [--runs N] [--only NAME,...] [--small]
 
 The same measurements as rk_bench, on the same sizes, checked and timed the same way:
   matmul     bf16 C = A B (f32 accumulation), 4096^3 and 8192^3; Triton: the tutorial's grouped kernel,
@@ -36,6 +36,11 @@ DEV = "cuda"
 RUNS = 20
 TSV = None
 FLUSH = None
+FAILURES = 0  # outputs that failed their check, and benchmarks that raised
+# The sizes (rk_bench.c uses the same); --small shrinks them, to try the script out without a GPU.
+SIZES = dict(matmul=(4096, 8192), rows=(16384, 8192), vecadd=1 << 28, attention=(4, 16, 4096, 64), launch=20000,
+             flush=256 << 20)
+SMALL = dict(matmul=(64, 128), rows=(8, 256), vecadd=1 << 12, attention=(1, 2, 64, 16), launch=10, flush=1 << 10)
 
 # ---- Triton kernels ------------------------------------------------------------------------------
 
@@ -195,6 +200,7 @@ def record(bench, impl, size, config, ms, value, unit, err, tol, status):
 
 def measure(bench, impl, size, unit, work, fn, check, tol, config=lambda: ""):
     """Runs fn once, checks its output (check() gives the relative error), then times it."""
+    global FAILURES
     try:
         fn()
         torch.cuda.synchronize()
@@ -204,6 +210,7 @@ def measure(bench, impl, size, unit, work, fn, check, tol, config=lambda: ""):
         if not ok:
             print()
             record(bench, impl, size, config(), 0, 0, unit, err, tol, "failed")
+            FAILURES += 1
             return False
         ms = timed(fn)
         value = work / ms / 1e9 if unit == "TFLOP/s" else work / ms / 1e6
@@ -211,6 +218,7 @@ def measure(bench, impl, size, unit, work, fn, check, tol, config=lambda: ""):
         record(bench, impl, size, config(), ms, value, unit, err, tol, "ok")
         return True
     except Exception as e:  # one failing benchmark must not stop the others
+        FAILURES += 1
         print(f"\n  {impl}: error: {type(e).__name__}: {e}", flush=True)
         traceback.print_exc()
         record(bench, impl, size, config(), 0, 0, unit, math.nan, tol, "error")
@@ -234,7 +242,7 @@ def bench_matmul(n):
     a = (torch.rand(n, n, device=DEV, generator=g) * 2 - 1).to(torch.bfloat16)
     b = (torch.rand(n, n, device=DEV, generator=g) * 2 - 1).to(torch.bfloat16)
     c = torch.empty(n, n, device=DEV, dtype=torch.bfloat16)
-    if n <= 4096:
+    if n <= SIZES["matmul"][0]:
         rows = torch.arange(n, device=DEV)
         ref = a.double() @ b.double()
     else:  # 16 rows spread over C, the first and the last included
@@ -258,7 +266,7 @@ def bench_matmul(n):
 
 
 def bench_rows(layernorm):
-    rows, cols, eps = 16384, 8192, 1e-5
+    (rows, cols), eps = SIZES["rows"], 1e-5
     name = "layernorm" if layernorm else "softmax"
     print(f"\n== {name} f32 {rows}x{cols}", flush=True)
     g = torch.Generator(device=DEV).manual_seed(1)
@@ -296,13 +304,13 @@ def bench_rows(layernorm):
 
 
 def bench_vecadd():
-    n = 1 << 28
-    print(f"\n== vecadd f32 2^28", flush=True)
+    n = SIZES["vecadd"]
+    print(f"\n== vecadd f32 2^{n.bit_length() - 1}", flush=True)
     g = torch.Generator(device=DEV).manual_seed(2)
     x = torch.rand(n, device=DEV, generator=g) * 2 - 1
     y = torch.rand(n, device=DEV, generator=g) * 2 - 1
     out = torch.empty_like(x)
-    size, work = "2^28", 3.0 * n * 4
+    size, work = f"2^{n.bit_length() - 1}", 3.0 * n * 4
 
     def check():  # in chunks: the float64 reference of the whole would be 2 GiB more
         worst, step = 0.0, 1 << 26
@@ -329,7 +337,7 @@ def bench_vecadd():
 
 
 def bench_attention():
-    Z, H, N, D = 4, 16, 4096, 64
+    Z, H, N, D = SIZES["attention"]
     print(f"\n== attention fwd f16 Z={Z} H={H} N={N} D={D}", flush=True)
     g = torch.Generator(device=DEV).manual_seed(3)
     q, k, v = ((torch.rand(Z, H, N, D, device=DEV, generator=g) * 2 - 1).half() for _ in range(3))
@@ -364,7 +372,7 @@ def bench_attention():
 
 
 def bench_launch():
-    reps, rounds = 20000, 5
+    reps, rounds = SIZES["launch"], 5
     print(f"\n== launch overhead: {reps} back-to-back launches of an empty Triton kernel, {rounds} rounds", flush=True)
     x = torch.empty(32, device=DEV)
     noop_kernel[(1,)](x, 0, BLOCK=32, num_warps=1)  # compiles
@@ -394,7 +402,10 @@ def main():
     ap.add_argument("--tsv")
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--only", default="launch,vecadd,softmax,layernorm,matmul,attention")
+    ap.add_argument("--small", action="store_true", help="tiny sizes, to try the script out")
     args = ap.parse_args()
+    if args.small:
+        SIZES.update(SMALL)
     RUNS = max(20, args.runs)
     TSV = open(args.tsv, "w") if args.tsv else None
     only = set(args.only.split(","))
@@ -404,11 +415,11 @@ def main():
     if TSV:
         TSV.write(f"# triton {triton.__version__}, torch {torch.__version__} (CUDA {torch.version.cuda}), "
                   f"{props.name}\n")
-    FLUSH = torch.empty(256 << 20, dtype=torch.int8, device=DEV)
+    FLUSH = torch.empty(SIZES["flush"], dtype=torch.int8, device=DEV)
     t0 = time.perf_counter()
     steps = [("launch", bench_launch), ("vecadd", bench_vecadd), ("softmax", lambda: bench_rows(False)),
-             ("layernorm", lambda: bench_rows(True)), ("matmul", lambda: bench_matmul(4096)),
-             ("matmul", lambda: bench_matmul(8192)), ("attention", bench_attention)]
+             ("layernorm", lambda: bench_rows(True)), ("matmul", lambda: bench_matmul(SIZES["matmul"][0])),
+             ("matmul", lambda: bench_matmul(SIZES["matmul"][1])), ("attention", bench_attention)]
     failed = 0
     for name, step in steps:
         if name not in only:
@@ -423,7 +434,7 @@ def main():
     print(f"\ntorch_triton: done in {time.perf_counter() - t0:.1f} s", flush=True)
     if TSV:
         TSV.close()
-    return 1 if failed else 0
+    return 1 if failed or FAILURES else 0
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@
  * subtarget, 3-4 ms more than with a cached TargetMachine (8 ms against 4.5 ms); O3 1 ms; ld.lld
  * 25-35 ms, nearly all of it the process start. */
 #include <llvm-c/Analysis.h>
-#include <llvm-c/Support.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -61,25 +60,60 @@ static void init_llvm(void)
     LLVMInitializeX86Target();
     LLVMInitializeX86AsmPrinter();
     LLVMInitializeX86AsmParser();
-    /* EXPERIMENT: RK_LLVM_ARGS */
-    const char *args = getenv("RK_LLVM_ARGS");
-    if (args && *args) {
-        static char buf[4096];
-        static const char *argv[64] = {"rk"};
-        int argc = 1;
-        snprintf(buf, sizeof buf, "%s", args);
-        for (char *p = strtok(buf, " "); p && argc < 64; p = strtok(NULL, " "))
-            argv[argc++] = p;
-        LLVMParseCommandLineOptions(argc, argv, NULL);
-    }
 }
 
 void codegen_init_llvm(void) { pthread_once(&llvm_once, init_llvm); }
 
+/* ---- what -O<n> means --------------------------------------------------------------------------- */
+
+/* rk's middle end for AMDGPU at -O2 and -O3: the passes of LLVM's default<O3> that change the code of
+ * rk's kernels, found by removing the others one at a time and keeping a removal only when the ISA
+ * report (compiler/report) of every kernel of examples/, bench/kernels/, bench/vs_triton/kernels/ and
+ * tests/golden/isa/ stayed identical (docs/performance.md, "Compile time"). The same code as
+ * default<O3> in 40 to 60% of its time. The lowering's IR is already free of allocas, calls and
+ * dead code; what it leaves to LLVM is redundant lane-coordinate arithmetic (early-cse, instcombine),
+ * masked-access branches (simplifycfg), loop-invariant address computations (licm on rotated loops),
+ * induction variables (indvars), scalars SLP packs into vectors (<2 x half> and <4 x float> math,
+ * 16-bit values carried through loops in pairs), and the kernel attributes amdgpu-attributor infers
+ * (which implicit arguments and work-item ids a kernel does not use). */
+static const char rk_amdgpu_pipeline[] =
+    "function("
+    "early-cse,sccp,instcombine<max-iterations=1;no-verify-fixpoint>,simplifycfg,"
+    "early-cse<memssa>,instcombine<max-iterations=1;no-verify-fixpoint>,reassociate,"
+    "loop-mssa(loop-rotate<header-duplication;no-prepare-for-lto>,licm<allowspeculation>),"
+    "instcombine<max-iterations=1;no-verify-fixpoint>,loop(indvars),early-cse<memssa>,"
+    "infer-alignment,slp-vectorizer,vector-combine,instcombine<max-iterations=1;no-verify-fixpoint>,div-rem-pairs),"
+    "amdgpu-attributor";
+
+/* The optimisation pipeline for -O`opt` on t: $RK_LLVM_PASSES when set (to compare pipelines, e.g.
+ * "default<O3>"), rk's own for AMDGPU at -O2 and -O3, else LLVM's default<On>. */
+static const char *opt_pipeline(const Target *t, int opt, char *buf, size_t n)
+{
+    const char *env = getenv("RK_LLVM_PASSES");
+    if (env && *env)
+        return env;
+    if (t->kind == TARGET_AMDGPU && opt >= 2)
+        return rk_amdgpu_pipeline;
+    snprintf(buf, n, "default<O%d>", opt);
+    return buf;
+}
+
+/* The code generator's level for -O`opt` on t: $RK_LLVM_CODEGEN_OPT (0 to 3) when set; for AMDGPU
+ * at -O2 and -O3 the default level (2): on rk's kernels it gives the same or fewer instructions than
+ * the aggressive level (tail duplication and block placement at -O3 copy masked-store blocks), and
+ * runs GVN's cheaper EarlyCSE among its IR passes; else the level of -O`opt`. */
+static int codegen_level(const Target *t, int opt)
+{
+    const char *env = getenv("RK_LLVM_CODEGEN_OPT");
+    if (env && env[0] >= '0' && env[0] <= '3' && !env[1])
+        return env[0] - '0';
+    return t->kind == TARGET_AMDGPU && opt == 3 ? 2 : opt;
+}
+
 /* ---- TargetMachine cache ---------------------------------------------------------------------- */
 
-/* A slot holds one TargetMachine for (target, opt level); `busy` while lent to a call. More than
- * one slot per key exists when threads compile for the same key at once. */
+/* A slot holds one TargetMachine for (target, code generator level); `busy` while lent to a call.
+ * More than one slot per key exists when threads compile for the same key at once. */
 typedef struct TmSlot {
     const Target *t;
     int opt;
@@ -106,8 +140,7 @@ static LLVMTargetMachineRef tm_create(const Target *t, int opt, char *why, size_
     LLVMTargetMachineOptionsRef o = LLVMCreateTargetMachineOptions();
     LLVMTargetMachineOptionsSetCPU(o, t->cpu);
     LLVMTargetMachineOptionsSetFeatures(o, t->features);
-    const char *cgo = getenv("RK_LLVM_CGOPT"); /* EXPERIMENT */
-    LLVMTargetMachineOptionsSetCodeGenOptLevel(o, levels[cgo && *cgo ? atoi(cgo) : opt]);
+    LLVMTargetMachineOptionsSetCodeGenOptLevel(o, levels[opt]);
     /* emu: the object goes into a shared library */
     LLVMTargetMachineOptionsSetRelocMode(o, t->kind == TARGET_EMU ? LLVMRelocPIC : LLVMRelocDefault);
     LLVMTargetMachineRef tm = LLVMCreateTargetMachineWithOptions(target, t->triple, o);
@@ -347,7 +380,8 @@ CgStatus codegen_module(const Target *t, LLVMModuleRef m, int opt_level, unsigne
     LLVMMemoryBufferRef asm_buf = NULL, obj_buf = NULL;
 
     t0 = now_ms();
-    LLVMTargetMachineRef tm = tm_acquire(t, opt_level, &out->tm_cached, msg, sizeof msg);
+    int cg_level = codegen_level(t, opt_level);
+    LLVMTargetMachineRef tm = tm_acquire(t, cg_level, &out->tm_cached, msg, sizeof msg);
     out->t_tm_ms = now_ms() - t0;
     if (!tm)
         return *err = arena_strdup(a, msg), CG_ERR_LLVM;
@@ -364,17 +398,16 @@ CgStatus codegen_module(const Target *t, LLVMModuleRef m, int opt_level, unsigne
     /* optimise */
     t0 = now_ms();
     double c0 = cpu_ms();
-    char pipeline[32];
-    snprintf(pipeline, sizeof pipeline, "default<O%d>", opt_level);
-    const char *pover = getenv("RK_LLVM_PASSES"); /* EXPERIMENT */
+    char buf[32];
+    const char *pipeline = opt_pipeline(t, opt_level, buf, sizeof buf);
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-    LLVMErrorRef e = LLVMRunPasses(m, pover && *pover ? pover : pipeline, tm, po);
+    LLVMErrorRef e = LLVMRunPasses(m, pipeline, tm, po);
     LLVMDisposePassBuilderOptions(po);
     out->t_opt_ms = now_ms() - t0;
     out->c_opt_ms = cpu_ms() - c0;
     if (e) {
         char *em = LLVMGetErrorMessage(e);
-        snprintf(msg, sizeof msg, "LLVM's %s pipeline failed: %s", pipeline, em);
+        snprintf(msg, sizeof msg, "LLVM's optimisation pipeline (%.200s) failed: %s", pipeline, em);
         LLVMDisposeErrorMessage(em);
         st = CG_ERR_LLVM;
         goto done;
@@ -410,7 +443,7 @@ CgStatus codegen_module(const Target *t, LLVMModuleRef m, int opt_level, unsigne
 
 done:
     LLVMContextSetDiagnosticHandler(ctx, old_handler, old_ud);
-    tm_release(t, opt_level, tm);
+    tm_release(t, cg_level, tm);
     /* LLVM state given back; the arena may be used again */
     if (diags.warnings.n)
         out->warnings = arena_strdup(a, diags.warnings.s);
@@ -441,7 +474,7 @@ done:
         double tool_cpu = 0;
         const void *objs[1] = {out->obj};
         size_t sizes[1] = {out->obj_size};
-        st = codegen_link_lld(t, objs, sizes, 1, a, &out->binary, &out->binary_size, err, &tool_cpu);
+        st = cg_link(t, objs, sizes, 1, a, &out->binary, &out->binary_size, err, &tool_cpu);
         out->t_link_ms = now_ms() - t0;
         out->c_link_ms = cpu_ms() - c0 + tool_cpu;
     }

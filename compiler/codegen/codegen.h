@@ -83,19 +83,31 @@ CgStatus codegen_module(const Target *t, LLVMModuleRef m, int opt_level, unsigne
 /* LLVMVerifyModule, returning its message instead of printing it. */
 bool codegen_verify_module(LLVMModuleRef m, Arena *a, const char **err);
 
-/* Links relocatable objects (from codegen_module, for the same target) into one loadable binary with
- * ld.lld -shared: a code object for AMDGPU (--no-undefined: a GPU has nothing to resolve symbols
- * against), a shared object for emu (undefined symbols such as memcpy resolve when dlopen'ed).
+/* Links relocatable objects (from codegen_module, for the same target) into one loadable binary: a
+ * code object for AMDGPU, in process (cg_elf_link) unless the object holds what that does not handle or
+ * RK_LINK=lld asks for ld.lld, else with ld.lld -shared --no-undefined (a GPU has nothing to resolve
+ * symbols against); a shared object for emu with ld.lld -shared (undefined symbols such as memcpy
+ * resolve when dlopen'ed).
  * AMDGPU: exactly one object (CG_ERR_USAGE otherwise), since each carries a metadata note and the
  * loader reads only the first: put several kernels in one module (LLVMLinkModules2) instead. emu:
  * up to 256 objects, whose symbol names must differ. */
 CgStatus codegen_link(const Target *t, const void *const *objs, const size_t *sizes, int n, Arena *a, void **bin,
                       size_t *bin_size, const char **err);
 
+/* The in-process linker (elf_link.c): one AMDGPU relocatable object from codegen_module into the code
+ * object ld.lld -shared would make of it (the same bytes but for .comment). Returns false with the
+ * reason in *why when the object holds anything it does not handle (a section, symbol or relocation
+ * kind rk's modules do not produce); codegen_link then runs ld.lld. */
+bool cg_elf_link(const void *obj, size_t size, Arena *a, void **bin, size_t *bin_size, const char **why);
+
 /* codegen_link through ld.lld whatever the input; adds ld.lld's CPU time (user + system) to *cpu_ms
  * unless cpu_ms is NULL. */
 CgStatus codegen_link_lld(const Target *t, const void *const *objs, const size_t *sizes, int n, Arena *a, void **bin,
                           size_t *bin_size, const char **err, double *cpu_ms);
+
+/* codegen_link, adding the CPU time of ld.lld, when it ran, to *tool_cpu_ms (unless NULL). */
+CgStatus cg_link(const Target *t, const void *const *objs, const size_t *sizes, int n, Arena *a, void **bin,
+                 size_t *bin_size, const char **err, double *tool_cpu_ms);
 
 /* sm_90: assembles PTX text into a cubin with ptxas -arch=<t->cpu>. CG_ERR_TOOL when ptxas is not
  * found. (The hook for later: codegen_module's binary for sm_90 is the PTX, which the CUDA driver

@@ -315,8 +315,20 @@ CgStatus codegen_ptxas(const Target *t, const char *ptx, size_t len, Arena *a, v
     return st;
 }
 
+CgStatus cg_link(const Target *t, const void *const *objs, const size_t *sizes, int n, Arena *a, void **bin,
+                 size_t *bin_size, const char **err, double *tool_cpu_ms)
+{
+    const char *how = getenv("RK_LINK");
+    if (t && t->kind == TARGET_AMDGPU && n == 1 && !(how && strcmp(how, "lld") == 0)) {
+        const char *why;
+        if (cg_elf_link(objs[0], sizes[0], a, bin, bin_size, &why))
+            return CG_OK;
+    }
+    return codegen_link_lld(t, objs, sizes, n, a, bin, bin_size, err, tool_cpu_ms);
+}
+
 CgStatus codegen_link(const Target *t, const void *const *objs, const size_t *sizes, int n, Arena *a, void **bin,
                       size_t *bin_size, const char **err)
 {
-    return codegen_link_lld(t, objs, sizes, n, a, bin, bin_size, err, NULL);
+    return cg_link(t, objs, sizes, n, a, bin, bin_size, err, NULL);
 }

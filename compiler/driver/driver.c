@@ -185,7 +185,7 @@ bool driver_compile(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, const Dri
     /* Semantics: parsing of the main file and its imports happens inside. */
     TypeTab *types = ARENA_NEW(a, TypeTab);
     typetab_init(types, a);
-    SemaOptions so = {o->incdirs, o->nincdirs, o->stdlib_dir, o->defines, o->ndefines, o->kernel};
+    SemaOptions so = {o->incdirs, o->nincdirs, o->stdlib_dir, o->defines, o->ndefines, o->kernel, target};
     double t1 = now_ms(), c1 = cpu_ms();
     if (!sema_compile(a, strs, types, src, diags, f, &so, o->config, &out->sema))
         return false;

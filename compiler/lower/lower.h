@@ -14,7 +14,7 @@
 #include "compiler/tir/tir.h"
 
 typedef struct LowerOptions {
-    const char *target; /* gfx942, gfx90a, gfx950, or emu */
+    const char *target; /* a target of compiler/target's table: gfx942, gfx90a, gfx950, emu, sm_90, emu_sm90 */
     bool debug;         /* device_assert and print active (always on for emu) */
 } LowerOptions;
 

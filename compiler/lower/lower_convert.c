@@ -79,6 +79,7 @@ typedef struct Lds {
     int64_t shape[TIR_MAX_RANK];
     int vec;  /* elements per 16-byte chunk */
     int nch;  /* chunks XORed with the row (1: no swizzle) */
+    int pp;   /* rows per phase: the XOR uses row / pp (rows narrower than 128 bytes share a phase) */
 } Lds;
 
 static Lds lds_map(const Type *t, int bytes, bool swizzle)
@@ -90,6 +91,7 @@ static Lds lds_map(const Type *t, int bytes, bool swizzle)
     int64_t cols = t->shape[t->rank - 1];
     int64_t chunks = cols / m.vec;
     m.nch = swizzle && t->rank >= 2 && chunks >= 2 ? (int)(chunks < 8 ? chunks : 8) : 1;
+    m.pp = 1;
     return m;
 }
 
@@ -120,12 +122,33 @@ static LLVMValueRef lds_offset(Lower *L, const LayInfo *li, int r, const Lds *m,
     LLVMValueRef col = c[m->rank - 1];
     int64_t cols = m->shape[m->rank - 1];
     if (m->nch > 1) {
-        LLVMValueRef phase = LLVMBuildAnd(L->b, row, const_i32(L, m->nch - 1), "");
+        LLVMValueRef prow = m->pp > 1 ? LLVMBuildUDiv(L->b, row, const_i32(L, m->pp), "") : row;
+        LLVMValueRef phase = LLVMBuildAnd(L->b, prow, const_i32(L, m->nch - 1), "");
         col = LLVMBuildXor(L->b, col, LLVMBuildMul(L->b, phase, const_i32(L, m->vec), ""), "");
     }
     if (m->rank == 1)
         return col;
     return LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, const_i32(L, cols), ""), col, "");
+}
+
+/* Register r's element offset from register 0's in an unswizzled LDS map: the register bits' part
+ * of its coordinates, which the address then adds as a constant (a DS instruction's offset field)
+ * instead of a per-register address computed once and kept live in a VGPR. -1 with a swizzle. */
+static int64_t lds_reg_offset(const LayInfo *li, int r, const Lds *m, const Perm *p)
+{
+    if (m->nch > 1)
+        return -1;
+    int64_t c[TIR_MAX_RANK], off = 0, stride = 1;
+    lin_reg_coords(&li->ll, r, c);
+    for (int d = m->rank - 1; d >= 0; d--) {
+        int k = d;
+        for (int i = 0; p && i < p->n; i++)
+            if (p->dims[i] == d)
+                k = i;
+        off += c[k] * stride;
+        stride *= m->shape[d];
+    }
+    return off;
 }
 
 /* Length of the run of registers starting at r that are consecutive along the last dimension of the
@@ -272,6 +295,30 @@ void lower_convert(Lower *L, Op *op)
         lval_set(L, op_result(op, 0), lds_move(L, src, from, to, NULL));
         return;
     }
+    if (op->code == OP_CONVERT_LAYOUT && lower_is_shared_tile(from)) {
+        /* a tile in a cp.async stage buffer: the dot reads it there with ldmatrix */
+        const Layout *tl = to->layout;
+        if (tl->kind != LAY_DOT_OP || tl->parent->kind != LAY_MMA || ty_bits(ty_elem(from)) != 16) {
+            lower_error(L, "internal error: a shared tile converted to something other than an mma operand");
+            return;
+        }
+        async_wait(L, op->operands[0]);
+        Deferred *d = ARENA_NEW(L->a, Deferred);
+        d->to = to;
+        d->offset = 0;
+        d->base_v = src->r[0];
+        d->bytes = 2;
+        d->rank = 2;
+        memcpy(d->shape, from->shape, sizeof(int64_t) * 2);
+        d->vec = 8;
+        d->nch = from->layout->max_phase;
+        d->pp = from->layout->per_phase;
+        d->kmajor = false;
+        d->ldsm = true;
+        L->deferred[op->results[0].scratch] = d;
+        lval_set(L, op_result(op, 0), lval_new(L, 0, &lay_info(L, to)->ll));
+        return;
+    }
     if (op->code == OP_CONVERT_LAYOUT && deferrable(L, op)) {
         Deferred *d = defer_operand(L, src, from, to);
         if (d) {
@@ -300,7 +347,7 @@ static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, cons
     int base = (L->lds_pending + 15) / 16 * 16;
     if (base + need > L->lds_limit)
         return NULL;
-    if (L->lds_pending == 0)
+    if (L->lds_pending == L->lds_static)
         tgt_barrier(L);
     Deferred *d = ARENA_NEW(L->a, Deferred);
     d->to = to;
@@ -312,6 +359,9 @@ static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, cons
      * lane is then at a constant offset from one base address, which the reads fold into their offset
      * fields instead of keeping an address register per k step. */
     d->kmajor = to->layout->op_idx == 1;
+    /* sm_90 keeps B as loaded, [K, N] with n fastest, and reads it transposed (ldmatrix .trans) */
+    if (L->nv && bytes == 2)
+        d->kmajor = false;
     if (d->kmajor) {
         d->shape[0] = from->shape[1];
         d->shape[1] = from->shape[0];
@@ -320,11 +370,22 @@ static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, cons
     }
     d->vec = 16 / bytes > 0 ? 16 / bytes : 1;
     d->nch = 1;
+    d->pp = 1;
+    /* sm_90 reads 16-bit operands with ldmatrix: eight lanes give the addresses of eight rows' 16-byte
+     * chunks at once, so the chunks are XOR-swizzled by the row (rows narrower than 128 bytes sharing
+     * a phase) and the eight land in different banks. A's rows are m, B's are k. */
+    int64_t pitch = d->shape[1] * bytes, chunks = pitch / 16;
+    if (L->nv && bytes == 2 && d->rank == 2 && chunks >= 2) {
+        d->ldsm = true;
+        d->nch = (int)(chunks < 8 ? chunks : 8);
+        d->pp = pitch >= 128 ? 1 : (int)(128 / pitch);
+    }
     Lds map;
     map.rank = d->rank;
     memcpy(map.shape, d->shape, sizeof map.shape);
     map.vec = d->vec;
     map.nch = d->nch;
+    map.pp = d->pp;
     Perm tr = {2, {1, 0}};
     LLVMTypeRef st = llvm_type(L, from);
     int max_vec = 16 / bytes > 0 ? 16 / bytes : 1;
@@ -360,9 +421,12 @@ static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, cons
                     rr |= 1 << bits[i];
             xs[j] = src->r[rr];
         }
-        LLVMValueRef idx = lds_offset(L, si, r, &map, d->kmajor ? &tr : NULL);
+        int64_t k = lds_reg_offset(si, r, &map, d->kmajor ? &tr : NULL);
+        LLVMValueRef idx = lds_offset(L, si, k >= 0 ? 0 : r, &map, d->kmajor ? &tr : NULL);
         LLVMValueRef ptr = tgt_lds_ptr(L, LLVMBuildAdd(L->b, LLVMBuildMul(L->b, idx, const_i32(L, bytes), ""),
                                                        const_i32(L, base), ""));
+        if (k > 0)
+            ptr = LLVMBuildGEP2(L->b, L->i8, ptr, (LLVMValueRef[]){const_i32(L, k * bytes)}, 1, "");
         tgt_check(L, ptr, run * bytes, EMU_ACCESS_STORE | EMU_ACCESS_LDS);
         LLVMValueRef v;
         if (run == 1) {
@@ -389,10 +453,14 @@ void deferred_read(Lower *L, const Deferred *d, int r, int n, LLVMValueRef *out)
     memcpy(map.shape, d->shape, sizeof map.shape);
     map.vec = d->vec;
     map.nch = d->nch;
+    map.pp = d->pp;
     Perm tr = {2, {1, 0}};
-    LLVMValueRef idx = lds_offset(L, di, r, &map, d->kmajor ? &tr : NULL);
+    int64_t k = lds_reg_offset(di, r, &map, d->kmajor ? &tr : NULL);
+    LLVMValueRef idx = lds_offset(L, di, k >= 0 ? 0 : r, &map, d->kmajor ? &tr : NULL);
     LLVMValueRef ptr = tgt_lds_ptr(L, LLVMBuildAdd(L->b, LLVMBuildMul(L->b, idx, const_i32(L, d->bytes), ""),
-                                                   const_i32(L, d->offset), ""));
+                                                   d->base_v ? d->base_v : const_i32(L, d->offset), ""));
+    if (k > 0)
+        ptr = LLVMBuildGEP2(L->b, L->i8, ptr, (LLVMValueRef[]){const_i32(L, k * d->bytes)}, 1, "");
     tgt_check(L, ptr, n * d->bytes, EMU_ACCESS_LOAD | EMU_ACCESS_LDS);
     LLVMTypeRef et = llvm_type(L, d->to);
     if (n == 1) {
@@ -407,11 +475,28 @@ void deferred_read(Lower *L, const Deferred *d, int r, int n, LLVMValueRef *out)
         out[i] = LLVMBuildExtractElement(L->b, v, const_i32(L, i), "");
 }
 
+LLVMValueRef deferred_chunk_ptr(Lower *L, const Deferred *d, LLVMValueRef row, LLVMValueRef chunk)
+{
+    LLVMValueRef c = chunk;
+    if (d->nch > 1) {
+        LLVMValueRef prow = d->pp > 1 ? LLVMBuildLShr(L->b, row, const_i32(L, __builtin_ctz((unsigned)d->pp)), "") : row;
+        c = LLVMBuildXor(L->b, c, LLVMBuildAnd(L->b, prow, const_i32(L, d->nch - 1), ""), "");
+    }
+    LLVMValueRef idx = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, const_i32(L, d->shape[1]), ""),
+                                    LLVMBuildMul(L->b, c, const_i32(L, d->vec), ""), "");
+    return tgt_lds_ptr(L, LLVMBuildAdd(L->b, LLVMBuildMul(L->b, idx, const_i32(L, d->bytes), ""),
+                                       d->base_v ? d->base_v : const_i32(L, d->offset), ""));
+}
+
 /* Is this convert's result a dot operand that the dot can read from LDS itself? */
 static bool deferrable(Lower *L, Op *op)
 {
     const Layout *to = op->results[0].type->layout;
     if (!to || to->kind != LAY_DOT_OP || (to->parent->kind != LAY_MFMA && to->parent->kind != LAY_MMA) || L->uses[op->results[0].scratch] != 1)
+        return false;
+    /* a conversion that only renames registers (a chained dot's accumulator as the next A) stays there */
+    const LayInfo *si = lay_info(L, op->operands[0]->type), *di = lay_info(L, op->results[0].type);
+    if (register_map(&si->ll, &di->ll, NULL, ARENA_ARRAY(L->a, int, lin_nregs(&di->ll) + 1)))
         return false;
     for (Op *n = op->next; n; n = n->next)
         if (n->code == OP_DOT)

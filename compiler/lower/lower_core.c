@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "compiler/lower/lower_internal.h"
+#include "compiler/target/target.h"
 
 void lower_error(Lower *L, const char *fmt, ...)
 {
@@ -181,7 +182,7 @@ static int flat(Lower *L, Value *const *vs, int n, LLVMValueRef *out)
 
 static int nregs_of(Lower *L, const Type *t)
 {
-    if (t->kind != TY_TILE)
+    if (t->kind != TY_TILE || lower_is_shared_tile(t))
         return 1;
     return lin_nregs(&lay_info(L, t)->ll);
 }
@@ -197,9 +198,10 @@ static LLVMValueRef *make_phis(Lower *L, Value *vals, int n, int *count)
     for (int i = 0; i < n; i++) {
         const Type *t = vals[i].type;
         int nr = nregs_of(L, t);
-        LVal x = lval_new(L, nr, t->kind == TY_TILE ? &lay_info(L, t)->ll : NULL);
+        bool sh = lower_is_shared_tile(t);
+        LVal x = lval_new(L, nr, t->kind == TY_TILE && !sh ? &lay_info(L, t)->ll : NULL);
         for (int j = 0; j < nr; j++)
-            x.r[j] = phis[k++] = LLVMBuildPhi(L->b, llvm_type(L, t), "");
+            x.r[j] = phis[k++] = LLVMBuildPhi(L->b, sh ? L->i32 : llvm_type(L, t), "");
         lval_set(L, &vals[i], x);
     }
     *count = total;
@@ -218,7 +220,7 @@ static void bind_flat(Lower *L, Value *vals, int n, LLVMValueRef *flatv)
     for (int i = 0; i < n; i++) {
         const Type *t = vals[i].type;
         int nr = nregs_of(L, t);
-        LVal x = lval_new(L, nr, t->kind == TY_TILE ? &lay_info(L, t)->ll : NULL);
+        LVal x = lval_new(L, nr, t->kind == TY_TILE && !lower_is_shared_tile(t) ? &lay_info(L, t)->ll : NULL);
         for (int j = 0; j < nr; j++)
             x.r[j] = flatv[k++];
         lval_set(L, &vals[i], x);
@@ -344,6 +346,7 @@ static void lower_op(Lower *L, Op *op)
     switch (op->code) {
     case OP_FOR:
         lower_for(L, op);
+        async_after_loop(L, op);
         return;
     case OP_IF:
         lower_if(L, op);
@@ -358,6 +361,12 @@ static void lower_op(Lower *L, Op *op)
         LLVMBuildRetVoid(L->b);
         return;
     case OP_LOAD:
+        if (lower_is_shared_tile(op->results[0].type)) {
+            lower_async_load(L, op);
+            return;
+        }
+        lower_memory(L, op);
+        return;
     case OP_STORE:
     case OP_ATOMIC_RMW:
     case OP_ATOMIC_CAS:
@@ -433,12 +442,15 @@ bool lower_kernel(Func *f, LLVMModuleRef mod, const LowerOptions *o, Diags *diag
     L->diags = diags;
     L->o = o;
     L->f = f;
-    L->emu = strcmp(o->target, "emu") == 0;
+    /* emu and emu_sm90 are host code through the emulator's ABI (L->emu); sm_90 and emu_sm90 have
+     * sm_90's semantics (L->nv: 32-lane warps, mma.sync, ldmatrix, cp.async). Both may hold. */
+    const Target *tg = target_find(o->target);
+    L->emu = tg && tg->kind == TARGET_EMU;
     L->gfx90a = strcmp(o->target, "gfx90a") == 0;
     L->gfx950 = strcmp(o->target, "gfx950") == 0;
-    L->nv = strcmp(o->target, "sm_90") == 0;
+    L->nv = tg && strcmp(tg->arch, "sm_90") == 0;
     L->debug = o->debug || L->emu;
-    L->wave = L->nv ? 32 : 64;
+    L->wave = tg && tg->wave_size ? tg->wave_size : 64;
     L->nw = f->opts.num_warps;
     L->mod = mod;
     L->ctx = LLVMGetModuleContext(mod);
@@ -461,6 +473,8 @@ bool lower_kernel(Func *f, LLVMModuleRef mod, const LowerOptions *o, Diags *diag
     L->vals = ARENA_ARRAY(L->a, LVal, n + 1);
     L->uses = ARENA_ARRAY(L->a, int, n + 1);
     L->deferred = ARENA_ARRAY(L->a, Deferred *, n + 1);
+    L->ring_of = ARENA_ARRAY(L->a, Ring *, n + 1);
+    L->ring_slot = ARENA_ARRAY(L->a, int, n + 1);
     count_uses(f->body, L->uses);
 
     /* The signature: gfx kernels take their parameters directly (LLVM lays out the kernarg segment
@@ -513,6 +527,7 @@ bool lower_kernel(Func *f, LLVMModuleRef mod, const LowerOptions *o, Diags *diag
         lval_set(L, &body->args[i], x);
     }
     LLVMPositionBuilderAtEnd(L->b, start);
+    async_plan(L, f);
     lower_block(L, body);
     if (!L->failed)
         tgt_finish(L);

@@ -204,7 +204,7 @@ static void dot_mfma(Lower *L, Op *op)
                                         : tgt_mfma(L, cl->instr, fa[mi[t]], fb[ni[t]], acc[t]);
         }
     if (da || db)
-        L->lds_pending = 0; /* the regions are free again (the next writer waits at a barrier first) */
+        L->lds_pending = L->lds_static; /* the regions are free again (the next writer waits at a barrier first) */
     LVal out = lval_new(L, C->n, C->ll);
     for (int t = 0; t < ntiles; t++)
         for (int j = 0; j < nacc; j++)
@@ -221,6 +221,44 @@ static LLVMValueRef pack_pair(Lower *L, int instr, LLVMValueRef *xs)
     return instr == NV_MMA_BF16 ? LLVMBuildBitCast(L->b, v, L->i32, "") : v;
 }
 
+/* The wave's part of coordinate `dim` of a layout (separable: a sum of the set wave bits' bases). */
+static LLVMValueRef warp_part(Lower *L, const LinLayout *ll, int dim)
+{
+    LLVMValueRef acc = const_i32(L, 0);
+    for (int b = 0; b < ll->nwarp; b++) {
+        int32_t v = ll->warp[b][dim];
+        if (!v)
+            continue;
+        LLVMValueRef bit = LLVMBuildAnd(L->b, LLVMBuildLShr(L->b, L->warp, const_i32(L, b), ""), const_i32(L, 1), "");
+        acc = LLVMBuildAdd(L->b, acc, LLVMBuildShl(L->b, bit, const_i32(L, __builtin_ctz((unsigned)v)), ""), "");
+    }
+    return acc;
+}
+
+/* ldmatrix .x4 from a deferred operand: matrix j (= lane / 8) starts at row row0 + rstep[j] and
+ * 16-byte chunk chunk0 + cstep[j]; lane l gives row l % 8 of its matrix. */
+static void ldsm_x4(Lower *L, const Deferred *d, LLVMValueRef row0, LLVMValueRef chunk0, const int64_t *rstep,
+                    const int64_t *cstep, bool trans, LLVMValueRef *out)
+{
+    LLVMValueRef j = LLVMBuildLShr(L->b, L->lane, const_i32(L, 3), "");
+    LLVMValueRef rs = const_i32(L, rstep[0]), cs = const_i32(L, cstep[0]);
+    for (int m = 1; m < 4; m++) {
+        LLVMValueRef is = LLVMBuildICmp(L->b, LLVMIntEQ, j, const_i32(L, m), "");
+        rs = LLVMBuildSelect(L->b, is, const_i32(L, rstep[m]), rs, "");
+        cs = LLVMBuildSelect(L->b, is, const_i32(L, cstep[m]), cs, "");
+    }
+    LLVMValueRef row = LLVMBuildAdd(L->b, LLVMBuildAdd(L->b, row0, rs, ""),
+                                    LLVMBuildAnd(L->b, L->lane, const_i32(L, 7), ""), "");
+    LLVMValueRef chunk = LLVMBuildAdd(L->b, chunk0, cs, "");
+    tgt_ldmatrix_x4(L, deferred_chunk_ptr(L, d, row, chunk), trans, out);
+}
+
+/* i32 registers from ldmatrix as the pairs mma.sync takes (<2 x half> for f16). */
+static LLVMValueRef as_pair(Lower *L, int instr, LLVMValueRef r)
+{
+    return instr == NV_MMA_BF16 ? r : LLVMBuildBitCast(L->b, r, LLVMVectorType(L->f16, 2), "");
+}
+
 static void dot_mma(Lower *L, Op *op)
 {
     const Type *ta = op->operands[0]->type, *tb = op->operands[1]->type, *tc = op->results[0].type;
@@ -228,8 +266,8 @@ static void dot_mma(Lower *L, Op *op)
     const LinLayout *la = &lay_info(L, ta)->ll, *lb = &lay_info(L, tb)->ll, *lc = &lay_info(L, tc)->ll;
     LVal *A = lval(L, op->operands[0]), *B = lval(L, op->operands[1]), *C = lval(L, op->operands[2]);
     const Deferred *da = L->deferred[op->operands[0]->scratch], *db = L->deferred[op->operands[1]->scratch];
-    if (da || db)
-        tgt_barrier(L);
+    if ((da && !da->base_v) || (db && !db->base_v))
+        tgt_barrier(L); /* the converts' writes are complete (cp.async buffers were waited for already) */
     int64_t K = ta->shape[1];
     int ntiles = C->n / 4;
     int64_t (*org)[2] = arena_alloc(L->a, sizeof(int64_t[2]) * (size_t)(ntiles + 1));
@@ -255,22 +293,60 @@ static void dot_mma(Lower *L, Op *op)
     LLVMValueRef (*fa)[4] = arena_alloc(L->a, sizeof(LLVMValueRef[4]) * (size_t)(nm + 1));
     LLVMValueRef (*fb)[2] = arena_alloc(L->a, sizeof(LLVMValueRef[2]) * (size_t)(nn + 1));
     LLVMValueRef xs[2];
+    /* ldmatrix: the wave's origin of its rows (A: m, B: n) */
+    LLVMValueRef wa = da && da->ldsm ? warp_part(L, la, 0) : NULL, wb = db && db->ldsm ? warp_part(L, lb, 1) : NULL;
     for (int64_t k0 = 0; k0 < K && !L->failed; k0 += 16) {
-        for (int i = 0; i < nm; i++)
+        for (int i = 0; i < nm; i++) {
+            if (wa) {
+                /* matrices: rows +0/+8 (a0a1, a2a3), then k +8 (a4a5, a6a7) */
+                static const int64_t rstep[4] = {0, 8, 0, 8}, cstep[4] = {0, 0, 1, 1};
+                LLVMValueRef r[4];
+                ldsm_x4(L, da, LLVMBuildAdd(L->b, wa, const_i32(L, ms[i]), ""), const_i32(L, k0 / 8), rstep, cstep,
+                        false, r);
+                for (int p = 0; p < 4; p++)
+                    fa[i][p] = as_pair(L, cl->instr, r[p]);
+                continue;
+            }
             for (int p = 0; p < 4; p++) {
                 fragment(L, la, A, da, ms[i] + (p & 1) * 8, k0 + (p >> 1) * 8, 1, 2, xs);
                 fa[i][p] = pack_pair(L, cl->instr, xs);
             }
-        for (int i = 0; i < nn; i++)
+        }
+        for (int i = 0; i < nn; i++) {
+            if (wb) {
+                /* two n tiles at once when there are two left: (tile i: k +0, +8), (tile i+1: k +0, +8);
+                 * else tile i twice. B is [K, N]: its rows are k, read transposed. */
+                int64_t dn = i + 1 < nn ? ns[i + 1] - ns[i] : 0;
+                LLVMValueRef r[4];
+                if (db->kmajor) {
+                    int64_t rstep[4] = {0, 0, dn, dn}, cstep[4] = {0, 1, 0, 1};
+                    ldsm_x4(L, db, LLVMBuildAdd(L->b, wb, const_i32(L, ns[i]), ""), const_i32(L, k0 / 8), rstep,
+                            cstep, false, r);
+                } else {
+                    int64_t rstep[4] = {0, 8, 0, 8}, cstep[4] = {0, 0, dn / 8, dn / 8};
+                    LLVMValueRef c0 = LLVMBuildLShr(L->b, LLVMBuildAdd(L->b, wb, const_i32(L, ns[i]), ""),
+                                                    const_i32(L, 3), "");
+                    ldsm_x4(L, db, const_i32(L, k0), c0, rstep, cstep, true, r);
+                }
+                fb[i][0] = as_pair(L, cl->instr, r[0]);
+                fb[i][1] = as_pair(L, cl->instr, r[1]);
+                if (i + 1 < nn) {
+                    fb[i + 1][0] = as_pair(L, cl->instr, r[2]);
+                    fb[i + 1][1] = as_pair(L, cl->instr, r[3]);
+                    i++;
+                }
+                continue;
+            }
             for (int p = 0; p < 2; p++) {
                 fragment(L, lb, B, db, k0 + p * 8, ns[i], 0, 2, xs);
                 fb[i][p] = pack_pair(L, cl->instr, xs);
             }
+        }
         for (int t = 0; t < ntiles && !L->failed; t++)
             tgt_mma_sync(L, cl->instr, fa[mi[t]], fb[ni[t]], &acc[t * 4]);
     }
     if (da || db)
-        L->lds_pending = 0;
+        L->lds_pending = L->lds_static;
     LVal out = lval_new(L, C->n, C->ll);
     memcpy(out.r, acc, sizeof(LLVMValueRef) * (size_t)C->n);
     lval_set(L, op_result(op, 0), out);

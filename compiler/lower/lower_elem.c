@@ -188,7 +188,8 @@ static LLVMRealPredicate fpred(CmpPred p)
 
 static bool f64_math_unsupported(Lower *L, LLVMTypeRef t, OpCode code)
 {
-    if (L->emu || LLVMGetTypeKind(t) != LLVMDoubleTypeKind)
+    /* the emulator computes these with the host's libm; emu_sm90 refuses what sm_90 refuses */
+    if ((L->emu && !L->nv) || LLVMGetTypeKind(t) != LLVMDoubleTypeKind)
         return false;
     switch (code) {
     case OP_EXP: case OP_EXP2: case OP_LOG: case OP_LOG2: case OP_SIN: case OP_COS:
@@ -197,6 +198,33 @@ static bool f64_math_unsupported(Lower *L, LLVMTypeRef t, OpCode code)
     default:
         return false;
     }
+}
+
+/* exp2 and exp of f32 on AMD GPUs (not the emulator, which keeps LLVM's exp2 and exp): v_exp_f32
+ * itself (llvm.amdgcn.exp2), within 1 ulp, as Triton emits it. llvm.exp2.f32 would wrap it in a
+ * range reduction that keeps results below 2^-126 (x < -126) as denormals: a compare, two selects,
+ * an add and an ldexp per element; here such results may be flushed to zero. exp is 2^(x log2 e)
+ * with the rounding error of x log2 e carried by FMAs (x*hi exactly split into t + e, then
+ * 2^t (1 + e ln 2)), so large arguments keep their precision (within 2 ulps); outside |t| < 128 the
+ * correction is skipped: 2^t is 0, inf or NaN there and e may be NaN. */
+static LLVMValueRef gfx_exp(Lower *L, OpCode c, LLVMValueRef a)
+{
+    if (L->emu || L->nv || (c != OP_EXP && c != OP_EXP2) || LLVMTypeOf(a) != L->f32)
+        return NULL;
+    if (c == OP_EXP2)
+        return intr(L, "llvm.amdgcn.exp2", L->f32, &a, 1);
+    const double l2e = 1.4426950408889634;
+    const float l2e_hi = (float)l2e;
+    LLVMValueRef hi = LLVMConstReal(L->f32, l2e_hi), lo = LLVMConstReal(L->f32, l2e - l2e_hi);
+    LLVMValueRef t = LLVMBuildFMul(L->b, a, hi, "");
+    LLVMValueRef e = intr(L, "llvm.fma", L->f32, (LLVMValueRef[]){a, hi, LLVMBuildFNeg(L->b, t, "")}, 3);
+    e = intr(L, "llvm.fma", L->f32, (LLVMValueRef[]){a, lo, e}, 3);
+    LLVMValueRef p = intr(L, "llvm.amdgcn.exp2", L->f32, &t, 1);
+    LLVMValueRef q = LLVMBuildFMul(L->b, p, LLVMConstReal(L->f32, 0.6931471805599453), "");
+    LLVMValueRef r = intr(L, "llvm.fma", L->f32, (LLVMValueRef[]){q, e, p}, 3);
+    LLVMValueRef in = LLVMBuildFCmp(L->b, LLVMRealOLT, intr(L, "llvm.fabs", L->f32, &t, 1),
+                                    LLVMConstReal(L->f32, 128.0), "");
+    return LLVMBuildSelect(L->b, in, r, p, "");
 }
 
 /* One element of an elementwise op. xs: the operands' values for this register. */
@@ -219,6 +247,8 @@ static LLVMValueRef elem(Lower *L, Op *op, LLVMValueRef *xs)
         LLVMValueRef a = fp_up(L, x, ek), b = y ? fp_up(L, y, ek) : NULL;
         LLVMTypeRef wt = LLVMTypeOf(a);
         LLVMValueRef r = tgt_math(L, c, a);
+        if (!r)
+            r = gfx_exp(L, c, a);
         if (r)
             return fp_down(L, r, ek);
         switch (c) {
@@ -393,10 +423,39 @@ void lower_elementwise(Lower *L, Op *op)
                 return;
             }
         }
+        /* Registers whose operands are the same values (a broadcast operand: matmul's k-tail mask and
+         * the pipeline's iteration flag, the same for every row a lane holds) share one result, so the
+         * IR has one value per distinct element, and a masked load can tell that its rows agree. */
+        int cap = 16;
+        while (cap < 2 * n)
+            cap *= 2;
+        int *slot = ARENA_ARRAY(L->a, int, cap);
+        for (int i = 0; i < cap; i++)
+            slot[i] = -1;
+        int k = op->nopnds < 4 ? op->nopnds : 4;
         for (int r = 0; r < n; r++) {
             LLVMValueRef xs[4];
-            for (int i = 0; i < op->nopnds && i < 4; i++)
+            uintptr_t h = 0;
+            for (int i = 0; i < k; i++) {
                 xs[i] = ins[i]->n == 1 ? ins[i]->r[0] : ins[i]->r[r];
+                h = (h ^ (uintptr_t)xs[i]) * 0x9E3779B97F4A7C15u;
+            }
+            int at = (int)((h >> 16) & (uintptr_t)(cap - 1)), hit = -1;
+            for (; slot[at] >= 0; at = (at + 1) & (cap - 1)) {
+                int q = slot[at];
+                bool same = true;
+                for (int i = 0; i < k && same; i++)
+                    same = xs[i] == (ins[i]->n == 1 ? ins[i]->r[0] : ins[i]->r[q]);
+                if (same) {
+                    hit = q;
+                    break;
+                }
+            }
+            if (hit >= 0) {
+                x.r[r] = x.r[hit];
+                continue;
+            }
+            slot[at] = r;
             x.r[r] = elem(L, op, xs);
         }
         break;

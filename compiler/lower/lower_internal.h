@@ -16,6 +16,7 @@ typedef struct LVal {
 } LVal;
 
 typedef struct Lower Lower;
+typedef struct Ring Ring; /* lower_async.c */
 
 /* Per-layout facts computed once per kernel: the linear layout and, per dimension, this lane's (and
  * wave's) part of the coordinates as LLVM values. */
@@ -45,6 +46,10 @@ struct Lower {
     /* LDS: one scratch array; lds_bytes grows to the largest need */
     LLVMValueRef lds;
     int lds_bytes, lds_limit;
+    int lds_static;       /* bytes at the bottom reserved for the whole kernel (cp.async stage buffers) */
+    Ring **ring_of;       /* by value id: the stage buffers of a shared tile (lower_async.c) */
+    int *ring_slot;       /* by value id: its fixed buffer, or -1 (the loop's load) */
+    bool async_synced;    /* the copies issued so far were waited for (no copy since the last wait) */
     LVal *vals; /* by value id (Value.scratch) */
     int *uses;  /* by value id: number of uses */
     /* dot operands left in LDS for the dot to read k step by k step (lower_convert.c): by value id */
@@ -104,6 +109,13 @@ LLVMValueRef fp_up(Lower *L, LLVMValueRef v, ScalarKind sk);   /* to a type LLVM
 LLVMValueRef fp_down(Lower *L, LLVMValueRef v, ScalarKind sk); /* back, rounded once */
 LLVMValueRef fp_const(Lower *L, double v, ScalarKind sk);
 
+/* ---- lower_async.c: cp.async stage buffers (sm_90) ---- */
+bool lower_is_shared_tile(const Type *t); /* a tile in shared memory: its value is a byte offset */
+void async_plan(Lower *L, Func *f);       /* allocates the stage buffers, before lowering */
+void lower_async_load(Lower *L, Op *op);
+void async_wait(Lower *L, const Value *src); /* before reading a shared tile */
+void async_after_loop(Lower *L, const Op *loop);
+
 /* ---- per op family ---- */
 void lower_elementwise(Lower *L, Op *op);  /* lower_elem.c: arithmetic, casts, math, consts, shapes */
 void lower_memory(Lower *L, Op *op);       /* lower_mem.c: load, store, atomics */
@@ -121,12 +133,25 @@ typedef struct Deferred {
     int offset;       /* byte offset of its LDS region */
     int bytes;        /* element size */
     int64_t shape[TIR_MAX_RANK];
-    int rank, vec, nch; /* the swizzled row-major map (lower_convert.c) */
+    int rank, vec, nch, pp; /* the swizzled row-major map (lower_convert.c) */
+    bool ldsm;              /* sm_90: read with ldmatrix (16-byte chunks swizzled by row / pp) */
+    LLVMValueRef base_v;    /* the region's offset as a value (a cp.async stage buffer), else offset */
     bool kmajor;        /* B stored transposed: k is the fastest dimension */
 } Deferred;
 /* Reads `n` consecutive registers starting at r of a deferred operand (n > 1 only when they are
  * consecutive in LDS). */
 void deferred_read(Lower *L, const Deferred *d, int r, int n, LLVMValueRef *out);
+/* The address of the 16-byte chunk `chunk` of row `row` of a deferred operand (A: rows are m; B:
+ * rows are n when k-major, else k), after the swizzle. */
+LLVMValueRef deferred_chunk_ptr(Lower *L, const Deferred *d, LLVMValueRef row, LLVMValueRef chunk);
+/* sm_90: ldmatrix .x4 (.b16): four 8x8 matrices, lane l giving the address of row l % 8 of matrix
+ * l / 8; out[j] = this lane's 32-bit register of matrix j. */
+void tgt_ldmatrix_x4(Lower *L, LLVMValueRef ptr, bool trans, LLVMValueRef *out);
+/* sm_90: cp.async of `bytes` (4, 8, 16) from global src to shared dst; mask (i1, or NULL for always)
+ * false copies nothing and zero-fills dst. Then commit_group, and wait_group n (n < 0: wait_all). */
+void tgt_cp_async(Lower *L, LLVMValueRef dst, LLVMValueRef src, int bytes, LLVMValueRef mask);
+void tgt_cp_async_commit(Lower *L);
+void tgt_cp_async_wait(Lower *L, int n);
 /* The first LDS byte free for a transfer (above the regions of deferred operands). */
 int lds_free_offset(Lower *L);
 

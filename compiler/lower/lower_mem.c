@@ -263,15 +263,29 @@ void lower_memory(Lower *L, Op *op)
                                                const_i32(L, 0), ""),
                                  "owner");
     }
+    /* Loads under one mask value share one branch: a mask broadcast along rows (matmul's k tail) gives
+     * every row a lane holds the same value, and one exec-mask switch then covers all of them. */
+    bool batch = is_load && mask && mask->n > 1 && !owner;
+    char *taken = batch ? ARENA_ARRAY(L->a, char, n + 1) : NULL;
+    int *members = ARENA_ARRAY(L->a, int, n / vec + 1);
+    LLVMValueRef *gots = ARENA_ARRAY(L->a, LLVMValueRef, n / vec + 1);
     for (int g = 0; g < n; g += vec) {
-        LLVMValueRef p = ptr->r[g];
         LLVMValueRef m = mask ? mask->r[mask->n == 1 ? 0 : g] : NULL;
+        if (batch && taken[g])
+            continue; /* loaded with an earlier group under the same mask */
         if (is_store && (g & rp.reg))
             continue; /* a copy of register g & ~rp.reg, stored by it */
         if (atomic && (g & rp.reg)) {
             res.r[g] = NULL; /* a copy of register g & ~rp.reg, filled in below */
             continue;
         }
+        int nm = 0;
+        members[nm++] = g;
+        for (int g2 = g + vec; batch && m && !LLVMIsAConstantInt(m) && g2 < n; g2 += vec)
+            if (mask->r[g2] == m) {
+                members[nm++] = g2;
+                taken[g2] = 1;
+            }
         if (m && LLVMIsAConstantInt(m)) {
             if (!LLVMConstIntGetZExtValue(m)) {
                 for (int i = 0; i < vec && is_load; i++)
@@ -292,35 +306,44 @@ void lower_memory(Lower *L, Op *op)
             LLVMBuildCondBr(L->b, m, body, done);
             LLVMPositionBuilderAtEnd(L->b, body);
         }
-        tgt_check(L, p, vec * bytes, flags);
         LLVMTypeRef vty = vec > 1 ? LLVMVectorType(et, (unsigned)vec) : et;
-        LLVMValueRef got = NULL;
-        if (is_load) {
-            got = LLVMBuildLoad2(L->b, vty, p, "");
-            LLVMSetAlignment(got, (unsigned)(vec * bytes));
-        } else if (is_store) {
-            LLVMValueRef *xs = ARENA_ARRAY(L->a, LLVMValueRef, vec);
-            for (int i = 0; i < vec; i++)
-                xs[i] = vals[0]->r[vals[0]->n == 1 ? 0 : g + i];
-            LLVMValueRef s = LLVMBuildStore(L->b, vec_of(L, et, xs, vec), p);
-            LLVMSetAlignment(s, (unsigned)(vec * bytes));
-        } else {
-            LLVMValueRef xs[2];
-            for (int k = 0; k < nval; k++)
-                xs[k] = vals[k]->r[vals[k]->n == 1 ? 0 : g];
-            got = atomic_one(L, op, p, xs);
+        for (int k = 0; k < nm; k++) {
+            int gg = members[k];
+            LLVMValueRef p = ptr->r[gg];
+            tgt_check(L, p, vec * bytes, flags);
+            LLVMValueRef got = NULL;
+            if (is_load) {
+                got = LLVMBuildLoad2(L->b, vty, p, "");
+                LLVMSetAlignment(got, (unsigned)(vec * bytes));
+            } else if (is_store) {
+                LLVMValueRef *xs = ARENA_ARRAY(L->a, LLVMValueRef, vec);
+                for (int i = 0; i < vec; i++)
+                    xs[i] = vals[0]->r[vals[0]->n == 1 ? 0 : gg + i];
+                LLVMValueRef st = LLVMBuildStore(L->b, vec_of(L, et, xs, vec), p);
+                LLVMSetAlignment(st, (unsigned)(vec * bytes));
+            } else {
+                LLVMValueRef xs[2];
+                for (int j = 0; j < nval; j++)
+                    xs[j] = vals[j]->r[vals[j]->n == 1 ? 0 : gg];
+                got = atomic_one(L, op, p, xs);
+            }
+            gots[k] = got;
         }
+        LLVMBasicBlockRef end = m ? LLVMGetInsertBlock(L->b) : NULL;
         if (m) {
-            LLVMBasicBlockRef end = LLVMGetInsertBlock(L->b);
             LLVMBuildBr(L->b, done);
             LLVMPositionBuilderAtEnd(L->b, done);
-            if (got) {
+        }
+        for (int k = 0; k < nm; k++) {
+            int gg = members[k];
+            LLVMValueRef got = gots[k];
+            if (m && got) {
                 LLVMValueRef phi = LLVMBuildPhi(L->b, vty, "");
                 LLVMValueRef alt;
                 if (other) {
                     LLVMValueRef *os = ARENA_ARRAY(L->a, LLVMValueRef, vec);
                     for (int i = 0; i < vec; i++)
-                        os[i] = other->r[other->n == 1 ? 0 : g + i];
+                        os[i] = other->r[other->n == 1 ? 0 : gg + i];
                     /* build the alternative in the entry of the branch, before it */
                     LLVMPositionBuilderBefore(L->b, LLVMGetBasicBlockTerminator(from));
                     alt = vec_of(L, et, os, vec);
@@ -330,11 +353,12 @@ void lower_memory(Lower *L, Op *op)
                 }
                 LLVMAddIncoming(phi, &got, &end, 1);
                 LLVMAddIncoming(phi, &alt, &from, 1);
-                got = phi;
+                gots[k] = phi;
             }
         }
-        if (got)
-            unvec(L, got, res.r + g, vec);
+        for (int k = 0; k < nm; k++) /* after all the phis, which head their block */
+            if (gots[k])
+                unvec(L, gots[k], res.r + members[k], vec);
     }
     if (atomic) {
         for (int g = 0; g < n; g++)

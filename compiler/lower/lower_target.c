@@ -146,7 +146,7 @@ LLVMValueRef tgt_lds_ptr(Lower *L, LLVMValueRef byte_offset)
 
 LLVMValueRef tgt_shuffle(Lower *L, LLVMValueRef value, LLVMValueRef src_lane)
 {
-    if (L->nv) {
+    if (L->nv && !L->emu) {
         LLVMTypeRef pt[4] = {L->i32, L->i32, L->i32, L->i32};
         LLVMValueRef args[4] = {const_i32(L, -1), value, src_lane, const_i32(L, 31)};
         return call(L, "llvm.nvvm.shfl.sync.idx.i32", L->i32, pt, args, 4);
@@ -219,6 +219,28 @@ void tgt_mma_sync(Lower *L, int instr, LLVMValueRef *a, LLVMValueRef *b, LLVMVal
         lower_error(L, "internal error: mma.sync on a target without it");
         return;
     }
+    if (L->emu) { /* the emulator's mma_sync(lane, op, a[4], b[2], c[4], d[4]) on 32-bit words */
+        LLVMValueRef pa = LLVMBuildAlloca(L->b, LLVMArrayType2(L->i32, 4), "");
+        LLVMValueRef pb = LLVMBuildAlloca(L->b, LLVMArrayType2(L->i32, 2), "");
+        LLVMValueRef pc = LLVMBuildAlloca(L->b, LLVMArrayType2(L->f32, 4), "");
+        LLVMValueRef pd = LLVMBuildAlloca(L->b, LLVMArrayType2(L->f32, 4), "");
+        for (int i = 0; i < 4; i++) {
+            LLVMValueRef w = LLVMBuildBitCast(L->b, a[i], L->i32, "");
+            LLVMBuildStore(L->b, w, LLVMBuildGEP2(L->b, L->i32, pa, (LLVMValueRef[]){const_i32(L, i)}, 1, ""));
+            LLVMBuildStore(L->b, acc[i], LLVMBuildGEP2(L->b, L->f32, pc, (LLVMValueRef[]){const_i32(L, i)}, 1, ""));
+        }
+        for (int i = 0; i < 2; i++) {
+            LLVMValueRef w = LLVMBuildBitCast(L->b, b[i], L->i32, "");
+            LLVMBuildStore(L->b, w, LLVMBuildGEP2(L->b, L->i32, pb, (LLVMValueRef[]){const_i32(L, i)}, 1, ""));
+        }
+        LLVMTypeRef pt[5] = {L->i32, L->ptr0, L->ptr0, L->ptr0, L->ptr0};
+        LLVMValueRef args[5] = {const_i32(L, instr), pa, pb, pc, pd};
+        emu_call(L, offsetof(EmuFns, mma_sync), L->void_t, pt, args, 5);
+        for (int i = 0; i < 4; i++)
+            acc[i] = LLVMBuildLoad2(L->b, L->f32,
+                                    LLVMBuildGEP2(L->b, L->f32, pd, (LLVMValueRef[]){const_i32(L, i)}, 1, ""), "");
+        return;
+    }
     LLVMTypeRef pt = LLVMTypeOf(a[0]);
     LLVMTypeRef params[10] = {pt, pt, pt, pt, pt, pt, L->f32, L->f32, L->f32, L->f32};
     LLVMValueRef args[10] = {a[0], a[1], a[2], a[3], b[0], b[1], acc[0], acc[1], acc[2], acc[3]};
@@ -228,6 +250,76 @@ void tgt_mma_sync(Lower *L, int instr, LLVMValueRef *a, LLVMValueRef *b, LLVMVal
     LLVMValueRef r = call(L, name, rt, params, args, 10);
     for (int i = 0; i < 4; i++)
         acc[i] = LLVMBuildExtractValue(L->b, r, (unsigned)i, "");
+}
+
+void tgt_ldmatrix_x4(Lower *L, LLVMValueRef ptr, bool trans, LLVMValueRef *out)
+{
+    if (L->emu) { /* the emulator's ldmatrix(lane, addr, trans, out[4]) */
+        LLVMValueRef po = LLVMBuildAlloca(L->b, LLVMArrayType2(L->i32, 4), "");
+        tgt_check(L, ptr, 16, EMU_ACCESS_LOAD | EMU_ACCESS_LDS);
+        LLVMTypeRef pt[3] = {L->ptr0, L->i32, L->ptr0};
+        LLVMValueRef args[3] = {ptr, const_i32(L, trans), po};
+        emu_call(L, offsetof(EmuFns, ldmatrix), L->void_t, pt, args, 3);
+        for (int i = 0; i < 4; i++)
+            out[i] = LLVMBuildLoad2(L->b, L->i32,
+                                    LLVMBuildGEP2(L->b, L->i32, po, (LLVMValueRef[]){const_i32(L, i)}, 1, ""), "");
+        return;
+    }
+    LLVMTypeRef rt = LLVMStructTypeInContext(L->ctx, (LLVMTypeRef[]){L->i32, L->i32, L->i32, L->i32}, 4, 0);
+    LLVMTypeRef pt = L->ptr_lds;
+    LLVMValueRef r = call(L, trans ? "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.trans.b16.p3"
+                                   : "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16.p3",
+                          rt, &pt, &ptr, 1);
+    for (int i = 0; i < 4; i++)
+        out[i] = LLVMBuildExtractValue(L->b, r, (unsigned)i, "");
+}
+
+/* ---- cp.async (sm_90) ---- */
+
+void tgt_cp_async(Lower *L, LLVMValueRef dst, LLVMValueRef src, int bytes, LLVMValueRef mask)
+{
+    if (L->emu) { /* the emulator's cp_async(lane, dst, src, bytes, src_bytes) */
+        LLVMValueRef n = mask ? LLVMBuildSelect(L->b, mask, const_i32(L, bytes), const_i32(L, 0), "") : const_i32(L, bytes);
+        LLVMTypeRef pt[5] = {L->ptr0, L->ptr0, L->i32, L->i32, L->ptr0};
+        LLVMValueRef args[5] = {dst, src, const_i32(L, bytes), n, global_string(L, site_of(L))};
+        emu_call(L, offsetof(EmuFns, cp_async), L->void_t, pt, args, 5);
+        return;
+    }
+    /* .cg (L2 only) for 16 bytes, as Triton does; .ca for the narrower copies, which .cg lacks. With a
+     * mask, the .s form: src-size 0 reads nothing and fills the destination with zeros. */
+    char name[64];
+    snprintf(name, sizeof name, "llvm.nvvm.cp.async.%s.shared.global.%d%s", bytes == 16 ? "cg" : "ca", bytes,
+             mask ? ".s" : "");
+    LLVMTypeRef pt[3] = {L->ptr_lds, L->ptr_g, L->i32};
+    LLVMValueRef args[3] = {dst, src, mask ? LLVMBuildSelect(L->b, mask, const_i32(L, bytes), const_i32(L, 0), "") : NULL};
+    call(L, name, L->void_t, pt, args, mask ? 3 : 2);
+}
+
+void tgt_cp_async_commit(Lower *L)
+{
+    if (L->emu)
+        emu_call(L, offsetof(EmuFns, cp_async_commit), L->void_t, NULL, NULL, 0);
+    else
+        call(L, "llvm.nvvm.cp.async.commit.group", L->void_t, NULL, NULL, 0);
+}
+
+void tgt_cp_async_wait(Lower *L, int n)
+{
+    LLVMValueRef v = const_i32(L, n);
+    if (n < 0) { /* wait_all: commit_group, then wait_group 0 */
+        if (L->emu) {
+            tgt_cp_async_commit(L);
+            v = const_i32(L, 0);
+            emu_call(L, offsetof(EmuFns, cp_async_wait), L->void_t, &L->i32, &v, 1);
+        } else {
+            call(L, "llvm.nvvm.cp.async.wait.all", L->void_t, NULL, NULL, 0);
+        }
+        return;
+    }
+    if (L->emu)
+        emu_call(L, offsetof(EmuFns, cp_async_wait), L->void_t, &L->i32, &v, 1);
+    else
+        call(L, "llvm.nvvm.cp.async.wait.group", L->void_t, &L->i32, &v, 1);
 }
 
 void tgt_check(Lower *L, LLVMValueRef ptr, int bytes, int flags)
@@ -280,6 +372,14 @@ void tgt_finish(Lower *L)
 {
     if (L->emu) {
         fn_attr(L, "probe-stack", "inline-asm");
+        if (L->wave != EMU_WAVE) {
+            /* the launch's wave size, read by the emu device next to the kernel (absent: 64) */
+            char name[512];
+            snprintf(name, sizeof name, "%s" EMU_WAVE_SYMBOL_SUFFIX, L->f->name);
+            LLVMValueRef g = LLVMAddGlobal(L->mod, L->i32, name);
+            LLVMSetInitializer(g, const_i32(L, L->wave));
+            LLVMSetGlobalConstant(g, 1);
+        }
         return;
     }
     char buf[32];
@@ -317,7 +417,10 @@ void tgt_finish(Lower *L)
  * the approximate instructions (ex2, lg2, sin, cos .approx.f32), which is what Triton's fast paths
  * emit too. exp carries the rounding error of x*log2(e) with an FMA so that large arguments keep
  * their precision; sin and cos reduce their argument to [-pi, pi] first (Cody-Waite, two parts of
- * 2*pi), where the instructions' absolute error is below 2^-20.9. 16-bit inputs compute in f32. */
+ * 2*pi), where the instructions' absolute error is below 2^-20.9. 16-bit inputs compute in f32.
+ * emu_sm90 runs the same code with the host's log2, sin and cos (correctly rounded or nearly) in
+ * place of the approximate instructions: the range reductions and corrections are checked, the
+ * instructions' own error is not modelled. */
 LLVMValueRef tgt_math(Lower *L, OpCode code, LLVMValueRef a)
 {
     if (!L->nv)
@@ -341,14 +444,13 @@ LLVMValueRef tgt_math(Lower *L, OpCode code, LLVMValueRef a)
         e = FMA(x, C(l2e - l2e_hi), e);
         LLVMValueRef p = call(L, "llvm.exp2.f32", L->f32, f1, &th, 1);
         r = FMA(LLVMBuildFMul(L->b, p, C(0.6931471805599453), ""), e, p);
-        /* 2^t overflowed or is zero: the correction must not turn inf into NaN */
-        LLVMValueRef fin = LLVMBuildFCmp(L->b, LLVMRealOLT, call(L, "llvm.fabs.f32", L->f32, f1, &p, 1), C(3.0e38), "");
-        r = LLVMBuildSelect(L->b, fin, r, p, "");
+        /* x infinite (e is NaN then) or 2^t overflowed: the correction is NaN, 2^t is the answer */
+        r = LLVMBuildSelect(L->b, LLVMBuildFCmp(L->b, LLVMRealUNO, r, r, ""), p, r, "");
         break;
     }
     case OP_LOG:
     case OP_LOG2:
-        r = call(L, "llvm.nvvm.lg2.approx.f", L->f32, f1, &x, 1);
+        r = call(L, L->emu ? "llvm.log2.f32" : "llvm.nvvm.lg2.approx.f", L->f32, f1, &x, 1);
         if (code == OP_LOG)
             r = LLVMBuildFMul(L->b, r, C(0.6931471805599453), "");
         break;
@@ -359,7 +461,9 @@ LLVMValueRef tgt_math(Lower *L, OpCode code, LLVMValueRef a)
         LLVMValueRef nk = LLVMBuildFNeg(L->b, k, "");
         LLVMValueRef red = FMA(nk, C(hi), x);
         red = FMA(nk, C(two_pi - hi), red);
-        r = call(L, code == OP_SIN ? "llvm.nvvm.sin.approx.f" : "llvm.nvvm.cos.approx.f", L->f32, f1, &red, 1);
+        const char *f = code == OP_SIN ? (L->emu ? "llvm.sin.f32" : "llvm.nvvm.sin.approx.f")
+                                       : (L->emu ? "llvm.cos.f32" : "llvm.nvvm.cos.approx.f");
+        r = call(L, f, L->f32, f1, &red, 1);
         break;
     }
     }

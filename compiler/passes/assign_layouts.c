@@ -160,7 +160,7 @@ static int b_operand_rows_of(Ctx *c, const Value *v, int depth)
         if (op->code == OP_DOT && u->idx == 1) {
             const Layout *acc, *la, *lb;
             dot_layouts(c, op, &acc, &la, &lb);
-            return acc->kind == LAY_MFMA || acc->kind == LAY_MMA ? lb->k_width : 1;
+            return acc->kind == LAY_MFMA ? lb->k_width : 1; /* sm_90 keeps B as loaded (ldmatrix .trans) */
         }
         /* through loop-carried values (a pipelined load reaches its dot in the next iteration) */
         const Value *next = NULL;
@@ -180,6 +180,71 @@ static int b_operand_rows_of(Ctx *c, const Value *v, int depth)
 static int b_operand_rows(Ctx *c, const Op *ld)
 {
     return b_operand_rows_of(c, &ld->results[0], 0);
+}
+
+static const Layout *mem_layout(Ctx *c, const Op *op);
+
+/* sm_90: a load whose tile only feeds a dot operand through the loop-carried values of software
+ * pipelining is copied straight into shared memory (cp.async): its result, the values carrying it
+ * and the loop's ring of stage buffers get a shared layout, and the dot reads it with ldmatrix. True
+ * when every use of v leads, through yields and loop inputs whose loop results are unused, to an
+ * operand (A or B) of an mma.sync dot. */
+static bool flows_to_mma_operand(Ctx *c, const Value *v, int depth)
+{
+    if (depth > 8 || !c->uses[vid(v)])
+        return false;
+    for (Use *u = c->uses[vid(v)]; u; u = u->next) {
+        Op *op = u->op;
+        const Value *next = NULL;
+        if (op->code == OP_DOT && u->idx < 2) {
+            if (!choose_dot(c->o, c->src, op).nv)
+                return false;
+            continue;
+        }
+        if (op->code == OP_FOR && u->idx >= 3) {
+            if (c->uses[vid(&op->results[u->idx - 3])])
+                return false;
+            next = &op_block(op, 0)->args[u->idx - 2];
+        } else if (op->code == OP_YIELD && op->parent->parent && op->parent->parent->code == OP_FOR) {
+            Op *f = op->parent->parent;
+            if (c->uses[vid(&f->results[u->idx])])
+                return false;
+            next = &op->parent->args[u->idx + 1];
+        } else {
+            return false;
+        }
+        if (!flows_to_mma_operand(c, next, depth + 1))
+            return false;
+    }
+    return true;
+}
+
+/* The shared layout of an asynchronously copied tile: row-major, 16-byte chunks XOR-swizzled by the
+ * row (rows narrower than 128 bytes sharing a phase), as lower_convert.c reads it with ldmatrix. */
+static const Layout *async_shared_layout(Ctx *c, const Type *t)
+{
+    int64_t pitch = t->shape[1] * 2, chunks = pitch / 16;
+    int nch = (int)(chunks < 8 ? chunks : 8), pp = pitch >= 128 ? 1 : (int)(128 / pitch);
+    return lay_shared(c->lt, 2, 8, pp, nch, 0, (int[]){1, 0});
+}
+
+static bool async_load(Ctx *c, const Op *op)
+{
+    if (op->code != OP_LOAD || c->o->wave != 32 || !c->o->use_mfma || c->src->opts.num_stages < 2)
+        return false;
+    const Type *t = op->results[0].type;
+    if (t->kind != TY_TILE || t->rank != 2 || (t->elem->sk != SK_F16 && t->elem->sk != SK_BF16) ||
+        t->shape[1] * 2 < 32)
+        return false;
+    if (op->nopnds == 3) { /* cp.async fills masked-off elements with zeros: `other` must be zero */
+        const Op *o = op->operands[2]->def;
+        if (!o || o->code != OP_CONST || o->at.value.f != 0.0)
+            return false;
+    }
+    const Layout *l = mem_layout(c, op);
+    if (l->kind != LAY_BLOCKED || l->order[0] != 1 || l->spt[1] < 2)
+        return false; /* cp.async moves 4, 8 or 16 bytes along the rows */
+    return flows_to_mma_operand(c, &op->results[0], 0);
 }
 
 static const Layout *mem_layout(Ctx *c, const Op *op)
@@ -205,8 +270,10 @@ static const Layout *mem_layout(Ctx *c, const Op *op)
         vec /= 2;
     const Layout *l = lay_coalesced(c->lt, t->rank, t->shape, dim, vec, c->nw, c->o->wave);
     int rows = op->code == OP_LOAD && t->rank == 2 && dim == 1 ? b_operand_rows(c, op) : 1;
-    if (rows > 1 && (int64_t)rows * l->tpw[0] * l->wpc[0] <= t->shape[0] &&
-        numel / ((int64_t)rows * vec) >= lanes) {
+    /* as many of those rows as the tile gives every lane (a 64x64 f16 tile on 256 lanes: 2 rows of 8) */
+    while (rows > 1 && ((int64_t)rows * l->tpw[0] * l->wpc[0] > t->shape[0] || numel / ((int64_t)rows * vec) < lanes))
+        rows /= 2;
+    if (rows > 1) {
         int spt[2] = {rows, l->spt[1]};
         l = lay_blocked(c->lt, 2, spt, l->tpw, l->wpc, l->order);
     }
@@ -293,6 +360,40 @@ static DotChoice choose_mma(const Func *f, const Op *dot)
     return d;
 }
 
+/* Does v depend on the result of `dot` (any dot when NULL) through ops of block blk? A bounded walk:
+ * `budget` caps the ops visited, so a large DAG answers "no" instead of taking exponential time. */
+static bool depends_on_dot(const Value *v, const Op *dot, const Block *blk, int *budget)
+{
+    const Op *d = v->def;
+    if (!d || d->parent != blk || --*budget < 0)
+        return false;
+    if (d->code == OP_DOT && (!dot || d == dot))
+        return true;
+    for (int i = 0; i < d->nopnds; i++)
+        if (d->operands[i]->type->kind == TY_TILE && depends_on_dot(d->operands[i], dot, blk, budget))
+            return true;
+    return false;
+}
+
+/* Chained dots (attention: the result of one dot, through elementwise ops, is the A operand of the
+ * next): the head's rows are reduced (softmax) and become the tail's A operand, so both stack their
+ * waves along M. Then a row never crosses waves (no LDS in the reductions) and the head's accumulator
+ * holds exactly the tail's A fragments (mfma transposed vs dot_op k_width 4: the same lanes, waves and
+ * elements), so the conversion between them renames registers. Triton's AMD backend does the same
+ * (warpsPerTile, isChainDotHead / isChainDotTail). */
+static bool chained_dot(const Op *dot)
+{
+    int budget = 256;
+    if (depends_on_dot(dot->operands[0], NULL, dot->parent, &budget))
+        return true; /* a tail */
+    for (const Op *o = dot->next; o; o = o->next) {
+        budget = 256;
+        if (o->code == OP_DOT && depends_on_dot(o->operands[0], dot, dot->parent, &budget))
+            return true; /* a head */
+    }
+    return false;
+}
+
 DotChoice choose_dot(const LirOptions *o, const Func *f, const Op *dot)
 {
     if (o->wave == 32 && o->use_mfma)
@@ -319,7 +420,13 @@ DotChoice choose_dot(const LirOptions *o, const Func *f, const Op *dot)
     d.k_width = kpl * (f->opts.kpack > 1 ? f->opts.kpack : 1);
     if (d.k_width > K / (64 / info->m))
         d.k_width = kpl;
-    split_waves(f->opts.num_warps, M, N, info->m, info->n, d.wpc);
+    int nw = f->opts.num_warps;
+    if (M / info->m >= nw && chained_dot(dot)) {
+        d.wpc[0] = nw;
+        d.wpc[1] = 1;
+    } else {
+        split_waves(nw, M, N, info->m, info->n, d.wpc);
+    }
     (void)ilog2;
     return d;
 }
@@ -414,6 +521,8 @@ static const Layout *pref_compute(Ctx *c, const Value *v, bool *strong)
     case OP_LOAD:
     case OP_ATOMIC_RMW:
     case OP_ATOMIC_CAS:
+        if (async_load(c, op))
+            return async_shared_layout(c, op->results[0].type);
         return mem_layout(c, op);
     case OP_DOT: {
         const Layout *acc, *la, *lb;
@@ -456,6 +565,22 @@ static const Layout *pref_compute(Ctx *c, const Value *v, bool *strong)
         const Layout *in = pref_of(c, op->operands[0], strong);
         if (*strong && in && in->kind == LAY_SLICE && in->dim == op->at.axis)
             return in->parent;
+        if (*strong && in && in->kind == LAY_BLOCKED && in->rank + 1 == t->rank) {
+            /* the same distribution with a unit dimension inserted (slowest in the order): the
+             * operand's slice of it is the operand's own layout, so nothing moves */
+            int ax = (int)op->at.axis, spt[LAY_MAX_RANK], tpw[LAY_MAX_RANK], wpc[LAY_MAX_RANK], ord[LAY_MAX_RANK];
+            for (int d = 0, k = 0; d < t->rank; d++) {
+                bool unit = d == ax;
+                spt[d] = unit ? 1 : in->spt[k];
+                tpw[d] = unit ? 1 : in->tpw[k];
+                wpc[d] = unit ? 1 : in->wpc[k];
+                k += !unit;
+            }
+            for (int i = 0; i < in->rank; i++)
+                ord[i] = in->order[i] >= ax ? in->order[i] + 1 : in->order[i];
+            ord[in->rank] = ax;
+            return lay_blocked(c->lt, t->rank, spt, tpw, wpc, ord);
+        }
         break;
     }
     case OP_BROADCAST:
@@ -601,34 +726,85 @@ static Value *convert(Ctx *c, Value *tirv, Value *src, const Layout *L, IP ip)
     return op_result(op, 0);
 }
 
-/* An elementwise op over anchored operands in another layout L0 is best computed in L0 and its result
- * converted, when the result is no wider than what converting its operands would move: a cast to bf16
- * before a store moves half the bytes, and a chain of epilogue ops stays in the accumulator's
- * registers. Returns L0, or NULL when the op should be computed in L directly. */
+/* The layout of the anchors a free value is computed from: an anchor's own layout; through an
+ * elementwise op, broadcast, hint or expand_dims (whose operand is the slice of the layout it makes),
+ * the one layout all its anchored operands share. NULL when it has no anchor (constants, aranges,
+ * splats); *mixed when anchors disagree or cannot be followed. The walk is bounded by *budget. */
+static const Layout *root_layout(Ctx *c, const Value *v, bool *mixed, int *budget)
+{
+    const Value *f = c->fixed[vid(v)];
+    if (f)
+        return f->type->layout;
+    const Op *op = v->def;
+    if (!op || !is_free(op) || --*budget < 0) {
+        *mixed = true;
+        return NULL;
+    }
+    if (op->code == OP_PERMUTE) {
+        *mixed = true;
+        return NULL;
+    }
+    const Layout *l0 = NULL;
+    for (int i = 0; i < op->nopnds && !*mixed; i++) {
+        const Value *o = op->operands[i];
+        if (o->type->kind != TY_TILE)
+            continue;
+        const Layout *l = root_layout(c, o, mixed, budget);
+        if (l && op->code == OP_EXPAND_DIMS) {
+            if (l->kind != LAY_SLICE || l->dim != op->at.axis) {
+                *mixed = true;
+                return NULL;
+            }
+            l = l->parent;
+        }
+        if (l && l0 && l != l0)
+            *mixed = true;
+        if (l)
+            l0 = l;
+    }
+    return *mixed ? NULL : l0;
+}
+
+static int regs_per_lane(Ctx *c, const Layout *l, const Type *t)
+{
+    LinLayout ll;
+    return lay_linear(l, t->rank, t->shape, c->o->wave, c->nw, &ll) ? lin_nregs(&ll) : 1 << 30;
+}
+
+/* An elementwise op computed from anchors in another layout L0 (directly, or through other free ops) is
+ * best computed in L0 and its result converted, when the result is no wider than its operands and L0
+ * gives a lane no more registers than L: a cast to bf16 before a store moves half the bytes, a chain
+ * of epilogue ops stays in the accumulator's registers, and attention's probabilities are computed
+ * once, in the accumulator's layout where the row sums need them, and only their f16 cast is moved to
+ * the next dot's operand layout. Returns L0, or NULL when the op should be computed in L directly. */
 static const Layout *compute_layout(Ctx *c, const Op *op, const Layout *L)
 {
     if (!(tir_op_info[op->code].flags & F_ELEM) || op->nres != 1)
         return NULL;
     const Layout *l0 = NULL;
-    int in_bytes = 0;
+    int in_bits = 0;
+    int budget = 64;
     for (int i = 0; i < op->nopnds; i++) {
         const Value *o = op->operands[i];
         if (o->type->kind != TY_TILE)
             continue;
-        const Value *f = c->fixed[vid(o)];
-        if (!f) {
-            if (o->def && is_free(o->def))
-                continue; /* recomputed wherever needed */
+        bool mixed = false;
+        const Layout *l = root_layout(c, o, &mixed, &budget);
+        if (mixed)
             return NULL;
-        }
-        if (l0 && f->type->layout != l0)
+        if (!l)
+            continue; /* recomputed wherever needed */
+        if (l0 && l != l0)
             return NULL;
-        l0 = f->type->layout;
-        in_bytes += ty_bits(o->type);
+        l0 = l;
+        in_bits += ty_bits(o->type);
     }
     if (!l0 || l0 == L)
         return NULL;
-    return ty_bits(op->results[0].type) <= in_bytes ? l0 : NULL;
+    const Type *t = op->results[0].type;
+    if (ty_bits(t) > in_bits || regs_per_lane(c, l0, t) > regs_per_lane(c, L, t))
+        return NULL;
+    return l0;
 }
 
 static Value *materialize_free(Ctx *c, Value *v, const Layout *L, IP ip)
@@ -726,14 +902,21 @@ static void emit_region(Ctx *c, Block *tir, Block *lir, const Layout **arg_layou
     map_block(c, tir, lir);
     Builder saved = c->b;
     tir_builder_at_end(&c->b, lir);
-    /* A loop-carried tile that a dot uses as an operand (a pipelined load) is converted first thing:
-     * its registers die before the loads issued later in the body need theirs. */
+    /* A loop-carried tile that the body's first dot uses as an operand (a pipelined load) is converted
+     * first thing: its registers die before the loads issued later in the body need theirs. A later
+     * dot's operand (attention's V) is converted where that dot needs it: converted early it would
+     * wait in registers (the first dot frees the LDS of the operands it read), converted late it
+     * goes to LDS just before its dot and is read from there. */
+    const Op *first_dot = NULL;
+    for (const Op *o = tir->first; o && !first_dot; o = o->next)
+        if (o->code == OP_DOT)
+            first_dot = o;
     for (int i = 0; i < tir->nargs; i++) {
         Value *v = &tir->args[i];
         if (v->type->kind != TY_TILE)
             continue;
         for (Use *u = c->uses[vid(v)]; u; u = u->next)
-            if (u->op->code == OP_DOT && u->idx < 2 && u->op->parent == tir) {
+            if (u->op == first_dot && u->idx < 2) {
                 const Layout *acc, *la, *lb;
                 dot_layouts(c, u->op, &acc, &la, &lb);
                 need(c, v, u->idx == 0 ? la : lb);
@@ -848,6 +1031,7 @@ static const Layout *store_in_place(Ctx *c, const Op *st)
 
 static void emit_anchor(Ctx *c, Op *op)
 {
+    int nops = op->nopnds;
     Value **ops = ARENA_ARRAY(c->a, Value *, op->nopnds + 1);
     const Type **rt = ARENA_ARRAY(c->a, const Type *, op->nres + 1);
     switch (op->code) {
@@ -865,6 +1049,11 @@ static void emit_anchor(Ctx *c, Op *op)
             ops[i] = need(c, op->operands[i], L);
         for (int i = 0; i < op->nres; i++)
             rt[i] = L ? with_layout(c, op->results[i].type, L) : op->results[i].type;
+        if (L && async_load(c, op)) {
+            /* into shared memory; `other` (zero) is what cp.async fills masked-off elements with */
+            rt[0] = with_layout(c, op->results[0].type, async_shared_layout(c, op->results[0].type));
+            nops = op->nopnds == 3 ? 2 : op->nopnds;
+        }
         break;
     }
     case OP_DOT: {
@@ -907,7 +1096,7 @@ static void emit_anchor(Ctx *c, Op *op)
     for (int i = 0; i < op->nopnds; i++)
         if (!ops[i])
             return;
-    clone_here(c, op, ops, op->nopnds, rt);
+    clone_here(c, op, ops, nops, rt);
 }
 
 static bool has_tiles(const Op *op)

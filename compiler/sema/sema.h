@@ -24,6 +24,7 @@ typedef struct SemaOptions {
     const Define *defines;
     int ndefines;
     const char *only_kernel; /* -k NAME, or NULL for every kernel */
+    const char *target;      /* the compile target (num_xcds()); NULL: gfx942 */
 } SemaOptions;
 
 /* The value of a const parameter or compile option in one configuration. */

@@ -1023,6 +1023,18 @@ static SVal b_bitcast(Sema *S, BArgs *a)
     return sv_dyn(b_op1(&S->b, OP_BITCAST, ty_with_elem(S->types, v->type, to), v));
 }
 
+/* num_xcds(): the chiplets with an L2 cache of their own that the target deals workgroups to round
+ * robin (std/pid's xcd_remap): 8 on MI300 (gfx942, and the emulator and interpreter, which stand for
+ * it) and MI350 (gfx950); 1 where programs share one L2 (gfx90a: each MI200 die is a device of its
+ * own; NVIDIA sm_90). A compile-time constant. */
+static SVal b_num_xcds(Sema *S, BArgs *a)
+{
+    (void)a;
+    const char *t = S->opts && S->opts->target ? S->opts->target : "gfx942";
+    int n = strcmp(t, "gfx90a") == 0 || strncmp(t, "sm_", 3) == 0 || strcmp(t, "emu_sm90") == 0 ? 1 : 8;
+    return sv_int(i32_t(S), n);
+}
+
 /* ---- the table ---- */
 
 static const Builtin builtins[] = {
@@ -1076,6 +1088,7 @@ static const Builtin builtins[] = {
     {"device_assert", b_device_assert, 1, {"cond", "msg"}, 0},
     {"print", b_print, 1, {"msg", "x"}, 0},
     {"bitcast", b_bitcast, 2, {"x", "dtype"}, 0},
+    {"num_xcds", b_num_xcds, 0, {NULL}, 0},
 };
 
 static const Builtin *find_builtin(const char *name)

@@ -21,6 +21,18 @@ SVal sema_error(Sema *S, Loc loc, const char *fmt, ...)
     return sv_err();
 }
 
+bool sema_step(Sema *S, Loc loc)
+{
+    if (++S->work <= MAX_KERNEL_WORK)
+        return true;
+    if (S->work == MAX_KERNEL_WORK + 1)
+        sema_error(S, loc,
+                   "kernel '%s' is too large: it expands to more than %d statements and expressions (static for "
+                   "loops unrolled, fns inlined)",
+                   S->kernel ? S->kernel->name : "?", MAX_KERNEL_WORK);
+    return false;
+}
+
 SrcPos sema_pos(Sema *S, Loc loc)
 {
     SrcPos p = {0, 0, 0};
@@ -742,6 +754,7 @@ static bool compile_kernel(Sema *S, Node *k, KernelMeta *meta, bool *used_define
 {
     int errs0 = S->diags->nerrors;
     S->kernel = k;
+    S->work = 0;
     memset(meta, 0, sizeof *meta);
     meta->name = k->name;
     KernelCtx kc = {0};

@@ -579,6 +579,8 @@ static SVal eval_index(Sema *S, Node *e)
 
 SVal eval_expr(Sema *S, Node *e)
 {
+    if (!sema_step(S, e->loc))
+        return sv_err();
     switch (e->kind) {
     case AST_INT:
         if (e->lit.i > (uint64_t)INT64_MAX) {

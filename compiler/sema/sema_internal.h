@@ -9,6 +9,10 @@
 
 /* The most elements a tile may have (2^24: 64 MB of f32, far beyond what a workgroup holds). */
 enum { MAX_TILE_ELEMS = 1 << 24 };
+/* The most statements and expressions sema evaluates for one kernel, static for loops unrolled and fns
+ * inlined: nested unrolling or a fn calling itself twice would otherwise grow the IR exponentially (a
+ * resource error, not an out-of-memory; a 10,000-line kernel takes about 100,000). */
+enum { MAX_KERNEL_WORK = 1 << 19 };
 
 /* ---- values during evaluation ---- */
 
@@ -97,6 +101,7 @@ typedef struct Sema {
     int call_depth;
     Binding *const_top; /* the module const being evaluated innermost, for cycle messages */
     Node *kernel;     /* the kernel being compiled */
+    long work;        /* statements and expressions evaluated for it (MAX_KERNEL_WORK) */
     KernelOptions kopts;
     /* interned names used often */
     const char *n_mask, *n_other, *n_keepdims, *n_precision, *n_sem, *n_scope, *n_type;
@@ -201,5 +206,7 @@ SVal eval_global(Sema *S, Binding *b, Loc use);
 
 /* Errors: located at an AST position; return SV_ERR for convenience. */
 SVal sema_error(Sema *S, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Counts a statement or expression against MAX_KERNEL_WORK: false past it (reported once, at loc). */
+bool sema_step(Sema *S, Loc loc);
 
 #endif

@@ -298,6 +298,8 @@ static void static_iters(Sema *S, void *ctx)
 {
     StaticIter *it = ctx;
     for (; it->step > 0 ? it->k < it->hi : it->k > it->hi; it->k += it->step) {
+        if (S->work > MAX_KERNEL_WORK)
+            return; /* too large (reported): stop unrolling */
         emit_body(S, it->n, it->fr, it->n->name, sv_weak_int(S, it->k));
         /* after an iteration: a set break (or return) ends the unrolling */
         Frame *fn = fn_frame(S);

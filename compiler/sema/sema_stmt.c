@@ -722,6 +722,8 @@ static void emit_let_tuple(Sema *S, Node *n)
 
 static void emit_stmt(Sema *S, Node *n)
 {
+    if (!sema_step(S, n->loc))
+        return;
     sema_set_loc(S, n->loc);
     switch (n->kind) {
     case AST_LET:

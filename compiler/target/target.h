@@ -10,7 +10,10 @@
  *   gfx942  MI300X (CDNA3), the default      gfx90a  MI200 (CDNA2)      gfx950  MI350 (CDNA4)
  *   emu     the host (x86-64), running the code the gfx942 lowering produces through the
  *           emulator's ABI (runtime/emu/emu_abi.h): layouts, wave size and LDS are gfx942's
- *   sm_90   H100 (NVPTX): present, so that it is named and refused cleanly; lowering later
+ *   sm_90   H100/H200 (NVPTX): PTX through LLVM's NVPTX back end
+ *   emu_sm90 the host, running the code the sm_90 lowering produces (32-lane warps, mma.sync,
+ *           ldmatrix, cp.async) through the same emulator ABI: layouts, wave size and shared memory
+ *           are sm_90's
  *
  * Why allow-lists: LLVM 22 aborts the process (report_fatal_error, "LLVM ERROR: Cannot select")
  * when an intrinsic reaches instruction selection on a CPU that lacks it, and on some inputs it
@@ -38,13 +41,13 @@ typedef enum TargetKind {
 } TargetKind;
 
 typedef struct Target {
-    const char *name;     /* rk's name: gfx942, gfx90a, gfx950, emu, sm_90 */
+    const char *name;     /* rk's name: gfx942, gfx90a, gfx950, emu, sm_90, emu_sm90 */
     TargetKind kind;
     const char *triple;   /* LLVM target triple */
     const char *cpu;      /* LLVM processor: always one LLVM 22 knows */
     const char *features; /* LLVM feature string ("" for AMDGPU: xnack and sramecc "any", so the code
                              object loads whichever mode the GPU runs in) */
-    const char *arch;     /* whose layouts and limits the lowering uses: gfx942 for emu */
+    const char *arch;     /* whose layouts and limits the lowering uses: gfx942 for emu, sm_90 for emu_sm90 */
     const char *description;
     bool lowering;        /* false: the target is known, but rk cannot lower kernels for it yet */
 
@@ -80,7 +83,7 @@ const Target *target_default(void);
 /* The known targets in table order, for listings: target_at(i) for 0 <= i < target_count(). */
 int target_count(void);
 const Target *target_at(int i);
-/* "gfx942, gfx90a, gfx950, emu, sm_90": for "unknown target" messages. */
+/* "gfx942, gfx90a, gfx950, emu, sm_90, emu_sm90": for "unknown target" messages. */
 const char *target_names(void);
 
 /* MFMA */

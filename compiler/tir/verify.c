@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "compiler/layout/layout.h"
 #include "compiler/tir/fp16.h"
 #include "compiler/tir/tir.h"
 #include "compiler/tir/tir_impl.h"
@@ -661,7 +662,12 @@ static void check_types(V *v, const Op *op)
             err(v, op, "result element type of %s differs from the operand type %s", tn(v, R(0)), tn(v, T(0)));
         break;
     case OP_BROADCAST: case OP_EXPAND_DIMS: case OP_RESHAPE: case OP_PERMUTE: check_shape_op(v, op); break;
-    case OP_LOAD: /* ptr [, mask, other] */
+    case OP_LOAD: /* ptr [, mask, other]; a load into shared memory (LIR): ptr [, mask], zero-filled */
+        if (op->nopnds == 2 && R(0)->kind == TY_TILE && R(0)->layout && R(0)->layout->kind == LAY_SHARED) {
+            if (cls(T(1)) != C_BOOL || !shape_eq(T(1), T(0)))
+                err(v, op, "mask %s must be bool shaped like the address %s", tn(v, T(1)), tn(v, T(0)));
+            break;
+        }
         if (op->nopnds != 1 && op->nopnds != 3) {
             err(v, op, "takes 1 or 3 operands, not %d", op->nopnds);
             break;

@@ -1,6 +1,7 @@
 /* The contract between code compiled for --target=emu and the emulator that runs it.
  *
- * The emu target lowers a kernel with the gfx942 layouts, exactly as for the GPU, but for the host:
+ * The emu target lowers a kernel with the gfx942 layouts, exactly as for the GPU, but for the host
+ * (emu_sm90 likewise with sm_90's: 32-lane waves, mma.sync, ldmatrix, cp.async):
  * every lane of a workgroup runs the compiled function as its own fiber,
  *
  *     void <kernel>(const void *kernarg, EmuLane *lane);
@@ -22,8 +23,14 @@
 typedef struct EmuLane EmuLane;
 
 enum {
-    EMU_WAVE = 64, /* lanes per wave, as on CDNA */
+    EMU_WAVE = 64,     /* lanes per wave, as on CDNA: the default */
+    EMU_WAVE_MIN = 32, /* the other wave size the emulator runs: a 32-lane warp (emu_sm90) */
 };
+
+/* A kernel compiled with a wave size other than EMU_WAVE exports, next to its entry point, an i32
+ * constant named "<kernel>" EMU_WAVE_SYMBOL_SUFFIX holding it (emu_sm90: 32); the emu device reads it
+ * and launches with waves of that many lanes. */
+#define EMU_WAVE_SYMBOL_SUFFIX ".rk_wave"
 
 /* fns->check flags */
 enum {
@@ -39,7 +46,8 @@ enum { EMU_PRINT_I64, EMU_PRINT_U64, EMU_PRINT_F64, EMU_PRINT_BOOL, EMU_PRINT_PT
 typedef struct EmuFns {
     /* s_barrier: waits for every lane of the workgroup. */
     void (*barrier)(EmuLane *l);
-    /* ds_bpermute_b32: returns `value` of the lane (byte_addr / 4) % 64 of this wave. */
+    /* ds_bpermute_b32: returns `value` of the lane (byte_addr / 4) % W of this wave (W: its lanes, 64
+     * or 32; for 32 this is shfl.sync.idx with every lane active). */
     int32_t (*bpermute)(EmuLane *l, int32_t byte_addr, int32_t value);
     /* ds_permute_b32: sends `value` to lane (byte_addr / 4) % 64; returns what this lane received
      * (0 if nothing). */
@@ -48,12 +56,13 @@ typedef struct EmuFns {
      * bound_ctrl), as documented for CDNA3. */
     int32_t (*dpp)(EmuLane *l, int32_t old, int32_t src, int32_t dpp_ctrl, int32_t row_mask, int32_t bank_mask,
                    int32_t bound_ctrl);
-    /* v_readlane_b32 and v_readfirstlane_b32. */
+    /* v_readlane_b32 (lane % W) and v_readfirstlane_b32. */
     int32_t (*readlane)(EmuLane *l, int32_t value, int32_t lane);
     int32_t (*readfirstlane)(EmuLane *l, int32_t value);
-    /* The wave's 64-bit mask of lanes whose pred is non-zero. */
+    /* The wave's mask of lanes whose pred is non-zero (bit i: lane i; W bits). */
     uint64_t (*ballot)(EmuLane *l, int32_t pred);
-    /* One matrix instruction (op: EmuMfmaOp); a, b, c, d point to this lane's registers. */
+    /* One matrix instruction (op: EmuMfmaOp; 64-lane waves only); a, b, c, d point to this lane's
+     * registers. */
     void (*mfma)(EmuLane *l, int32_t op, const uint32_t *a, const uint32_t *b, const uint32_t *c, uint32_t *d);
     /* Checks an access of `bytes` at `addr` (flags: EMU_ACCESS_*) before it happens; an access outside
      * every allocation (global) or outside the workgroup's LDS stops the launch with an error naming
@@ -65,6 +74,27 @@ typedef struct EmuFns {
     void (*print)(EmuLane *l, const char *msg, int32_t rank, const int32_t *coords, int32_t kind, uint64_t bits);
     /* Called on every loop back edge: lets the emulator stop a kernel that runs past RK_EMU_TIMEOUT. */
     void (*tick)(EmuLane *l);
+    /* NVIDIA sm_90 semantics (target emu_sm90, 32-lane waves), executed once all 32 lanes of the wave
+     * arrived, as the PTX ISA defines them:
+     * mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32 (op: NvMmaOp): a[4], b[2] this
+     * lane's packed 16-bit pairs, c[4] its accumulators; d[4] receives the result. */
+    void (*mma_sync)(EmuLane *l, int32_t op, const uint32_t *a, const uint32_t *b, const float *c, float *d);
+    /* ldmatrix.sync.aligned.m8n8.x4{.trans}.shared.b16: `addr` (in this workgroup's LDS, 16-byte
+     * aligned) is the 16-byte row this lane gives (row lane % 8 of matrix lane / 8); out[j] receives
+     * this lane's 32-bit register of matrix j. */
+    void (*ldmatrix)(EmuLane *l, const void *addr, int32_t trans, uint32_t *out);
+    /* cp.async.{ca,cg}.shared.global [dst], [src], bytes, src_bytes (bytes: 4, 8 or 16; src_bytes:
+     * bytes, or 0 to fill with zeros): this lane's asynchronous copy from global memory to its
+     * workgroup's LDS. The destination holds garbage (the LDS poison) from now until the copy is
+     * complete, which it is only after a cp_async_wait that covers its group: then the source is read
+     * and the bytes land. Both addresses are checked now (as fns->check would, `site` naming the
+     * load); the source only when src_bytes > 0. */
+    void (*cp_async)(EmuLane *l, void *dst, const void *src, int32_t bytes, int32_t src_bytes, const char *site);
+    /* cp.async.commit_group: this lane's copies issued since the last commit form a group. */
+    void (*cp_async_commit)(EmuLane *l);
+    /* cp.async.wait_group n: completes this lane's groups but the n most recent (wait_all: n = 0 after
+     * a commit). */
+    void (*cp_async_wait)(EmuLane *l, int32_t n);
 } EmuFns;
 
 struct EmuLane {

@@ -31,5 +31,5 @@ claim(list(mm2["mfma"]) == ["v_mfma_f32_16x16x16_bf16"] and list(mm32["mfma"]) =
 at1, at2, atw = k("at1"), k("at2"), k("atw")
 claim(at1["vgprs_total"] < at2["vgprs_total"] and at1["waves_per_simd"] > at2["waves_per_simd"],
       "attention: num_stages=1 needs fewer VGPRs and runs more waves than num_stages=2")
-claim(atw["vgprs"] <= 128 and atw["waves_per_simd"] == 4,
-      "attention: waves_per_eu=4 caps VGPRs at 128 and raises occupancy to 4")
+claim(atw["vgprs"] <= 80 and atw["waves_per_simd"] == 6 and atw["waves_per_simd"] > at1["waves_per_simd"],
+      "attention: waves_per_eu=6 caps VGPRs at 80 and raises occupancy to 6")

@@ -1,0 +1,232 @@
+/* sm_90: dot operands copied from global to shared memory asynchronously (cp.async), in rings of
+ * stage buffers.
+ *
+ * assign_layouts gives a shared layout to a load that only feeds an mma.sync operand through the
+ * loop-carried values of software pipelining (pipeline.c): with num_stages = S the loop carries S-1
+ * tiles, the prologue loads the first S-1 and each iteration loads the tile S-1 iterations ahead.
+ * Such a tile is never in registers: its value is a handle, the byte offset of its stage buffer in
+ * shared memory, and the loop carries handles. A ring has S buffers: the S-1 carried ones and the one
+ * the previous iteration read, which this iteration's load fills. Its offset follows from the handle
+ * the dot reads now (the front of the chain): the buffer before it, cyclically.
+ *
+ * Order within an iteration, with one barrier: the first convert of a shared operand waits until at
+ * most (S-2) x (loads per iteration) copy groups are pending (cp.async.wait_group: the groups of the
+ * tiles for the next S-2 iterations), then bar.sync — the current tiles are complete and visible, and
+ * every warp has finished reading the previous iteration's buffers; then the loads for S-1 iterations
+ * ahead are issued (one commit group each) into the buffer read last time, and the dot reads the
+ * current buffers with ldmatrix. After the loop, cp.async.wait_all. A shared tile outside such a ring
+ * (a direct load feeding a dot) has a buffer of its own, written after a barrier and waited for
+ * completely.
+ *
+ * The buffers are allocated before anything else in shared memory (their region stays reserved for
+ * the whole kernel; transfers use what lies above). On the emulator (emu_sm90) the copies, groups and
+ * waits are the emulator's (EmuFns.cp_async): a destination holds poison from the copy's issue until
+ * a wait covers its group, so a read before its wait, or a copy into a buffer still being read, shows
+ * in the results. */
+#include <string.h>
+
+#include "compiler/lower/lower_internal.h"
+
+struct Ring {
+    int base;       /* byte offset of buffer 0 */
+    int slot_bytes; /* bytes per buffer */
+    int S;          /* buffers */
+    int per_iter;   /* rings of the same loop (copy groups issued per iteration) */
+    const Value *front; /* the loop-carried handle the dot reads (NULL: a standalone buffer) */
+    const Op *loop;
+};
+
+static bool is_shared(const Type *t)
+{
+    return t->kind == TY_TILE && t->layout && t->layout->kind == LAY_SHARED;
+}
+
+bool lower_is_shared_tile(const Type *t) { return is_shared(t); }
+
+static Ring *new_ring(Lower *L, const Type *t, int S, const Value *front, const Op *loop)
+{
+    Ring *r = ARENA_NEW(L->a, Ring);
+    r->slot_bytes = (int)((ty_numel(t) * 2 + 127) / 128 * 128);
+    r->base = L->lds_static;
+    r->S = S;
+    r->front = front;
+    r->loop = loop;
+    L->lds_static += r->slot_bytes * S;
+    return r;
+}
+
+/* The rings of one loop: from each carried handle that a convert reads (the front), back through the
+ * yields to the load in the body; the loop inputs of the chain are the prologue's loads. */
+static void plan_loop(Lower *L, Op *loop)
+{
+    Block *body = op_block(loop, 0);
+    Op *y = body->last;
+    if (!y || y->code != OP_YIELD)
+        return;
+    Ring *rings[16];
+    int nr = 0;
+    for (int i = 1; i < body->nargs && nr < 16; i++) {
+        Value *front = &body->args[i];
+        if (!is_shared(front->type))
+            continue;
+        bool read = false;
+        for (Op *op = body->first; op; op = op->next)
+            for (int k = 0; k < op->nopnds; k++)
+                read |= op->operands[k] == front && op->code == OP_CONVERT_LAYOUT;
+        if (!read)
+            continue;
+        /* the chain, front first: each carried value is the yield of the one before it */
+        const Value *chain[16];
+        int n = 0;
+        const Value *cur = front;
+        const Op *load = NULL;
+        while (n < 16) {
+            chain[n++] = cur;
+            const Value *prev = y->operands[cur->index - 1];
+            if (prev->owner == body && !prev->def) {
+                cur = prev;
+                continue;
+            }
+            if (prev->def && prev->def->code == OP_LOAD && prev->def->parent == body)
+                load = prev->def;
+            break;
+        }
+        if (!load)
+            continue;
+        Ring *r = new_ring(L, front->type, n + 1, front, loop);
+        rings[nr++] = r;
+        L->ring_of[load->results[0].scratch] = r;
+        L->ring_slot[load->results[0].scratch] = -1;
+        /* the prologue's loads: chain position d holds the tile of iteration d, in buffer d */
+        for (int d = 0; d < n; d++) {
+            const Value *init = loop->operands[3 + chain[d]->index - 1];
+            if (init->def && init->def->code == OP_LOAD && is_shared(init->type)) {
+                L->ring_of[init->scratch] = r;
+                L->ring_slot[init->scratch] = d;
+            }
+        }
+        L->ring_of[front->scratch] = r;
+    }
+    for (int i = 0; i < nr; i++)
+        rings[i]->per_iter = nr;
+}
+
+static void plan_block(Lower *L, Block *b)
+{
+    for (Op *op = b->first; op; op = op->next) {
+        if (op->code == OP_FOR)
+            plan_loop(L, op);
+        for (int r = 0; r < op->nregions; r++)
+            plan_block(L, op->regions[r]);
+    }
+    /* shared tiles outside rings: a buffer each */
+    for (Op *op = b->first; op; op = op->next)
+        if (op->code == OP_LOAD && is_shared(op->results[0].type) && !L->ring_of[op->results[0].scratch]) {
+            Ring *r = new_ring(L, op->results[0].type, 1, NULL, NULL);
+            L->ring_of[op->results[0].scratch] = r;
+            L->ring_slot[op->results[0].scratch] = 0;
+        }
+}
+
+void async_plan(Lower *L, Func *f)
+{
+    plan_block(L, f->body);
+    L->lds_static = (L->lds_static + 15) / 16 * 16;
+    L->lds_pending = L->lds_static;
+    if (L->lds_static > L->lds_bytes)
+        L->lds_bytes = L->lds_static;
+    if (L->lds_static > L->lds_limit)
+        lower_error(L, "the pipelined dot operands need %d bytes of shared memory, more than the %d available "
+                       "(fewer num_stages or smaller blocks)",
+                    L->lds_static, L->lds_limit);
+}
+
+/* The shared-memory swizzle of a tile (async_shared_layout in assign_layouts.c). */
+static void swizzle_of(const Type *t, int *nch, int *pp)
+{
+    *nch = t->layout->max_phase;
+    *pp = t->layout->per_phase;
+}
+
+/* Byte offset (from the buffer's start) of element (row, col) of a shared tile. */
+static LLVMValueRef shared_offset(Lower *L, const Type *t, LLVMValueRef row, LLVMValueRef col)
+{
+    int nch, pp;
+    swizzle_of(t, &nch, &pp);
+    LLVMValueRef chunk = LLVMBuildLShr(L->b, col, const_i32(L, 3), "");
+    LLVMValueRef within = LLVMBuildAnd(L->b, col, const_i32(L, 7), "");
+    if (nch > 1) {
+        LLVMValueRef prow = pp > 1 ? LLVMBuildLShr(L->b, row, const_i32(L, __builtin_ctz((unsigned)pp)), "") : row;
+        chunk = LLVMBuildXor(L->b, chunk, LLVMBuildAnd(L->b, prow, const_i32(L, nch - 1), ""), "");
+    }
+    LLVMValueRef idx = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, const_i32(L, t->shape[1]), ""),
+                                    LLVMBuildAdd(L->b, LLVMBuildShl(L->b, chunk, const_i32(L, 3), ""), within, ""), "");
+    return LLVMBuildShl(L->b, idx, const_i32(L, 1), "");
+}
+
+void lower_async_load(Lower *L, Op *op)
+{
+    const Type *rt = op->results[0].type, *pt = op->operands[0]->type;
+    Ring *r = L->ring_of[op->results[0].scratch];
+    if (!r) {
+        lower_error(L, "internal error: a shared tile without a buffer");
+        return;
+    }
+    /* the buffer: fixed for the prologue's loads, the one before the front's for the loop's */
+    LLVMValueRef buf;
+    int slot = L->ring_slot[op->results[0].scratch];
+    if (slot >= 0) {
+        buf = const_i32(L, r->base + slot * r->slot_bytes);
+    } else {
+        LLVMValueRef front = lval(L, r->front)->r[0];
+        LLVMValueRef first = LLVMBuildICmp(L->b, LLVMIntEQ, front, const_i32(L, r->base), "");
+        buf = LLVMBuildSelect(L->b, first, const_i32(L, r->base + (r->S - 1) * r->slot_bytes),
+                              LLVMBuildSub(L->b, front, const_i32(L, r->slot_bytes), ""), "stage");
+    }
+    if (!r->front)
+        tgt_barrier(L); /* a standalone buffer: its previous readers are done */
+    const LayInfo *li = lay_info(L, pt);
+    LVal *ptr = lval(L, op->operands[0]);
+    LVal *mask = op->nopnds >= 2 ? lval(L, op->operands[1]) : NULL;
+    int vec = 1; /* the registers consecutive along the row: one copy */
+    for (int b = 0; b < li->ll.nreg && li->ll.reg[b][1] == (1 << b) && li->ll.reg[b][0] == 0; b++)
+        vec = 2 << b;
+    if (vec > 8)
+        vec = 8;
+    int bytes = vec * 2;
+    for (int g = 0; g < ptr->n; g += vec) {
+        LLVMValueRef row = reg_coord(L, li, g, 0), col = reg_coord(L, li, g, 1);
+        LLVMValueRef dst = tgt_lds_ptr(L, LLVMBuildAdd(L->b, buf, shared_offset(L, rt, row, col), ""));
+        LLVMValueRef src = ptr->r[g];
+        LLVMValueRef m = mask ? mask->r[mask->n == 1 ? 0 : g] : NULL;
+        if (m && LLVMIsAConstantInt(m) && LLVMConstIntGetZExtValue(m))
+            m = NULL;
+        tgt_cp_async(L, dst, src, bytes, m);
+    }
+    tgt_cp_async_commit(L);
+    L->async_synced = false;
+    LVal out = lval_new(L, 1, NULL);
+    out.r[0] = buf;
+    lval_set(L, op_result(op, 0), out);
+}
+
+void async_wait(Lower *L, const Value *src)
+{
+    if (L->async_synced)
+        return;
+    Ring *r = L->ring_of[src->scratch];
+    int pending = r && r->front && r->S >= 2 ? (r->S - 2) * r->per_iter : 0;
+    tgt_cp_async_wait(L, pending);
+    tgt_barrier(L);
+    L->async_synced = true;
+}
+
+void async_after_loop(Lower *L, const Op *loop)
+{
+    Block *body = op_block((Op *)loop, 0);
+    for (int i = 1; i < body->nargs; i++)
+        if (is_shared(body->args[i].type)) {
+            tgt_cp_async_wait(L, -1);
+            return;
+        }
+}

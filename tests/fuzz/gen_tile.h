@@ -1,0 +1,36 @@
+/* A generator of random, well-typed tile programs for differential testing (tests/fuzz/diff_tile.c).
+ *
+ * gen_tile_program(seed) returns the text of one `.tile` file: a kernel `fz` over random shapes (powers
+ * of two), dtypes, builtins, masks, control flow, reductions and dots, preceded by a header of `// `
+ * lines that say how to run it:
+ *
+ *   // rk-diff seed 0x1234                  the seed of the input data
+ *   // grid 2 1 1
+ *   // buf NAME DTYPE N in GEN LO HI Q      an input buffer of N elements: GEN is `uni` (floats: multiples
+ *                                           of Q in [LO, HI]; Q 0: any float in [LO, HI); ints: [LO, HI]),
+ *                                           `bits` (random bits) or `special` (uni plus inf, NaN and -0)
+ *   // buf NAME DTYPE N out TOL             an output: `exact` (bit for bit, any NaN equal to any NaN)
+ *                                           or the largest absolute difference allowed
+ *   // arg NAME DTYPE VALUE                 a scalar argument
+ *
+ * in the kernel's parameter order. The tolerance of each output comes from an abstract interpretation
+ * of the program (gen_tile_ab.c): every value carries an interval, a bound on how far two correct
+ * implementations may differ, and whether it is exact (on a grid fine enough for its type), so that
+ * sums and dots of exact values must agree bit for bit and the rest within a derived bound. The text
+ * is self-contained: diff_tile replays a saved file (tests/regress/diff/) from the header alone. */
+#ifndef RK_TESTS_FUZZ_GEN_TILE_H
+#define RK_TESTS_FUZZ_GEN_TILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct GenOptions {
+    int only_output; /* >= 0: print only the store to this output (the others stay parameters); -1: all */
+    int size;        /* statements at the top level (0: 6 .. 16 at random) */
+} GenOptions;
+
+/* A program from the seed (the same seed gives the same text), malloc'd; NULL when no valid program
+ * came out of many attempts (does not happen in practice). *noutputs: its number of outputs. */
+char *gen_tile_program(uint64_t seed, const GenOptions *o, int *noutputs);
+
+#endif
