@@ -86,15 +86,22 @@ done <<'EOF'
 8192 8
 EOF
 
-# Flash attention forward, f16, head dim 64, not causal.
-while read -r bm bn w; do
-    variant attention "attention_${bm}x${bn}_w$w" examples/attention.tile attention \
-        T=f16 HEAD_DIM=64 CAUSAL=false BLOCK_M="$bm" BLOCK_N="$bn" num_warps="$w"
+# Flash attention forward, f16, head dim 64, not causal (num_stages 2: V through cp.async).
+while read -r bm bn w st; do
+    variant attention "attention_${bm}x${bn}_w${w}_s$st" examples/attention.tile attention \
+        T=f16 HEAD_DIM=64 CAUSAL=false BLOCK_M="$bm" BLOCK_N="$bn" num_warps="$w" num_stages="$st"
 done <<'EOF'
-64 64 4
-128 64 8
-128 32 4
-64 32 4
+64 64 4 1
+128 64 8 1
+128 32 4 1
+64 32 4 1
+128 64 4 1
+128 64 8 2
+128 32 4 2
+128 64 4 2
+128 64 4 3
+128 64 8 3
+128 32 4 3
 EOF
 
 # An empty kernel, for launch overhead.

@@ -148,18 +148,26 @@ static void swizzle_of(const Type *t, int *nch, int *pp)
     *pp = t->layout->per_phase;
 }
 
-/* Byte offset (from the buffer's start) of element (row, col) of a shared tile. */
+/* Byte offset (from the buffer's start) of element (row, col) of a shared tile: lines along its fastest
+ * dimension (rows, or columns when column-major), 16-byte chunks swizzled by the line. */
 static LLVMValueRef shared_offset(Lower *L, const Type *t, LLVMValueRef row, LLVMValueRef col)
 {
     int nch, pp;
     swizzle_of(t, &nch, &pp);
+    int64_t pitch = t->shape[1];
+    if (t->layout->order[0] == 0) {
+        LLVMValueRef x = row;
+        row = col;
+        col = x;
+        pitch = t->shape[0];
+    }
     LLVMValueRef chunk = LLVMBuildLShr(L->b, col, const_i32(L, 3), "");
     LLVMValueRef within = LLVMBuildAnd(L->b, col, const_i32(L, 7), "");
     if (nch > 1) {
         LLVMValueRef prow = pp > 1 ? LLVMBuildLShr(L->b, row, const_i32(L, __builtin_ctz((unsigned)pp)), "") : row;
         chunk = LLVMBuildXor(L->b, chunk, LLVMBuildAnd(L->b, prow, const_i32(L, nch - 1), ""), "");
     }
-    LLVMValueRef idx = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, const_i32(L, t->shape[1]), ""),
+    LLVMValueRef idx = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, const_i32(L, pitch), ""),
                                     LLVMBuildAdd(L->b, LLVMBuildShl(L->b, chunk, const_i32(L, 3), ""), within, ""), "");
     return LLVMBuildShl(L->b, idx, const_i32(L, 1), "");
 }
@@ -188,8 +196,9 @@ void lower_async_load(Lower *L, Op *op)
     const LayInfo *li = lay_info(L, pt);
     LVal *ptr = lval(L, op->operands[0]);
     LVal *mask = op->nopnds >= 2 ? lval(L, op->operands[1]) : NULL;
-    int vec = 1; /* the registers consecutive along the row: one copy */
-    for (int b = 0; b < li->ll.nreg && li->ll.reg[b][1] == (1 << b) && li->ll.reg[b][0] == 0; b++)
+    int fast = rt->layout->order[0], slow = 1 - fast;
+    int vec = 1; /* the registers consecutive along the fastest dimension: one copy */
+    for (int b = 0; b < li->ll.nreg && li->ll.reg[b][fast] == (1 << b) && li->ll.reg[b][slow] == 0; b++)
         vec = 2 << b;
     if (vec > 8)
         vec = 8;
@@ -204,7 +213,10 @@ void lower_async_load(Lower *L, Op *op)
         tgt_cp_async(L, dst, src, bytes, m);
     }
     tgt_cp_async_commit(L);
-    L->async_synced = false;
+    /* a ring's new copy fills a stage that no convert reads before the next wait (the loop's next
+     * iteration); a standalone buffer is read next, after a wait */
+    if (!r->front)
+        L->async_synced = false;
     LVal out = lval_new(L, 1, NULL);
     out.r[0] = buf;
     lval_set(L, op_result(op, 0), out);

@@ -309,11 +309,17 @@ void lower_convert(Lower *L, Op *op)
         d->base_v = src->r[0];
         d->bytes = 2;
         d->rank = 2;
-        memcpy(d->shape, from->shape, sizeof(int64_t) * 2);
+        /* a column-major buffer holds a B operand [K, N] as [N, K]: k fastest, read untransposed */
+        d->kmajor = from->layout->order[0] == 0;
+        if (d->kmajor && tl->op_idx != 1) {
+            lower_error(L, "internal error: a column-major shared tile used as an A operand");
+            return;
+        }
+        d->shape[0] = from->shape[d->kmajor ? 1 : 0];
+        d->shape[1] = from->shape[d->kmajor ? 0 : 1];
         d->vec = 8;
         d->nch = from->layout->max_phase;
         d->pp = from->layout->per_phase;
-        d->kmajor = false;
         d->ldsm = true;
         L->deferred[op->results[0].scratch] = d;
         lval_set(L, op_result(op, 0), lval_new(L, 0, &lay_info(L, to)->ll));
@@ -359,9 +365,11 @@ static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, cons
      * lane is then at a constant offset from one base address, which the reads fold into their offset
      * fields instead of keeping an address register per k step. */
     d->kmajor = to->layout->op_idx == 1;
-    /* sm_90 keeps B as loaded, [K, N] with n fastest, and reads it transposed (ldmatrix .trans) */
+    /* sm_90 keeps B as it was loaded: [K, N] with n fastest, read transposed (ldmatrix .trans), or,
+     * when k is the fastest dimension of its registers (Kᵀ in attention), [N, K] with k fastest, read
+     * as it is; either way the tile is written with the registers' own 128-bit runs. */
     if (L->nv && bytes == 2)
-        d->kmajor = false;
+        d->kmajor = d->kmajor && from->layout->kind == LAY_BLOCKED && from->rank == 2 && from->layout->order[0] == 0;
     if (d->kmajor) {
         d->shape[0] = from->shape[1];
         d->shape[1] = from->shape[0];

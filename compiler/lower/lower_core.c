@@ -344,15 +344,23 @@ static void lower_op(Lower *L, Op *op)
 {
     L->pos = op->pos;
     switch (op->code) {
+    /* async_synced describes straight-line code: a region is entered (a loop body again after its back
+     * edge, which may have issued copies) and left (after branches that may differ) unsynced */
     case OP_FOR:
+        L->async_synced = false;
         lower_for(L, op);
         async_after_loop(L, op);
+        L->async_synced = false;
         return;
     case OP_IF:
+        L->async_synced = false;
         lower_if(L, op);
+        L->async_synced = false;
         return;
     case OP_WHILE:
+        L->async_synced = false;
         lower_while(L, op);
+        L->async_synced = false;
         return;
     case OP_YIELD:
     case OP_CONDITION:

@@ -188,8 +188,8 @@ static const Layout *mem_layout(Ctx *c, const Op *op);
  * pipelining is copied straight into shared memory (cp.async): its result, the values carrying it
  * and the loop's ring of stage buffers get a shared layout, and the dot reads it with ldmatrix. True
  * when every use of v leads, through yields and loop inputs whose loop results are unused, to an
- * operand (A or B) of an mma.sync dot. */
-static bool flows_to_mma_operand(Ctx *c, const Value *v, int depth)
+ * operand (A or B; only B when only_b) of an mma.sync dot. */
+static bool flows_to_mma_operand(Ctx *c, const Value *v, int depth, bool only_b)
 {
     if (depth > 8 || !c->uses[vid(v)])
         return false;
@@ -197,7 +197,7 @@ static bool flows_to_mma_operand(Ctx *c, const Value *v, int depth)
         Op *op = u->op;
         const Value *next = NULL;
         if (op->code == OP_DOT && u->idx < 2) {
-            if (!choose_dot(c->o, c->src, op).nv)
+            if (!choose_dot(c->o, c->src, op).nv || (only_b && u->idx != 1))
                 return false;
             continue;
         }
@@ -213,19 +213,23 @@ static bool flows_to_mma_operand(Ctx *c, const Value *v, int depth)
         } else {
             return false;
         }
-        if (!flows_to_mma_operand(c, next, depth + 1))
+        if (!flows_to_mma_operand(c, next, depth + 1, only_b))
             return false;
     }
     return true;
 }
 
-/* The shared layout of an asynchronously copied tile: row-major, 16-byte chunks XOR-swizzled by the
- * row (rows narrower than 128 bytes sharing a phase), as lower_convert.c reads it with ldmatrix. */
-static const Layout *async_shared_layout(Ctx *c, const Type *t)
+/* The shared layout of an asynchronously copied tile: its global order (row-major, or column-major
+ * for a B operand loaded transposed, Kᵀ in attention), 16-byte chunks of the fastest dimension
+ * XOR-swizzled by the slow index (lines narrower than 128 bytes sharing a phase), as lower_convert.c
+ * reads it with ldmatrix. */
+static const Layout *async_shared_layout(Ctx *c, const Op *op)
 {
-    int64_t pitch = t->shape[1] * 2, chunks = pitch / 16;
+    const Type *t = op->results[0].type;
+    int fast = mem_layout(c, op)->order[0];
+    int64_t pitch = t->shape[fast] * 2, chunks = pitch / 16;
     int nch = (int)(chunks < 8 ? chunks : 8), pp = pitch >= 128 ? 1 : (int)(128 / pitch);
-    return lay_shared(c->lt, 2, 8, pp, nch, 0, (int[]){1, 0});
+    return lay_shared(c->lt, 2, 8, pp, nch, 0, fast == 1 ? (int[]){1, 0} : (int[]){0, 1});
 }
 
 static bool async_load(Ctx *c, const Op *op)
@@ -233,8 +237,7 @@ static bool async_load(Ctx *c, const Op *op)
     if (op->code != OP_LOAD || c->o->wave != 32 || !c->o->use_mfma || c->src->opts.num_stages < 2)
         return false;
     const Type *t = op->results[0].type;
-    if (t->kind != TY_TILE || t->rank != 2 || (t->elem->sk != SK_F16 && t->elem->sk != SK_BF16) ||
-        t->shape[1] * 2 < 32)
+    if (t->kind != TY_TILE || t->rank != 2 || (t->elem->sk != SK_F16 && t->elem->sk != SK_BF16))
         return false;
     if (op->nopnds == 3) { /* cp.async fills masked-off elements with zeros: `other` must be zero */
         const Op *o = op->operands[2]->def;
@@ -242,9 +245,13 @@ static bool async_load(Ctx *c, const Op *op)
             return false;
     }
     const Layout *l = mem_layout(c, op);
-    if (l->kind != LAY_BLOCKED || l->order[0] != 1 || l->spt[1] < 2)
-        return false; /* cp.async moves 4, 8 or 16 bytes along the rows */
-    return flows_to_mma_operand(c, &op->results[0], 0);
+    if (l->kind != LAY_BLOCKED)
+        return false;
+    int fast = l->order[0];
+    if (l->spt[fast] < 2 || t->shape[fast] * 2 < 32)
+        return false; /* cp.async moves 4, 8 or 16 bytes along the fastest dimension */
+    /* column-major tiles only as B: stored k-fastest, ldmatrix reads them untransposed */
+    return flows_to_mma_operand(c, &op->results[0], 0, fast == 0);
 }
 
 static const Layout *mem_layout(Ctx *c, const Op *op)
@@ -341,6 +348,8 @@ static void split_waves(int nw, int64_t M, int64_t N, int im, int in, int *wpc)
     wpc[1] = nw / best;
 }
 
+static bool chained_dot(const Op *dot);
+
 /* sm_90: mma.sync m16n8k16 for 16-bit floats with f32 accumulators. */
 static DotChoice choose_mma(const Func *f, const Op *dot)
 {
@@ -356,7 +365,13 @@ static DotChoice choose_mma(const Func *f, const Op *dot)
     d.instr = ek == SK_F16 ? NV_MMA_F16 : NV_MMA_BF16;
     d.im = 16, d.in = 8, d.ik = 16;
     d.k_width = 2;
-    split_waves(f->opts.num_warps, M, N, 16, 8, d.wpc);
+    int nw = f->opts.num_warps;
+    if (M / 16 >= nw && chained_dot(dot)) { /* the head's C fragments are the tail's A fragments */
+        d.wpc[0] = nw;
+        d.wpc[1] = 1;
+    } else {
+        split_waves(nw, M, N, 16, 8, d.wpc);
+    }
     return d;
 }
 
@@ -522,7 +537,7 @@ static const Layout *pref_compute(Ctx *c, const Value *v, bool *strong)
     case OP_ATOMIC_RMW:
     case OP_ATOMIC_CAS:
         if (async_load(c, op))
-            return async_shared_layout(c, op->results[0].type);
+            return async_shared_layout(c, op);
         return mem_layout(c, op);
     case OP_DOT: {
         const Layout *acc, *la, *lb;
@@ -1051,7 +1066,7 @@ static void emit_anchor(Ctx *c, Op *op)
             rt[i] = L ? with_layout(c, op->results[i].type, L) : op->results[i].type;
         if (L && async_load(c, op)) {
             /* into shared memory; `other` (zero) is what cp.async fills masked-off elements with */
-            rt[0] = with_layout(c, op->results[0].type, async_shared_layout(c, op->results[0].type));
+            rt[0] = with_layout(c, op->results[0].type, async_shared_layout(c, op));
             nops = op->nopnds == 3 ? 2 : op->nopnds;
         }
         break;
