@@ -263,6 +263,14 @@ static double grid_value(G *g)
 }
 
 /* A literal that fits t. */
+/* v modulo (the type's largest value + 1), for small non-negative v: a value of type t (the modulus
+ * only matters for types narrower than v; 64-bit maxima do not fit an int). */
+static int below_max(int v, int t)
+{
+    double m = gt_max(t) + 1;
+    return m < 1e9 ? v % (int)m : v;
+}
+
 static double lit_value(G *g, int t)
 {
     if (gt_float(t))
@@ -274,7 +282,7 @@ static double lit_value(G *g, int t)
         return gt_signed(t) ? ri(g, -8, 8) : ri(g, 0, 15);
     if (r < 90)
         return gt_bits(t) > 32 ? gt_max(RK_I32) : gt_max(t);
-    return gt_signed(t) ? (gt_bits(t) > 32 ? gt_min(RK_I32) : gt_min(t)) : ri(g, 16, 200) % (int)(gt_max(t) + 1);
+    return gt_signed(t) ? (gt_bits(t) > 32 ? gt_min(RK_I32) : gt_min(t)) : below_max(ri(g, 16, 200), t);
 }
 
 /* A literal operand: takes the other operand's type, t. `typed` prints it as `(v as t)`. */
@@ -619,7 +627,7 @@ static int mk_binary(G *g, Ty t, int depth, bool det)
         a = gx(g, t, depth - 1, need_det);
         double v = lit_value(g, t.dt);
         if (op == B_SHL || op == B_SHR)
-            v = ri(g, 0, gt_bits(t.dt) + 2) % (int)(gt_max(t.dt) + 1);
+            v = below_max(ri(g, 0, gt_bits(t.dt) + 2), t.dt);
         if ((op == B_DIV || op == B_REM) && v == 0 && chance(g, 80))
             v = 3;
         b = lit(g, t.dt, v, false);

@@ -2,12 +2,15 @@
 # The install test: `cmake --install` into a temporary prefix, then a small C program (consumer/main.c)
 # built against that prefix with CMake (find_package(rk): rk::rk and rk::rk_static) and with
 # pkg-config (rk and rk-static), each run on emu; and the installed rkc compiles and runs a kernel.
-# Exit 77 (skipped) when cmake, pkg-config or a C compiler is missing.
+# Exit 77 (skipped) when cmake, pkg-config or a C compiler is missing. The consumer is built with $CC
+# (default cc) and $RK_CONSUMER_FLAGS: a sanitizer build's libraries need the sanitizers' runtime.
 #   usage: run_install_test.sh BUILD_DIR SOURCE_DIR
 set -u
 build=$1
 src=$2
-for tool in cmake pkg-config cc; do
+CC=${CC:-cc}
+flags=${RK_CONSUMER_FLAGS:-}
+for tool in cmake pkg-config "$CC"; do
     command -v $tool >/dev/null 2>&1 || { echo "install test: $tool not found: skipped"; exit 77; }
 done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rk-install-XXXXXX")
@@ -29,7 +32,8 @@ unset RK_STDLIB_DIR RK_ALWAYS_COMPILE
 gen=()
 command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
 cmake -S "$src/tests/install/consumer" -B "$tmp/cmake" "${gen[@]}" -DCMAKE_PREFIX_PATH="$prefix" \
-    -DCMAKE_BUILD_TYPE=Release >"$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log"; fail "configuring the consumer"; }
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="$CC" -DCMAKE_C_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" \
+    >"$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log"; fail "configuring the consumer"; }
 cmake --build "$tmp/cmake" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; fail "building the consumer with CMake"; }
 "$tmp/cmake/consumer_shared" || fail "the CMake consumer (rk::rk)"
 ldd "$tmp/cmake/consumer_shared" | grep -q "$prefix/lib/librk.so" || fail "consumer_shared does not use the installed librk.so"
@@ -38,10 +42,10 @@ ldd "$tmp/cmake/consumer_shared" | grep -q "$prefix/lib/librk.so" || fail "consu
 # pkg-config
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 [ "$(pkg-config --modversion rk)" = "$(sed -n 's/^Version: //p' "$prefix/lib/pkgconfig/rk.pc")" ] || fail "pkg-config --modversion rk"
-cc -O1 -o "$tmp/pc_shared" "$src/tests/install/consumer/main.c" $(pkg-config --cflags --libs rk) -lm \
+"$CC" $flags -O1 -o "$tmp/pc_shared" "$src/tests/install/consumer/main.c" $(pkg-config --cflags --libs rk) -lm \
     -Wl,-rpath,"$(pkg-config --variable=libdir rk)" || fail "building the consumer with pkg-config (rk)"
 "$tmp/pc_shared" || fail "the pkg-config consumer (rk)"
-cc -O1 -o "$tmp/pc_static" "$src/tests/install/consumer/main.c" $(pkg-config --cflags --libs rk-static) \
+"$CC" $flags -O1 -o "$tmp/pc_static" "$src/tests/install/consumer/main.c" $(pkg-config --cflags --libs rk-static) \
     || fail "building the consumer with pkg-config (rk-static)"
 "$tmp/pc_static" || fail "the pkg-config consumer (rk-static)"
 
