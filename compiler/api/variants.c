@@ -335,13 +335,19 @@ static LLVMModuleRef link_members(Shared *sh, LLVMContextRef lc, LlvmDiag *diag,
     return NULL;
 }
 
+/* Targets whose bundle is one image made from one module (a gfx code object, sm_90's PTX text); the
+ * emulator's is one shared object linked from several objects. */
+static bool single_image(const char *target)
+{
+    return strncmp(target, "gfx", 3) == 0 || strncmp(target, "sm_", 3) == 0;
+}
+
 /* Generates code for members; *bin on success, else why. */
 static bool generate(Worker *w, const int *members, int n, void **bin, size_t *size, const char **why)
 {
     Shared *sh = w->sh;
     VariantSet *vs = sh->vs;
     const Target *tg = target_find(vs->cs->target);
-    bool amdgpu = strncmp(vs->cs->target, "gfx", 3) == 0;
     LLVMContextRef lc = LLVMContextCreate();
     LlvmDiag diag = {{0}, false};
     LLVMContextSetDiagnosticHandler(lc, on_llvm_diag, &diag);
@@ -351,7 +357,7 @@ static bool generate(Worker *w, const int *members, int n, void **bin, size_t *s
     CodegenResult cr;
     memset(&cr, 0, sizeof cr);
     if (mod && tg) {
-        unsigned want = vs->link_all && !amdgpu ? CG_WANT_OBJ : CG_WANT_BINARY;
+        unsigned want = vs->link_all && !single_image(vs->cs->target) ? CG_WANT_OBJ : CG_WANT_BINARY;
         const char *err = NULL;
         CgStatus st = codegen_module(tg, mod, vs->cs->opt_level, want, &w->a, &cr, &err);
         if (st == CG_OK) {
@@ -483,8 +489,8 @@ static bool make_groups(Shared *sh, Arena *a)
     int ng = (nok + gmax - 1) / gmax;
     if (ng < vs->threads)
         ng = nok < vs->threads ? nok : vs->threads; /* keep every worker busy */
-    if (vs->link_all && strncmp(vs->cs->target, "gfx", 3) == 0)
-        ng = 1; /* one AMDGPU object per code object */
+    if (vs->link_all && single_image(vs->cs->target))
+        ng = 1; /* one module per code object */
     qsort_r(order, (size_t)nok, sizeof *order, cmp_cost, sh->irlens);
     sh->groups = ARENA_ARRAY(a, Group, ng);
     sh->ngroups = ng;
@@ -532,7 +538,7 @@ static rk_status collect(rk_ctx *ctx, Shared *sh)
             }
         }
     }
-    if (!vs->link_all || strncmp(vs->cs->target, "gfx", 3) == 0 || vs->nbins == 0)
+    if (!vs->link_all || single_image(vs->cs->target) || vs->nbins == 0)
         return RK_OK;
     /* emu: the objects into one shared object */
     void *bin = NULL;
