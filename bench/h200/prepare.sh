@@ -54,7 +54,10 @@ variant() {
     if [ "$FIRST" = 1 ] && cut -f1 "$INDEX" | grep -qx "$bench"; then
         return
     fi
-    "$PREP" "$OUT/$base" "$ROOT/$file" "$kernel" "$@"
+    local line
+    line="$("$PREP" "$OUT/$base" "$ROOT/$file" "$kernel" "$@")"
+    echo "$line"
+    printf '%s\t%s\n' "$bench" "$(echo "$line" | sed -n 's/.*compiled in \([0-9.]*\) ms.*/\1/p')" >> "$OUT/compile.raw"
     printf '%s\t%s\t%s\n' "$bench" "$base" "$*" >> "$INDEX"
 }
 
@@ -117,6 +120,15 @@ EOF
 
 # An empty kernel, for launch overhead.
 variant noop noop bench/h200/kernels/noop.tile noop num_warps=1
+
+# ---- cold compile times: per benchmark, the median over its variants (rk_prepare's in-process figure),
+# as TSV rows for bench/h200/table.py (bench impl size config ms value unit err tol status) ----
+for b in $(cut -f1 "$OUT/compile.raw" | sort -u | grep -vx noop); do
+    awk -F'\t' -v b="$b" '$1 == b && $2 != "" { print $2 }' "$OUT/compile.raw" | sort -n |
+        awk -v b="$b" '{ v[NR] = $1 } END { if (NR) { m = v[int((NR + 1) / 2)];
+            printf "compile_%s\trk\tsm_90, build machine, CPU time\tmedian of %d variants\t%s\t%s\tms\t0\t0\tok\n", b, NR, m, m } }'
+done > "$OUT/compile.tsv"
+rm -f "$OUT/compile.raw"
 
 # ---- ptxas on every PTX file ----
 PTXAS="${PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}"

@@ -150,7 +150,7 @@ fi
 if [ "$MODE" = all ] && [ -n "$PY" ]; then
     say "results"
     echo
-    "$PY" "$H/table.py" "$WORK/rk.tsv" "$WORK/py.tsv" --out "$WORK/h200.md"
+    "$PY" "$H/table.py" "$WORK/rk.tsv" "$WORK/py.tsv" "$PTX/compile.tsv" --out "$WORK/h200.md"
 fi
 say "done, exit $STATUS"
 finish

@@ -19,7 +19,13 @@ BENCHES = [
     ("copy", "device-to-device copy"),
     ("launch_host", "launch, host time per call"),
     ("launch_gpu", "launch, GPU time per launch"),
+    ("compile_matmul", "cold compile, matmul"),
+    ("compile_attention", "cold compile, attention"),
+    ("compile_softmax", "cold compile, softmax"),
+    ("compile_layernorm", "cold compile, layernorm"),
+    ("compile_vecadd", "cold compile, vecadd"),
 ]
+LOWER_IS_BETTER = ("us", "ms")
 IMPLS = [("rk", "rk"), ("triton", "Triton"), ("torch", "torch"), ("cuda", "CUDA driver")]
 
 
@@ -51,6 +57,8 @@ def fmt(v, unit):
         return "—"
     if unit == "us":
         return f"{v:.2f}"
+    if unit == "ms":
+        return f"{v:.0f}" if v >= 10 else f"{v:.1f}"
     return f"{v:.1f}" if v < 1000 else f"{v:.0f}"
 
 
@@ -74,19 +82,23 @@ def table(rows, notes):
             if r["status"] != "ok" or r["value"] <= 0:
                 continue
             old = best.get(r["impl"])
-            if old is None or (r["value"] < old["value"] if unit == "us" else r["value"] > old["value"]):
+            if old is None or (r["value"] < old["value"] if unit in LOWER_IS_BETTER else r["value"] > old["value"]):
                 best[r["impl"]] = r
         cells = [fmt(best[i]["value"], unit) if i in best else ("failed" if any(r["impl"] == i for r in mine) else "—")
                  for i, _ in IMPLS]
         others = [best[i]["value"] for i in ("triton", "torch", "cuda") if i in best]
         ratio = "—"
         if "rk" in best and others:
-            o = min(others) if unit == "us" else max(others)
-            ratio = f"{(o / best['rk']['value'] if unit == 'us' else best['rk']['value'] / o):.2f}×"
+            lower = unit in LOWER_IS_BETTER
+            o = min(others) if lower else max(others)
+            ratio = f"{(o / best['rk']['value'] if lower else best['rk']['value'] / o):.2f}×"
         cfg = best["rk"]["config"] if "rk" in best else ""
         out.append(f"| {label} | {size} | {unit} | " + " | ".join(cells) + f" | {ratio} | {cfg} |")
     out.append("")
-    out.append("Higher is better, except for the launch rows (microseconds). \"rk vs best other\" is rk's speed "
+    out.append("Higher is better, except for the launch rows (microseconds) and the compile rows (milliseconds: "
+               "source to PTX in process, the median over each side's variants or autotune configs; rk's on the "
+               "build machine, ending at PTX, which the driver compiles at load; Triton's on the GPU machine's host, "
+               "ending at a cubin, ptxas included). \"rk vs best other\" is rk's speed "
                "over the best of the other columns. Every output was checked against a float64 reference "
                "before its time counted (details below).")
     if notes:

@@ -13,6 +13,7 @@ The same measurements as rk_bench, on the same sizes, checked and timed the same
              same bytes                                                                      GB/s
   attention  forward, f16, Z=4 H=16 N_CTX=4096 D=64, not causal; Triton: a flash-attention
              kernel like the tutorial's; torch: scaled_dot_product_attention                TFLOP/s
+  compile    cold compile of each kernel's autotune configs (bench_compile), median        ms
   launch     an empty Triton kernel launched 20000 times back to back: host microseconds per
              launch call (Python included, as a Triton user pays it) and GPU microseconds per launch
 Each output is compared with a float64 reference (computed on the GPU with torch; for the 8192
@@ -236,6 +237,50 @@ def best_config(kernel):
 # ---- the benchmarks ------------------------------------------------------------------------------
 
 
+def bench_compile():
+    """Cold compile times, as bench/h200/prepare.sh measures rk's: each autotune config of each Triton
+    kernel compiled once for the benchmark's argument types and values (JITFunction.warmup: no launch)
+    into a fresh cache folder, after a throwaway compile that pays the process's one-time set-up; per
+    kernel, the median over its configs. Triton's compile ends at a cubin (ptxas included); rk's at
+    PTX, which the driver compiles when it loads the module."""
+    import os
+    import statistics
+    import tempfile
+    print("\n== cold compile (Triton: each autotune config once, fresh cache)", flush=True)
+    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="rk-h200-triton-")
+    f32 = torch.zeros(64, device=DEV)
+    bf16 = torch.zeros(64, device=DEV, dtype=torch.bfloat16)
+    f16 = torch.zeros(64, device=DEV, dtype=torch.float16)
+    n = SIZES["matmul"][0]
+    cols = SIZES["rows"][1]
+    block = triton.next_power_of_2(cols)
+    d = SIZES["attention"][3]
+    where = "sm_90, GPU machine host"
+    try:
+        noop_kernel.warmup(f32, 1, BLOCK=32, num_warps=1, grid=(1,))
+    except Exception as e:
+        print(f"  set-up: error: {type(e).__name__}: {e}", flush=True)
+    cases = [("matmul", matmul_kernel, (bf16, bf16, bf16, n, n, n, n, 1, n, 1, n, 1), {}),
+             ("softmax", softmax_kernel, (f32, f32, cols), {"BLOCK": block}),
+             ("layernorm", layernorm_kernel, (f32, f32, f32, f32, cols, 1e-5), {"BLOCK": block}),
+             ("vecadd", add_kernel, (f32, f32, f32, SIZES["vecadd"]), {}),
+             ("attention", attention_kernel, (f16, f16, f16, f16, 0.125, SIZES["attention"][2]), {"HEAD_DIM": d})]
+    for name, kern, args, kw in cases:
+        try:
+            times = []
+            for c in kern.configs:
+                t0 = time.perf_counter()
+                kern.fn.warmup(*args, grid=(1,), **kw, **c.all_kwargs())
+                times.append((time.perf_counter() - t0) * 1e3)
+            ms = statistics.median(times)
+            print(f"  {name:10s} median {ms:.0f} ms over {len(times)} configs "
+                  f"({', '.join(f'{t:.0f}' for t in times)} ms)", flush=True)
+            record(f"compile_{name}", "triton", where, f"median of {len(times)} configs", ms, ms, "ms", 0, 0, "ok")
+        except Exception as e:  # a change of Triton's API must not stop the benchmarks
+            print(f"  {name}: error: {type(e).__name__}: {e}", flush=True)
+            record(f"compile_{name}", "triton", where, "", 0, 0, "ms", math.nan, 0, "error")
+
+
 def bench_matmul(n):
     print(f"\n== matmul bf16 {n}x{n}x{n}", flush=True)
     g = torch.Generator(device=DEV).manual_seed(n)
@@ -401,7 +446,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tsv")
     ap.add_argument("--runs", type=int, default=20)
-    ap.add_argument("--only", default="launch,vecadd,softmax,layernorm,matmul,attention")
+    ap.add_argument("--only", default="compile,launch,vecadd,softmax,layernorm,matmul,attention")
     ap.add_argument("--small", action="store_true", help="tiny sizes, to try the script out")
     args = ap.parse_args()
     if args.small:
@@ -417,7 +462,7 @@ def main():
                   f"{props.name}\n")
     FLUSH = torch.empty(SIZES["flush"], dtype=torch.int8, device=DEV)
     t0 = time.perf_counter()
-    steps = [("launch", bench_launch), ("vecadd", bench_vecadd), ("softmax", lambda: bench_rows(False)),
+    steps = [("compile", bench_compile), ("launch", bench_launch), ("vecadd", bench_vecadd), ("softmax", lambda: bench_rows(False)),
              ("layernorm", lambda: bench_rows(True)), ("matmul", lambda: bench_matmul(SIZES["matmul"][0])),
              ("matmul", lambda: bench_matmul(SIZES["matmul"][1])), ("attention", bench_attention)]
     failed = 0
