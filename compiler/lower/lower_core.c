@@ -258,6 +258,9 @@ static void lower_for(Lower *L, Op *op)
     }
     LLVMBuildCondBr(L->b, cond, bb, exit);
     LLVMPositionBuilderAtEnd(L->b, bb);
+    /* the body is also entered from its own end, where copies may be pending: whatever the code before
+     * the loop waited for, the body's first read of a stage buffer waits again */
+    L->async_synced = false;
     lower_block(L, body); /* binds nothing new: args are the phis */
     if (L->failed)
         return;
@@ -344,15 +347,20 @@ static void lower_op(Lower *L, Op *op)
 {
     L->pos = op->pos;
     switch (op->code) {
+    /* after a region, copies issued on some path may be pending (async_synced is per path) */
     case OP_FOR:
         lower_for(L, op);
         async_after_loop(L, op);
+        L->async_synced = false;
         return;
     case OP_IF:
         lower_if(L, op);
+        L->async_synced = false;
         return;
     case OP_WHILE:
+        L->async_synced = false;
         lower_while(L, op);
+        L->async_synced = false;
         return;
     case OP_YIELD:
     case OP_CONDITION:

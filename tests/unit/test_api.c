@@ -609,7 +609,7 @@ static void test_devices(void)
     rk_ctx *ctx = NULL;
     rk_ctx_options o = {.device = "bogus"};
     CHECK(rk_ctx_create(&o, &ctx) == RK_ENODEVICE && ctx);
-    CHECK(strstr(rk_error(ctx), "unknown device 'bogus'; known devices: hip, cuda, emu, interp, none"));
+    CHECK(strstr(rk_error(ctx), "unknown device 'bogus'; known devices: hip, cuda, emu, emu_sm90, interp, none"));
     rk_ctx_destroy(ctx);
     o.device = "cuda";
     rk_status st = rk_ctx_create(&o, &ctx);
