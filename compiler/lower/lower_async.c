@@ -15,9 +15,9 @@
  * every warp has finished reading the previous iteration's buffers; then the loads for S-1 iterations
  * ahead are issued (one commit group each) into the buffer read last time, and the dot reads the
  * current buffers with ldmatrix. Where the pipeliner put a load before the first convert, the load
- * is preceded by a barrier of its own (the buffer it fills was read in the previous iteration). After the loop, cp.async.wait_all. A shared tile outside such a ring
- * (a direct load feeding a dot) has a buffer of its own, written after a barrier and waited for
- * completely.
+ * is preceded by a barrier of its own (the buffer it fills was read in the previous iteration). After
+ * the loop, cp.async.wait_all. A shared tile outside such a ring (a direct load feeding a dot) has a
+ * buffer of its own, written after a barrier and waited for completely.
  *
  * The buffers are allocated before anything else in shared memory (their region stays reserved for
  * the whole kernel; transfers use what lies above). On the emulator (emu_sm90) the copies, groups and

@@ -168,9 +168,10 @@ static void check_std(Run *r)
                 var += d * d;
             }
             double rstd = 1 / sqrt(var / (double)n + 1e-5);
-            for (size_t k = 0; k < n; k++)
-                ref_f(o, row * n + k,
-                      (fget(t, x->host, row * n + k) - mean) * rstd * fget(RK_F32, w->host, k) + fget(RK_F32, b->host, k));
+            for (size_t k = 0; k < n; k++) {
+                double d = fget(t, x->host, row * n + k) - mean;
+                ref_f(o, row * n + k, d * rstd * fget(RK_F32, w->host, k) + fget(RK_F32, b->host, k));
+            }
         }
         /* f32 sums of up to 2048 terms (in any order) and rsqrt, then one rounding to T */
         double e = t == RK_F32 ? 0x1p-24 : t == RK_F16 ? 0x1p-11 : 0x1p-8;

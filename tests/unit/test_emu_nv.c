@@ -179,10 +179,11 @@ static void k_mma(const void *ka, EmuLane *l)
 {
     const MmaArgs *M = ka;
     int lane = (int)(l->lane % 32), warp = (int)(l->lane / 32), g = lane / 4, t = lane % 4;
-    uint32_t a[4] = {pair(M->A, g * 16 + 2 * t, g * 16 + 2 * t + 1), pair(M->A, (g + 8) * 16 + 2 * t, (g + 8) * 16 + 2 * t + 1),
-                     pair(M->A, g * 16 + 2 * t + 8, g * 16 + 2 * t + 9),
-                     pair(M->A, (g + 8) * 16 + 2 * t + 8, (g + 8) * 16 + 2 * t + 9)};
-    uint32_t b[2] = {pair(M->B, (2 * t) * 8 + g, (2 * t + 1) * 8 + g), pair(M->B, (2 * t + 8) * 8 + g, (2 * t + 9) * 8 + g)};
+    int r0 = g * 16 + 2 * t, r8 = (g + 8) * 16 + 2 * t; /* A's rows g and g + 8, column 2t */
+    uint32_t a[4] = {pair(M->A, r0, r0 + 1), pair(M->A, r8, r8 + 1), pair(M->A, r0 + 8, r0 + 9),
+                     pair(M->A, r8 + 8, r8 + 9)};
+    uint32_t b[2] = {pair(M->B, (2 * t) * 8 + g, (2 * t + 1) * 8 + g),
+                     pair(M->B, (2 * t + 8) * 8 + g, (2 * t + 9) * 8 + g)};
     float c[4] = {(float)warp, (float)warp, (float)warp, (float)warp}, d[4];
     l->fns->mma_sync(l, 0, a, b, c, d);
     float *D = M->D + warp * 128;
@@ -264,7 +265,8 @@ static void test_ldmatrix(void)
     for (int i = 0; i < 64; i++) {
         int t = i % 32;
         for (int j = 0; j < 4; j++) {
-            uint32_t lo = (uint32_t)(j * 64 + (t / 4) * 8 + 2 * (t % 4)), tlo = (uint32_t)(j * 64 + 2 * (t % 4) * 8 + t / 4);
+            uint32_t lo = (uint32_t)(j * 64 + (t / 4) * 8 + 2 * (t % 4));
+            uint32_t tlo = (uint32_t)(j * 64 + 2 * (t % 4) * 8 + t / 4);
             bad += (uint32_t)out[i * 8 + j] != (lo | (lo + 1) << 16);
             bad += (uint32_t)out[i * 8 + 4 + j] != (tlo | (tlo + 8) << 16);
         }
