@@ -36,7 +36,7 @@ _Static_assert(RK_BOOL == (int)SK_BOOL && RK_I8 == (int)SK_I8 && RK_I64 == (int)
 #define RK_DEFAULT_STDLIB NULL
 #endif
 
-static const char *const known_targets[] = {"gfx942", "gfx90a", "gfx950", "emu", "interp", "sm_90"};
+static const char *const known_targets[] = {"gfx942", "gfx90a", "gfx950", "emu", "interp", "sm_90", "emu_sm90"};
 
 bool rt_compiler_emits(const char *target)
 {
@@ -100,7 +100,7 @@ rk_status compile_setup(rk_ctx *ctx, const char *source, size_t length, const rk
     for (size_t i = 0; i < sizeof known_targets / sizeof known_targets[0]; i++)
         known |= strcmp(target, known_targets[i]) == 0;
     if (!known)
-        return rt_fail(ctx, RK_EINVAL, "unknown target '%s'; known targets: gfx942, gfx90a, gfx950, emu, interp, sm_90",
+        return rt_fail(ctx, RK_EINVAL, "unknown target '%s'; known targets: gfx942, gfx90a, gfx950, emu, interp, sm_90, emu_sm90",
                        target);
     if (!driver_stage_available(target, STAGE_BIN))
         return rt_fail(ctx, RK_EUNSUPPORTED, "code generation for target %s is not built yet", target);

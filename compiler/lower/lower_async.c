@@ -14,9 +14,10 @@
  * tiles for the next S-2 iterations), then bar.sync — the current tiles are complete and visible, and
  * every warp has finished reading the previous iteration's buffers; then the loads for S-1 iterations
  * ahead are issued (one commit group each) into the buffer read last time, and the dot reads the
- * current buffers with ldmatrix. After the loop, cp.async.wait_all. A shared tile outside such a ring
- * (a direct load feeding a dot) has a buffer of its own, written after a barrier and waited for
- * completely.
+ * current buffers with ldmatrix. Where the pipeliner put a load before the first convert, the load
+ * is preceded by a barrier of its own (the buffer it fills was read in the previous iteration). After
+ * the loop, cp.async.wait_all. A shared tile outside such a ring (a direct load feeding a dot) has a
+ * buffer of its own, written after a barrier and waited for completely.
  *
  * The buffers are allocated before anything else in shared memory (their region stays reserved for
  * the whole kernel; transfers use what lies above). On the emulator (emu_sm90) the copies, groups and
@@ -172,6 +173,16 @@ static LLVMValueRef shared_offset(Lower *L, const Type *t, LLVMValueRef row, LLV
     return LLVMBuildShl(L->b, idx, const_i32(L, 1), "");
 }
 
+/* Whether a convert of a shared tile (which waits and synchronises, async_wait) comes before `op` in its
+ * block: then every warp has passed a barrier in this iteration before op runs. */
+static bool fenced_before(const Op *op)
+{
+    for (const Op *o = op->parent->first; o && o != op; o = o->next)
+        if (o->code == OP_CONVERT_LAYOUT && is_shared(o->operands[0]->type))
+            return true;
+    return false;
+}
+
 void lower_async_load(Lower *L, Op *op)
 {
     const Type *rt = op->results[0].type, *pt = op->operands[0]->type;
@@ -191,8 +202,12 @@ void lower_async_load(Lower *L, Op *op)
         buf = LLVMBuildSelect(L->b, first, const_i32(L, r->base + (r->S - 1) * r->slot_bytes),
                               LLVMBuildSub(L->b, front, const_i32(L, r->slot_bytes), ""), "stage");
     }
-    if (!r->front)
-        tgt_barrier(L); /* a standalone buffer: its previous readers are done */
+    /* The buffer's previous readers must be done before it is overwritten: a barrier first, unless the
+     * wait and barrier before a convert of a stage buffer earlier in this iteration saw to it (a matmul
+     * loop: the convert, then the load). A loop whose load comes first (attention's second dot) needs
+     * it: its buffer was read in the previous iteration, and nothing in between synchronised. */
+    if (slot < 0 ? !fenced_before(op) : !r->front)
+        tgt_barrier(L);
     const LayInfo *li = lay_info(L, pt);
     LVal *ptr = lval(L, op->operands[0]);
     LVal *mask = op->nopnds >= 2 ? lval(L, op->operands[1]) : NULL;

@@ -258,6 +258,9 @@ static void lower_for(Lower *L, Op *op)
     }
     LLVMBuildCondBr(L->b, cond, bb, exit);
     LLVMPositionBuilderAtEnd(L->b, bb);
+    /* the body is also entered from its own end, where copies may be pending: whatever the code before
+     * the loop waited for, the body's first read of a stage buffer waits again */
+    L->async_synced = false;
     lower_block(L, body); /* binds nothing new: args are the phis */
     if (L->failed)
         return;

@@ -80,6 +80,15 @@ static const Target targets[] = {
      .lds_bytes = 227 * 1024, .lds_bytes_default = 48 * 1024, .lds_per_cu = 228 * 1024, .lds_granule = 128,
      .mfma_ops = 0, .as_global = 1, .as_lds = 3, .as_constant = 4, .as_private = 5,
      .kernel_cc = LLVMPTXKernelCallConv, .code_object_version = 0, .binary_ext = "ptx"},
+    /* The sm_90 lowering (32-lane warps, mma.sync, ldmatrix, cp.async) compiled for the host and run
+     * by the emulator (runtime/emu), like emu for gfx942: sm_90's layouts and limits, emu's code
+     * generation. No target intrinsics: what needs the other lanes goes through EmuFns. */
+    {.name = "emu_sm90", .kind = TARGET_EMU, .triple = "x86_64-pc-linux-gnu", .cpu = "x86-64-v2", .features = "",
+     .arch = "sm_90", .description = "host emulator of an sm_90 thread block", .lowering = true,
+     .wave_size = 32, .max_workgroup_size = 1024, .simds_per_cu = 4, .max_waves_per_simd = 16, .vgpr_file = 512,
+     .vgpr_granule = 8, .max_vgprs_per_lane = 255, .lds_bytes = 227 * 1024, .lds_bytes_default = 227 * 1024,
+     .lds_per_cu = 228 * 1024, .lds_granule = 128, .mfma_ops = 0, .as_global = 0, .as_lds = 0, .as_constant = 0,
+     .as_private = 0, .kernel_cc = LLVMCCallConv, .code_object_version = 0, .binary_ext = "so"},
 };
 enum { NTARGETS = sizeof targets / sizeof targets[0] };
 
@@ -94,7 +103,7 @@ const Target *target_find(const char *name)
 const Target *target_default(void) { return &targets[0]; }
 int target_count(void) { return NTARGETS; }
 const Target *target_at(int i) { return i >= 0 && i < NTARGETS ? &targets[i] : NULL; }
-const char *target_names(void) { return "gfx942, gfx90a, gfx950, emu, sm_90"; }
+const char *target_names(void) { return "gfx942, gfx90a, gfx950, emu, sm_90, emu_sm90"; }
 
 static unsigned target_bit(const Target *t)
 {

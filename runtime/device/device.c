@@ -25,11 +25,11 @@ rk_status rt_device_open(const char *kind, int index, Allocator al, RtDevice **o
         snprintf(msg, msglen, "device %s has only index 0 (asked for %d)", kind, index);
         return RK_ENODEVICE;
     }
-    if (strcmp(kind, "emu") == 0)
-        return rt_emu_open(al, out, msg, msglen);
+    if (strcmp(kind, "emu") == 0 || strcmp(kind, "emu_sm90") == 0)
+        return rt_emu_open(al, strcmp(kind, "emu_sm90") == 0, out, msg, msglen);
     if (strcmp(kind, "interp") == 0)
         return rt_interp_open(al, out, msg, msglen);
-    snprintf(msg, msglen, "unknown device '%s'; known devices: hip, cuda, emu, interp, none", kind);
+    snprintf(msg, msglen, "unknown device '%s'; known devices: hip, cuda, emu, emu_sm90, interp, none", kind);
     return RK_ENODEVICE;
 }
 

@@ -64,10 +64,10 @@ typedef struct RtDeviceOps {
 } RtDeviceOps;
 
 typedef struct RtProps {
-    char kind[16];    /* "hip", "cuda", "emu", "interp" */
+    char kind[16];    /* "hip", "cuda", "emu", "emu_sm90", "interp" */
     char name[128];   /* a readable name */
     char arch[128];   /* "gfx942:sramecc+:xnack-", "emu", "interp" */
-    char target[32];  /* the compile target: "gfx942", "emu", "interp" */
+    char target[32];  /* the compile target: "gfx942", "emu", "emu_sm90", "interp" */
     int compute_units, lds_bytes, wave_size;
     uint64_t global_memory;
 } RtProps;
@@ -80,7 +80,7 @@ struct RtDevice {
     void *impl;     /* the device's own state */
 };
 
-/* Opens a device of a kind ("hip", "cuda", "emu", "interp"); index selects among GPUs. On failure
+/* Opens a device of a kind ("hip", "cuda", "emu", "emu_sm90", "interp"); index selects among GPUs. On failure
  * *out is NULL and msg says why (RK_ENODEVICE: absent; RK_EDEVICE: present but failing). */
 rk_status rt_device_open(const char *kind, int index, Allocator al, RtDevice **out, char *msg, size_t msglen);
 /* The default order: the first HIP GPU, else the first CUDA GPU, else `host_kind` ("emu", or "interp"
@@ -91,7 +91,8 @@ void rt_device_close(RtDevice *d);
 /* Constructors, one per file. */
 rk_status rt_hip_open(int index, Allocator al, RtDevice **out, char *msg, size_t msglen);
 rk_status rt_cuda_open(int index, Allocator al, RtDevice **out, char *msg, size_t msglen);
-rk_status rt_emu_open(Allocator al, RtDevice **out, char *msg, size_t msglen);
+/* sm90: the emu_sm90 device (target emu_sm90, 32-lane waves), else emu. */
+rk_status rt_emu_open(Allocator al, bool sm90, RtDevice **out, char *msg, size_t msglen);
 rk_status rt_interp_open(Allocator al, RtDevice **out, char *msg, size_t msglen);
 
 /* Sets d->msg and returns st. */

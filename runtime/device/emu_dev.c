@@ -1,12 +1,15 @@
-/* The `emu` device: kernels compiled for --target=emu, run by the host emulator of a gfx942 workgroup.
+/* The `emu` device: kernels compiled for --target=emu, run by the host emulator of a gfx942 workgroup;
+ * and the `emu_sm90` device: the same emulator running kernels compiled for --target=emu_sm90 (the
+ * sm_90 lowering for the host) in waves of 32 lanes.
  *
  * Its code object is a host shared object exporting `void <kernel>(const void *kernarg, EmuLane *lane)`
- * per kernel (runtime/emu/emu_abi.h). Loading writes it to an anonymous memory file (memfd_create) and
+ * per kernel (runtime/emu/emu_abi.h), and, for a wave size other than 64, the i32 "<kernel>.rk_wave"
+ * (EMU_WAVE_SYMBOL_SUFFIX) that launches read. Loading writes it to an anonymous memory file (memfd_create) and
  * dlopens that through /proc/self/fd, or, where memfd is missing, to a private temporary file that is
  * unlinked at once; nothing is left on disk either way. The file descriptor stays open while the module
  * is loaded, so its /proc path cannot name another module meanwhile (the loader would hand back the
  * old one for a name it already knows). Launch hands the kernarg block, in HIP's layout, to
- * emu_launch with block = num_warps * 64 work-items and the kernel's static LDS. */
+ * emu_launch with block = num_warps * wave work-items and the kernel's static LDS. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +24,7 @@
 
 struct RtFunc {
     EmuKernelFn entry;
+    int wave; /* lanes per wave: 64 unless the code exports "<kernel>" EMU_WAVE_SYMBOL_SUFFIX */
     RtFunc *next;
 };
 
@@ -114,9 +118,24 @@ static rk_status emu_function(RtDevice *d, RtModule *mod, const char *symbol, Rt
     void *sym = dlsym(mod->handle, symbol);
     if (!sym)
         return rt_dev_fail(d, RK_ENOTFOUND, "no kernel '%s' in the emu code object", symbol);
+    int wave = EMU_WAVE;
+    char wname[512];
+    if ((size_t)snprintf(wname, sizeof wname, "%s%s", symbol, EMU_WAVE_SYMBOL_SUFFIX) < sizeof wname) {
+        const int32_t *w = dlsym(mod->handle, wname);
+        if (w)
+            wave = *w;
+    }
+    if (wave != EMU_WAVE && wave != EMU_WAVE_MIN)
+        return rt_dev_fail(d, RK_EDEVICE, "kernel '%s' asks for waves of %d lanes; the emulator runs %d or %d", symbol,
+                           wave, EMU_WAVE, EMU_WAVE_MIN);
+    /* the device runs the wave size of its target: 64 on emu, 32 on emu_sm90 */
+    if (wave != d->props.wave_size)
+        return rt_dev_fail(d, RK_EUNSUPPORTED, "kernel '%s' was compiled for waves of %d lanes; device %s runs %d",
+                           symbol, wave, d->props.kind, d->props.wave_size);
     RtFunc *f = alloc_raw(&d->alloc, sizeof *f);
     if (!f)
         return rt_dev_fail(d, RK_ENOMEM, "out of memory");
+    f->wave = wave;
     /* POSIX guarantees that dlsym's object pointer converts to a function pointer. */
     memcpy(&f->entry, &sym, sizeof f->entry);
     f->next = mod->funcs;
@@ -133,6 +152,7 @@ static rk_status emu_launch_fn(RtDevice *d, const RtLaunch *l)
                     .grid = {l->grid[0], l->grid[1], l->grid[2]},
                     .block = l->block,
                     .lds_bytes = l->lds_bytes,
+                    .wave = l->fn->wave,
                     .threads = l->threads,
                     .print_sink = l->print,
                     .print_ud = l->print_ud};
@@ -154,7 +174,7 @@ static void emu_release(RtDevice *d)
 }
 
 static const RtDeviceOps emu_ops = {
-    .kind = "emu",
+    .kind = "emu", /* both devices: props.kind says which */
     .malloc = rt_host_malloc,
     .free = rt_host_free,
     .memcpy = rt_host_memcpy,
@@ -171,17 +191,24 @@ static const RtDeviceOps emu_ops = {
     .release = emu_release,
 };
 
-rk_status rt_emu_open(Allocator al, RtDevice **out, char *msg, size_t msglen)
+rk_status rt_emu_open(Allocator al, bool sm90, RtDevice **out, char *msg, size_t msglen)
 {
+    const char *kind = sm90 ? "emu_sm90" : "emu";
     RtDevice *d = alloc_raw(&al, sizeof *d);
     if (!d) {
-        snprintf(msg, msglen, "out of memory opening device emu");
+        snprintf(msg, msglen, "out of memory opening device %s", kind);
         return RK_ENOMEM;
     }
     memset(d, 0, sizeof *d);
     d->ops = &emu_ops;
     d->alloc = al;
-    rt_host_props(&d->props, "emu", "host emulator of a gfx942 workgroup");
+    rt_host_props(&d->props, kind,
+                  sm90 ? "host emulator of an sm_90 thread block" : "host emulator of a gfx942 workgroup");
+    if (sm90) { /* the target's facts (compiler/target/target.c): warps of 32, 227 KiB of shared memory */
+        snprintf(d->props.arch, sizeof d->props.arch, "sm_90");
+        d->props.wave_size = EMU_WAVE_MIN;
+        d->props.lds_bytes = 227 * 1024;
+    }
     *out = d;
     return RK_OK;
 }

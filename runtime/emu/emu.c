@@ -33,8 +33,6 @@ enum {
     MAX_THREADS = 256,
 };
 
-static const uint64_t ALL_LANES = ~(uint64_t)0;
-
 static double now_s(void)
 {
     struct timespec ts;
@@ -164,14 +162,15 @@ static bool run_wg(Worker *w, uint64_t id)
     uint32_t wg[3] = {(uint32_t)(id % gx), (uint32_t)(id / gx % gy), (uint32_t)(id / (gx * gy))};
     int block = (int)p->block;
 
+    int size = w->wave;
     w->wg_lin = id;
-    w->nwaves = block / EMU_WAVE;
+    w->nwaves = block / size;
     w->n_bar = w->n_done = 0;
     w->stop_wg = false;
     memset(w->lds, EMU_LDS_POISON, p->lds_bytes);
     for (int v = 0; v < w->nwaves; v++) {
         Wave *wv = &w->waves[v];
-        wv->ready = ALL_LANES;
+        wv->ready = wv->full;
         wv->n_op = wv->n_bar = wv->n_done = 0;
     }
     for (int i = 0; i < block; i++) {
@@ -182,6 +181,7 @@ static bool run_wg(Worker *w, uint64_t id)
         l->abi.block = p->block;
         l->hit_lo = UINTPTR_MAX;
         l->hit_hi = 0;
+        l->cp_head = l->cp_n = l->cp_groups = 0; /* copies left by an abandoned workgroup never land */
         emu_ctx_start(&l->ctx, lane_main, l);
     }
 
@@ -190,7 +190,7 @@ static bool run_wg(Worker *w, uint64_t id)
             Wave *wv = &w->waves[v];
             if (!wv->ready)
                 continue;
-            emu_ctx_switch(&w->sched, &w->lanes[v * EMU_WAVE + __builtin_ctzll(wv->ready)].ctx);
+            emu_ctx_switch(&w->sched, &w->lanes[v * size + __builtin_ctzll(wv->ready)].ctx);
             if (w->stop_wg)
                 return false;
         }
@@ -214,7 +214,7 @@ static bool run_wg(Worker *w, uint64_t id)
         w->n_bar = 0;
         for (int v = 0; v < w->nwaves; v++) {
             w->waves[v].n_bar = 0;
-            w->waves[v].ready = ALL_LANES;
+            w->waves[v].ready = w->waves[v].full;
         }
     }
 }
@@ -371,6 +371,11 @@ const EmuFns emu_fns = {
     .assert_fail = fn_assert_fail,
     .print = fn_print,
     .tick = fn_tick,
+    .mma_sync = emu_op_mma_sync,
+    .ldmatrix = emu_op_ldmatrix,
+    .cp_async = emu_op_cp_async,
+    .cp_async_commit = emu_op_cp_async_commit,
+    .cp_async_wait = emu_op_cp_async_wait,
 };
 
 /* ---- workers ------------------------------------------------------------------------------------ */
@@ -385,6 +390,9 @@ static void worker_free(Worker *w)
         return;
     for (int i = 0; i < w->nstacks; i++)
         emu_ctx_destroy(&w->lanes[i].ctx);
+    if (w->lanes)
+        for (int i = 0; i < EMU_MAX_BLOCK; i++)
+            free(w->lanes[i].cp);
     for (int v = 0; v < w->nstacks / EMU_WAVE; v++)
         emu_stacks_unmap(w->stack_maps[v], EMU_WAVE);
     free(w->lanes);
@@ -393,6 +401,8 @@ static void worker_free(Worker *w)
     free(w->text);
     free(w);
 }
+
+static void worker_group(Worker *w, int size);
 
 static Worker *worker_new(void)
 {
@@ -411,10 +421,24 @@ static Worker *worker_new(void)
         l->abi.lds = w->lds;
         l->abi.lane = (uint32_t)i;
         l->w = w;
-        l->wave = &w->waves[i / EMU_WAVE];
-        l->wl = (uint32_t)(i % EMU_WAVE);
     }
+    worker_group(w, EMU_WAVE);
     return w;
+}
+
+/* Groups w's lanes (and sizes its waves) in waves of `size` lanes. */
+static void worker_group(Worker *w, int size)
+{
+    w->wave = size;
+    for (int i = 0; i < EMU_MAX_BLOCK; i++) {
+        w->lanes[i].wave = &w->waves[i / size];
+        w->lanes[i].wl = (uint32_t)(i % size);
+    }
+    uint64_t full = size == 64 ? ~(uint64_t)0 : ((uint64_t)1 << size) - 1;
+    for (int v = 0; v < EMU_MAX_BLOCK / size; v++) {
+        w->waves[v].size = size;
+        w->waves[v].full = full;
+    }
 }
 
 /* Gives w a stack for each of its first `block` lanes. */
@@ -437,7 +461,7 @@ static bool worker_reserve(Worker *w, int block)
     return true;
 }
 
-static Worker *worker_get(int block)
+static Worker *worker_get(int block, int wave)
 {
     pthread_mutex_lock(&pool_lock);
     Worker *w = pool;
@@ -452,6 +476,8 @@ static Worker *worker_get(int block)
         worker_free(w);
         return NULL;
     }
+    if (w && w->wave != wave)
+        worker_group(w, wave);
     return w;
 }
 
@@ -553,13 +579,23 @@ static EmuStatus invalid(char *msg, size_t msglen, const char *fmt, ...)
     return EMU_ERR_INVALID;
 }
 
+/* Lanes per wave: EmuLaunch.wave, 0 meaning EMU_WAVE. */
+static int launch_wave(const EmuLaunch *p)
+{
+    return p->wave ? p->wave : EMU_WAVE;
+}
+
 static EmuStatus validate(const EmuLaunch *p, const char *name, char *msg, size_t msglen)
 {
     if (!p->entry)
         return invalid(msg, msglen, "kernel %s: no entry point", name);
-    if (p->block == 0 || p->block % EMU_WAVE != 0)
+    int wave = launch_wave(p);
+    if (wave != EMU_WAVE && wave != EMU_WAVE_MIN)
+        return invalid(msg, msglen, "kernel %s: waves of %d lanes (the emulator runs %d or %d)", name, p->wave,
+                       EMU_WAVE, EMU_WAVE_MIN);
+    if (p->block == 0 || p->block % (uint32_t)wave != 0)
         return invalid(msg, msglen, "kernel %s: a block of %u work-items is not a whole number of waves of %d", name,
-                       p->block, EMU_WAVE);
+                       p->block, wave);
     if (p->block > EMU_MAX_BLOCK)
         return invalid(msg, msglen, "kernel %s: a block of %u work-items is more than %d", name, p->block,
                        EMU_MAX_BLOCK);
@@ -607,7 +643,7 @@ EmuStatus emu_launch(const EmuLaunch *p, char *msg, size_t msglen)
         return EMU_ERR_NOMEM;
     }
     for (; nw < nthreads; nw++) {
-        ws[nw] = worker_get((int)p->block);
+        ws[nw] = worker_get((int)p->block, launch_wave(p));
         if (!ws[nw])
             break;
         ws[nw]->L = &L;

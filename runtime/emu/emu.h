@@ -1,7 +1,9 @@
-/* The emulator of a gfx942 workgroup on the host (device `emu`).
+/* The emulator of a gfx942 workgroup (or of an sm_90 thread block) on the host (devices `emu` and
+ * `emu_sm90`).
  *
- * Runs a kernel compiled for --target=emu (see emu_abi.h) over a grid: each workgroup is `block`
- * lanes, each lane a fiber with its own stack; lanes meet at barriers and at wave operations, which
+ * Runs a kernel compiled for --target=emu or emu_sm90 (see emu_abi.h) over a grid: each workgroup is
+ * `block` lanes in waves of 64 (or 32), each lane a fiber with its own stack; lanes meet at barriers
+ * and at wave operations, which
  * execute once all the lanes involved have arrived. Workgroups are spread over host threads. Global
  * accesses are checked against the allocations registered here; LDS is poison-filled and bounds
  * checked. Errors come back as a message, never as a crash or an exit. */
@@ -18,8 +20,10 @@ typedef struct EmuLaunch {
     EmuKernelFn entry;
     const void *kernarg;
     uint32_t grid[3];   /* workgroups in x, y, z */
-    uint32_t block;     /* work-items per workgroup: num_warps * 64, at most 1024 */
-    uint32_t lds_bytes; /* LDS the kernel uses, at most 65536 */
+    uint32_t block;     /* work-items per workgroup: num_warps * wave, at most 1024 */
+    uint32_t lds_bytes; /* LDS the kernel uses, at most 227 KiB */
+    int wave;           /* lanes per wave: EMU_WAVE (64, also when 0) or EMU_WAVE_MIN (32: emu_sm90 code,
+                           read from the code's "<kernel>" EMU_WAVE_SYMBOL_SUFFIX) */
     int threads;        /* host threads; 0 = one per core */
     double timeout_s;   /* 0 = RK_EMU_TIMEOUT from the environment, default 60 */
     /* Optional: receives the lines of fns->print, "pid (x, y, z) idx (i, j) msg: value", after the

@@ -18,8 +18,8 @@
 
 enum {
     EMU_MAX_BLOCK = 1024,
-    EMU_MAX_WAVES = EMU_MAX_BLOCK / EMU_WAVE,
-    EMU_MAX_LDS = 65536,
+    EMU_MAX_WAVES = EMU_MAX_BLOCK / EMU_WAVE_MIN,
+    EMU_MAX_LDS = 227 * 1024, /* sm_90's most per block (gfx942 kernels stay within 64 KiB) */
     EMU_LDS_POISON = 0xFE,
     EMU_MFMA_MAX_REGS = 16, /* registers per lane of the widest operand (32x32 f32 C/D) */
     EMU_MSG_MAX = 512,
@@ -52,6 +52,8 @@ typedef enum WaveOpKind {
     WOP_READFIRSTLANE,
     WOP_BALLOT,
     WOP_MFMA,
+    WOP_MMA_SYNC, /* 32-lane waves: mma.sync m16n8k16 */
+    WOP_LDMATRIX, /* 32-lane waves: ldmatrix .x4 */
 } WaveOpKind;
 
 /* A wave operation and its wave-uniform parameters (DPP controls, readlane's lane, MFMA op): every
@@ -61,11 +63,13 @@ typedef struct WaveOp {
     int32_t p[4];
 } WaveOp;
 
-/* One wave of the running workgroup. Invariant between scheduling steps: a lane is in `ready` unless
- * it waits at a wave operation (then n_op counts it), at a barrier (n_bar) or has returned (n_done);
- * n_op is 0 whenever n_bar or n_done is not (mixing is an error raised on arrival). */
+/* One wave of the running workgroup: `size` lanes (64, or 32 for emu_sm90 code), `full` the mask of
+ * them all. Invariant between scheduling steps: a lane is in `ready` unless it waits at a wave
+ * operation (then n_op counts it), at a barrier (n_bar) or has returned (n_done); n_op is 0 whenever
+ * n_bar or n_done is not (mixing is an error raised on arrival). */
 typedef struct Wave {
-    uint64_t ready;
+    uint64_t ready, full;
+    int size;
     int n_op, n_bar, n_done;
     uint32_t op_lane, bar_lane, done_lane; /* the first lane (work-item id) in each state */
     WaveOp op;
@@ -74,11 +78,20 @@ typedef struct Wave {
     uint64_t ballot;
     const uint32_t *ma[EMU_WAVE], *mb[EMU_WAVE], *mc[EMU_WAVE]; /* MFMA registers, on the lanes' stacks */
     uint32_t *md[EMU_WAVE];
+    const uint8_t *rows[EMU_WAVE]; /* ldmatrix: the row each lane gives (in LDS) */
 } Wave;
 
 /* ---- lanes and workers ------------------------------------------------------------------------ */
 
 struct Worker;
+
+/* A cp.async copy issued by a lane and not yet complete. */
+typedef struct CpCopy {
+    char *dst;
+    const char *src;
+    uint32_t group; /* the commit count when it was issued: its group */
+    uint8_t bytes, src_bytes;
+} CpCopy;
 
 typedef struct Lane {
     EmuLane abi; /* first: generated code holds &abi, the emulator casts it back */
@@ -87,6 +100,9 @@ typedef struct Lane {
     Wave *wave;
     uint32_t wl;             /* index in the wave */
     uintptr_t hit_lo, hit_hi; /* the allocation the last global access fell in (a one-entry cache) */
+    /* cp.async: the pending copies cp[cp_head .. cp_n), in issue order; cp_groups commits so far */
+    CpCopy *cp;
+    uint32_t cp_head, cp_n, cp_cap, cp_groups;
 } Lane;
 
 typedef struct PrintRec {
@@ -101,8 +117,9 @@ typedef struct Launch Launch;
 typedef struct Worker {
     EmuCtx sched; /* the worker thread's own context, where the scheduler runs */
     Lane *lanes;  /* EMU_MAX_BLOCK */
-    int nstacks;  /* lanes with a stack, a multiple of EMU_WAVE */
-    char *stack_maps[EMU_MAX_WAVES]; /* one mapping per wave of stacks */
+    int wave;     /* lanes per wave the lanes are grouped in now (Lane.wave, Lane.wl) */
+    int nstacks;  /* lanes with a stack, a multiple of EMU_WAVE (stacks are mapped 64 at a time) */
+    char *stack_maps[EMU_MAX_BLOCK / EMU_WAVE]; /* one mapping per EMU_WAVE stacks */
     char *lds;    /* EMU_MAX_LDS bytes */
     Wave waves[EMU_MAX_WAVES];
 
@@ -155,7 +172,7 @@ static inline EmuCtx *emu_next_ctx(Lane *l)
     if (!r || w->stop_wg)
         return &w->sched;
     unsigned i = l->wl;
-    uint64_t after = i == EMU_WAVE - 1 ? 0 : r & (~(uint64_t)0 << (i + 1));
+    uint64_t after = i == 63 ? 0 : r & (~(uint64_t)0 << (i + 1)); /* r has no bits past the wave's size */
     unsigned n = (unsigned)__builtin_ctzll(after ? after : r);
     return &w->lanes[l->abi.lane - i + n].ctx;
 }
@@ -180,6 +197,13 @@ int32_t emu_op_readlane(EmuLane *l, int32_t value, int32_t lane);
 int32_t emu_op_readfirstlane(EmuLane *l, int32_t value);
 uint64_t emu_op_ballot(EmuLane *l, int32_t pred);
 void emu_op_mfma(EmuLane *l, int32_t op, const uint32_t *a, const uint32_t *b, const uint32_t *c, uint32_t *d);
+void emu_op_mma_sync(EmuLane *l, int32_t op, const uint32_t *a, const uint32_t *b, const float *c, float *d);
+void emu_op_ldmatrix(EmuLane *l, const void *addr, int32_t trans, uint32_t *out);
+
+/* cp.async, in emu_async.c: a lane's own asynchronous copies (no wave synchronisation). */
+void emu_op_cp_async(EmuLane *l, void *dst, const void *src, int32_t bytes, int32_t src_bytes, const char *site);
+void emu_op_cp_async_commit(EmuLane *l);
+void emu_op_cp_async_wait(EmuLane *l, int32_t n);
 
 /* DPP's source lane for lane n under dpp_ctrl: 0..63, -1 when out of range (bound_ctrl decides),
  * -2 when dpp_ctrl is not a CDNA3 control. */

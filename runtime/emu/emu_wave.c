@@ -1,11 +1,12 @@
-/* Wave operations: the cross-lane instructions of a gfx942 wave64, executed once all 64 lanes of the
- * wave have arrived, with all their operands at once.
+/* Wave operations: the cross-lane instructions of a gfx942 wave64 (and of an sm_90 warp of 32 lanes,
+ * for emu_sm90 code), executed once all the lanes of the wave have arrived, with all their operands at
+ * once.
  *
  * Protocol: a lane arriving at an operation first checks that its wave is not split (no lane of it at a
  * barrier or returned) and that it agrees with the lanes already waiting (same kind, same uniform
- * parameters), then stores its operands in the wave's arrays and blocks. The 64th arrival executes the
+ * parameters), then stores its operands in the wave's arrays and blocks. The last arrival executes the
  * operation for the whole wave in its own fiber, marks every lane ready and carries on; the others read
- * their results when they are resumed. A result slot is rewritten only when all 64 lanes have arrived
+ * their results when they are resumed. A result slot is rewritten only when all the lanes have arrived
  * at the next operation, that is after each has read its previous result.
  *
  * Semantics, from AMD's "AMD Instinct MI300 Instruction Set Architecture" (CDNA3), "LDS Lane-permute
@@ -19,14 +20,14 @@
 
 #include "runtime/emu/emu_internal.h"
 #include "runtime/emu/mfma_ref.h"
-
-static const uint64_t ALL_LANES = ~(uint64_t)0;
+#include "runtime/emu/mma_ref.h"
 
 static const char *const OP_NAMES[] = {
     [WOP_BPERMUTE] = "bpermute",   [WOP_PERMUTE] = "permute",
     [WOP_DPP] = "dpp",             [WOP_READLANE] = "readlane",
     [WOP_READFIRSTLANE] = "readfirstlane", [WOP_BALLOT] = "ballot",
-    [WOP_MFMA] = "mfma",
+    [WOP_MFMA] = "mfma",           [WOP_MMA_SYNC] = "mma.sync",
+    [WOP_LDMATRIX] = "ldmatrix",
 };
 
 static void dpp_ctrl_name(int32_t c, char *buf, size_t len)
@@ -74,6 +75,12 @@ void emu_wave_op_name(const WaveOp *op, char *buf, size_t len)
     }
     case WOP_READLANE:
         snprintf(buf, len, "readlane %d", op->p[0]);
+        break;
+    case WOP_MMA_SYNC:
+        snprintf(buf, len, "mma.sync.m16n8k16.%s", op->p[0] == EMU_MMA_BF16 ? "bf16" : "f16");
+        break;
+    case WOP_LDMATRIX:
+        snprintf(buf, len, "ldmatrix.x4%s", op->p[0] ? ".trans" : "");
         break;
     case WOP_MFMA: {
         const EmuMfmaInfo *info =
@@ -177,41 +184,75 @@ static void mfma_exec(Worker *w, Wave *wv)
         memcpy(wv->md[i], &w->mfma_d[i * ncd], (size_t)ncd * sizeof(uint32_t));
 }
 
-/* Out of line: only the last lane of 64 runs it. */
+/* mma.sync m16n8k16 over a warp of 32 lanes (mma_ref.c). */
+static void mma_sync_exec(Worker *w, Wave *wv)
+{
+    uint32_t *a = w->mfma_a, *b = w->mfma_b;
+    float c[EMU_NV_WARP * 4], d[EMU_NV_WARP * 4];
+    for (int i = 0; i < EMU_NV_WARP; i++) {
+        memcpy(&a[i * 4], wv->ma[i], 4 * sizeof(uint32_t));
+        memcpy(&b[i * 2], wv->mb[i], 2 * sizeof(uint32_t));
+        memcpy(&c[i * 4], wv->mc[i], 4 * sizeof(float));
+    }
+    emu_mma_m16n8k16((EmuMmaOp)wv->op.p[0], a, b, c, d);
+    for (int i = 0; i < EMU_NV_WARP; i++)
+        memcpy(wv->md[i], &d[i * 4], 4 * sizeof(float));
+}
+
+/* ldmatrix .x4 over a warp of 32 lanes: every lane's row is read now, with the whole warp at the
+ * instruction (no other wave runs between the arrivals and this). */
+static void ldmatrix_exec(Worker *w, Wave *wv)
+{
+    uint32_t *out = w->mfma_d;
+    emu_ldmatrix_x4(wv->rows, wv->op.p[0], out);
+    for (int i = 0; i < EMU_NV_WARP; i++)
+        memcpy(wv->md[i], &out[i * 4], 4 * sizeof(uint32_t));
+}
+
+/* Out of line: only the last lane of the wave runs it. */
 __attribute__((noinline)) static void op_exec(Worker *w, Wave *wv)
 {
+    int n = wv->size;
+    unsigned m = (unsigned)n - 1; /* lane numbers wrap at the wave size */
     switch (wv->op.kind) {
-    case WOP_BPERMUTE: /* returnVal = LDS[dst]: lane i reads lane (addr / 4) % 64; high bits ignored */
-        for (int i = 0; i < EMU_WAVE; i++)
-            wv->res[i] = wv->y[((uint32_t)wv->x[i] >> 2) & 63];
+    case WOP_BPERMUTE: /* returnVal = LDS[dst]: lane i reads lane (addr / 4) % 64; high bits ignored.
+                        * A 32-lane warp: shfl.sync.idx with every lane active, lane % 32. */
+        for (int i = 0; i < n; i++)
+            wv->res[i] = wv->y[((uint32_t)wv->x[i] >> 2) & m];
         break;
     case WOP_PERMUTE: { /* LDS[dst] = src0: lane i sends to lane (addr / 4) % 64; a lane nobody sends to
                          * gets 0; when several send to one lane the highest-numbered sender wins */
         memset(wv->res, 0, sizeof wv->res);
-        for (int i = 0; i < EMU_WAVE; i++)
-            wv->res[((uint32_t)wv->x[i] >> 2) & 63] = wv->y[i];
+        for (int i = 0; i < n; i++)
+            wv->res[((uint32_t)wv->x[i] >> 2) & m] = wv->y[i];
         break;
     }
     case WOP_DPP:
         dpp_exec(wv);
         break;
     case WOP_READLANE: /* the lane select is wave-uniform (an SGPR); bits [5:0] are used */
-        for (int i = 0; i < EMU_WAVE; i++)
-            wv->res[i] = wv->x[wv->op.p[0] & 63];
+        for (int i = 0; i < n; i++)
+            wv->res[i] = wv->x[(unsigned)wv->op.p[0] & m];
         break;
     case WOP_READFIRSTLANE: /* the lowest active lane: lane 0, EXEC being full */
-        for (int i = 0; i < EMU_WAVE; i++)
+        for (int i = 0; i < n; i++)
             wv->res[i] = wv->x[0];
         break;
     case WOP_BALLOT: {
-        uint64_t m = 0;
-        for (int i = 0; i < EMU_WAVE; i++)
-            m |= (uint64_t)(wv->x[i] != 0) << i;
-        wv->ballot = m;
+        uint64_t b = 0;
+        for (int i = 0; i < n; i++)
+            b |= (uint64_t)(wv->x[i] != 0) << i;
+        wv->ballot = b;
         break;
     }
     case WOP_MFMA:
         mfma_exec(w, wv);
+        break;
+    case WOP_MMA_SYNC:
+        mma_sync_exec(w, wv);
+        break;
+    case WOP_LDMATRIX:
+        ldmatrix_exec(w, wv);
         break;
     }
 }
@@ -258,10 +299,10 @@ static inline Wave *op_arrive(Lane *l, int kind, int32_t p0, int32_t p1, int32_t
 /* Counts the arrival; the last one executes, the others block until it has. */
 static inline void op_wait(Lane *l, Wave *wv)
 {
-    if (++wv->n_op == EMU_WAVE) {
+    if (++wv->n_op == wv->size) {
         op_exec(l->w, wv);
         wv->n_op = 0;
-        wv->ready = ALL_LANES;
+        wv->ready = wv->full;
         return;
     }
     wv->ready &= ~((uint64_t)1 << l->wl);
@@ -292,6 +333,8 @@ int32_t emu_op_dpp(EmuLane *el, int32_t old, int32_t src, int32_t dpp_ctrl, int3
                    int32_t bound_ctrl)
 {
     Lane *l = (Lane *)el;
+    if (l->wave->size != EMU_WAVE)
+        emu_lane_fail(l, EMU_ERR_INVALID, "dpp on a wave of %d lanes (DPP is a wave64 operation)", l->wave->size);
     if (emu_dpp_source(dpp_ctrl, 0) == -2)
         emu_lane_fail(l, EMU_ERR_INVALID, "dpp control 0x%x is not a CDNA3 DPP_CTRL", (unsigned)dpp_ctrl);
     if ((uint32_t)row_mask > 15 || (uint32_t)bank_mask > 15)
@@ -337,6 +380,9 @@ void emu_op_mfma(EmuLane *el, int32_t op, const uint32_t *a, const uint32_t *b, 
     const EmuMfmaInfo *info = op >= 0 && op < EMU_MFMA_COUNT ? emu_mfma_info((EmuMfmaOp)op) : NULL;
     if (!info)
         emu_lane_fail(l, EMU_ERR_INVALID, "mfma op %d is not an EmuMfmaOp", op);
+    if (l->wave->size != EMU_WAVE)
+        emu_lane_fail(l, EMU_ERR_INVALID, "%s on a wave of %d lanes (MFMA is a wave64 operation)", info->name,
+                      l->wave->size);
     if (info->a_regs > EMU_MFMA_MAX_REGS || info->b_regs > EMU_MFMA_MAX_REGS || info->cd_regs > EMU_MFMA_MAX_REGS)
         emu_lane_fail(l, EMU_ERR_INVALID, "internal error: %s needs more than %d registers per operand", info->name,
                       EMU_MFMA_MAX_REGS);
@@ -345,5 +391,41 @@ void emu_op_mfma(EmuLane *el, int32_t op, const uint32_t *a, const uint32_t *b, 
     wv->mb[l->wl] = b;
     wv->mc[l->wl] = c;
     wv->md[l->wl] = d;
+    op_wait(l, wv);
+}
+
+void emu_op_mma_sync(EmuLane *el, int32_t op, const uint32_t *a, const uint32_t *b, const float *c, float *d)
+{
+    Lane *l = (Lane *)el;
+    if (op < 0 || op >= EMU_MMA_COUNT)
+        emu_lane_fail(l, EMU_ERR_INVALID, "mma.sync op %d is not an NvMmaOp", op);
+    if (l->wave->size != EMU_NV_WARP)
+        emu_lane_fail(l, EMU_ERR_INVALID, "mma.sync on a wave of %d lanes (it is a 32-lane warp operation)",
+                      l->wave->size);
+    Wave *wv = op_arrive(l, WOP_MMA_SYNC, op, 0, 0, 0);
+    wv->ma[l->wl] = a;
+    wv->mb[l->wl] = b;
+    wv->mc[l->wl] = (const uint32_t *)(const void *)c;
+    wv->md[l->wl] = (uint32_t *)(void *)d;
+    op_wait(l, wv);
+}
+
+void emu_op_ldmatrix(EmuLane *el, const void *addr, int32_t trans, uint32_t *out)
+{
+    Lane *l = (Lane *)el;
+    if (l->wave->size != EMU_NV_WARP)
+        emu_lane_fail(l, EMU_ERR_INVALID, "ldmatrix on a wave of %d lanes (it is a 32-lane warp operation)",
+                      l->wave->size);
+    /* each row is 16 bytes of this workgroup's LDS, naturally aligned (the PTX ISA: "The matrix
+     * addresses must be naturally aligned") */
+    uintptr_t a = (uintptr_t)addr, lo = (uintptr_t)el->lds;
+    if (a < lo || el->lds_size < 16 || a - lo > el->lds_size - 16)
+        emu_lane_fail(l, EMU_ERR_ACCESS, "out-of-bounds ldmatrix row of 16 bytes at LDS offset %td, LDS is %u bytes",
+                      (ptrdiff_t)(a - lo), el->lds_size);
+    if ((a - lo) % 16)
+        emu_lane_fail(l, EMU_ERR_ACCESS, "ldmatrix row at LDS offset %td is not 16-byte aligned", (ptrdiff_t)(a - lo));
+    Wave *wv = op_arrive(l, WOP_LDMATRIX, trans != 0, 0, 0, 0);
+    wv->rows[l->wl] = addr;
+    wv->md[l->wl] = out;
     op_wait(l, wv);
 }

@@ -416,6 +416,22 @@ void gen_dot(void)
                             tname(t), tname(acc_type(t)), q[0], q[1], q[2], tf ? "true" : "false", acc ? "true" : "false",
                             q[3], q[4], q[5]);
             }
+        /* every num_stages with 4 and 8 warps (the cp.async rings of sm_90: 1, 2 and 3 buffers) */
+        static const int st[][4] = {{64, 64, 32, 4}, {128, 64, 32, 8}};
+        for (int s = 0; s < 6 && (t == RK_F16 || t == RK_BF16); s++) {
+            const int *q = st[s / 3];
+            int stages = s % 3 + 1;
+            Case *c = add_case("dot.tile", "matmul", setup_dot, check_dot, "dot/matmul/%s/%dx%dx%d/w%d/s%d/stages",
+                               tname(t), q[0], q[1], q[2], q[3], stages);
+            c->p[0] = D_MATMUL;
+            c->p[1] = q[0];
+            c->p[2] = q[1];
+            c->p[3] = q[2];
+            c->p[5] = s % 2;
+            c->dt[0] = t;
+            case_define(c, "T=%s R=f32 BM=%d BN=%d BK=%d ACC=%s num_warps=%d num_stages=%d", tname(t), q[0], q[1], q[2],
+                        s % 2 ? "true" : "false", q[3], stages);
+        }
         static const int mu[][3] = {{32, 32, 4}, {64, 16, 8}, {16, 64, 1}};
         for (int s = 0; s < 3 && t != RK_F64 && t != RK_I8; s++) {
             Case *c = add_case("dot.tile", "multi_use", setup_dot, check_dot, "dot/multi_use/%s/%dx%d/w%d", tname(t),

@@ -2,7 +2,8 @@
  * against libm (the library computes in the argument's type, and erf is a 1.5e-7 approximation, so
  * the tolerances are those of the type: see math_tol); std/reduce softmax and logsumexp along each axis
  * (16-bit inputs give f32); the 64 x 4096 softmax of the emulator's speed target; std/pid grouped_pid
- * and xcd_remap (which must also be a permutation of the program ids). */
+ * and xcd_remap (which must also be a permutation of the program ids); a layer normalisation (f32
+ * inside, rows of random length in f32, f16 or bf16). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@
 
 #include "tests/run/cases.h"
 
-enum { S_MATH, S_REDUCE, S_SOFTMAX_ROW, S_PIDS };
+enum { S_MATH, S_REDUCE, S_SOFTMAX_ROW, S_PIDS, S_LAYERNORM };
 static const char *const FNAME[] = {"sigmoid", "tanh", "erf", "gelu", "silu", "softplus", "pow"};
 
 static double ref_fn(int f, double x, double y)
@@ -61,6 +62,17 @@ static void setup_std(Run *r)
         in_buf(r, "x", RK_F32, (size_t)(rows * N), UNI(-8, 8));
         out_buf(r, "out", RK_F32, (size_t)(rows * N))->cols = N;
         arg(r, rk_arg_i32(rows));
+        break;
+    }
+    case S_LAYERNORM: {
+        int rows = (int)rng_range(R, 1, 6), n = (int)rng_range(R, c->p[1] / 4, c->p[1]);
+        in_buf(r, "x", t, (size_t)(rows * n), UNI(-2, 6));
+        in_buf(r, "w", RK_F32, (size_t)n, UNI(-2, 2));
+        in_buf(r, "b", RK_F32, (size_t)n, UNI(-1, 1));
+        out_buf(r, "out", t, (size_t)(rows * n))->cols = n;
+        arg(r, rk_arg_i32(rows));
+        arg(r, rk_arg_i32(n));
+        arg(r, rk_arg_f32(1e-5f));
         break;
     }
     default: {
@@ -143,6 +155,29 @@ static void check_std(Run *r)
         expect_buf(r, o, tl);
         break;
     }
+    case S_LAYERNORM: {
+        HBuf *x = &r->bufs[0], *w = &r->bufs[1], *b = &r->bufs[2], *o = &r->bufs[3];
+        size_t n = (size_t)r->args[5].v.i, rows = o->n / n;
+        for (size_t row = 0; row < rows; row++) {
+            double mean = 0, var = 0;
+            for (size_t k = 0; k < n; k++)
+                mean += fget(t, x->host, row * n + k);
+            mean /= (double)n;
+            for (size_t k = 0; k < n; k++) {
+                double d = fget(t, x->host, row * n + k) - mean;
+                var += d * d;
+            }
+            double rstd = 1 / sqrt(var / (double)n + 1e-5);
+            for (size_t k = 0; k < n; k++) {
+                double d = fget(t, x->host, row * n + k) - mean;
+                ref_f(o, row * n + k, d * rstd * fget(RK_F32, w->host, k) + fget(RK_F32, b->host, k));
+            }
+        }
+        /* f32 sums of up to 2048 terms (in any order) and rsqrt, then one rounding to T */
+        double e = t == RK_F32 ? 0x1p-24 : t == RK_F16 ? 0x1p-11 : 0x1p-8;
+        expect_buf(r, o, ABSREL(2e-4 + 4 * e, 2 * e));
+        break;
+    }
     default: {
         HBuf *o = &r->bufs[0];
         int M = (int)r->args[1].v.i, N = (int)r->args[2].v.i, G = (int)r->args[3].v.i, P = M * N;
@@ -215,6 +250,19 @@ void gen_std(void)
         c->p[2] = rows[i][1];
         case_define(c, "N=%d num_warps=%d", rows[i][1], rows[i][2]);
     }
+    /* BLOCK (the longest row), warps */
+    static const int ln[][2] = {{512, 4}, {1024, 8}, {128, 1}, {2048, 4}};
+    for (int ti = 0; ti < 3; ti++)
+        for (int i = 0; i < 4; i++) {
+            if ((i + ti) % 2) /* half of them: each type, each shape */
+                continue;
+            Case *c = add_case("std.tile", "layernorm", setup_std, check_std, "std/layernorm/%s/b%d/w%d",
+                               tname(FT[ti]), ln[i][0], ln[i][1]);
+            c->p[0] = S_LAYERNORM;
+            c->p[1] = ln[i][0];
+            c->dt[0] = FT[ti];
+            case_define(c, "T=%s BLOCK=%d num_warps=%d", tname(FT[ti]), ln[i][0], ln[i][1]);
+        }
     for (int w = 1; w <= 8; w *= 2) {
         Case *c = add_case("std.tile", "pids", setup_std, check_std, "std/pid/w%d", w);
         c->p[0] = S_PIDS;

@@ -1,8 +1,10 @@
 /* The run-test harness: see harness.h for the model, tests/run/README.md for how to run it.
  *
- *   run_harness [--list] [--time] [FILTER...]
+ *   run_harness [--list] [--time] [--device=emu|emu_sm90] [FILTER...]
  *
  * A FILTER selects the cases whose name contains it ("=NAME" for exactly NAME); none selects all.
+ * --device names the emulated device compared with interp: `emu` (the gfx942 lowering, the default) or
+ * `emu_sm90` (the sm_90 lowering: 32-lane warps, mma.sync, ldmatrix, cp.async).
  * Environment:
  *   RK_RUN_SEED=N      the base seed (default: fresh from the clock); every case's inputs derive from it
  *                      and the case's name, so a failure replays with the seed and the name it prints
@@ -22,7 +24,7 @@
 
 #include "tests/run/harness.h"
 
-static const char *const DEV_NAME[NDEV] = {"interp", "emu"};
+static const char *DEV_NAME[NDEV] = {"interp", "emu"}; /* DEV_EMU: --device */
 
 /* ---- random numbers ---------------------------------------------------------------------------- */
 
@@ -698,10 +700,11 @@ static bool run_case(Case *c, uint64_t base)
     bool pass = r.failures == 0;
     if (!pass) {
         total_fail++;
-        printf("FAIL %s [%s] %s\n%s  replay: RK_RUN_SEED=0x%016" PRIx64 " run_harness '=%s'\n", c->name, c->file,
-               c->defines, r.log ? r.log : "", base, c->name);
+        printf("FAIL %s [%s] %s\n%s  replay: RK_RUN_SEED=0x%016" PRIx64 " run_harness%s '=%s'\n", c->name, c->file,
+               c->defines, r.log ? r.log : "", base, strcmp(DEV_NAME[DEV_EMU], "emu") ? " --device=emu_sm90" : "",
+               c->name);
     } else if (verbose || show_time) {
-        printf("ok   %s  (interp %.1f ms, emu %.1f ms)\n", c->name, r.ms[0], r.ms[1]);
+        printf("ok   %s  (interp %.1f ms, %s %.1f ms)\n", c->name, r.ms[0], DEV_NAME[DEV_EMU], r.ms[1]);
     }
     fflush(stdout);
     free_run(&r);
@@ -735,6 +738,12 @@ int main(int argc, char **argv)
             list = true;
         else if (strcmp(argv[i], "--time") == 0)
             show_time = true;
+        else if (strcmp(argv[i], "--device=emu") == 0 || strcmp(argv[i], "--device=emu_sm90") == 0)
+            DEV_NAME[DEV_EMU] = argv[i] + strlen("--device=");
+        else if (strncmp(argv[i], "--", 2) == 0) {
+            fprintf(stderr, "run_harness: unknown option %s (--list, --time, --device=emu|emu_sm90)\n", argv[i]);
+            return 2;
+        }
         else
             filters[nf++] = argv[i];
     }

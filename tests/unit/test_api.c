@@ -548,6 +548,20 @@ static void test_emu(void)
     args[0] = rk_arg_ptr(foreign);
     CHECK_ST(ctx, rk_launch(k, grid, args, 4, NULL), RK_ELAUNCH, "is not inside memory from rk_malloc on this context");
     rk_ctx_destroy(other);
+    /* On emu_sm90 (warps of 32) an object that exports no <kernel>.rk_wave = 32 is refused. */
+    rk_ctx *sm;
+    rk_ctx_options so90 = {.device = "emu_sm90"};
+    CHECK(rk_ctx_create(&so90, &sm) == RK_OK);
+    rk_device_get_info(sm, &di);
+    CHECK(strcmp(di.kind, "emu_sm90") == 0 && strcmp(di.target, "emu_sm90") == 0 && di.wave_size == 32);
+    CHECK_OK(sm, rt_program_new(sm, "emu_sm90", so, size, &kd, 1, &p2));
+    rk_program_kernel(p2, "vadd", &k2);
+    void *sbuf;
+    CHECK_OK(sm, rk_malloc(sm, sizeof hx, &sbuf));
+    rk_arg sargs[] = {rk_arg_ptr(sbuf), rk_arg_ptr(sbuf), rk_arg_ptr(sbuf), rk_arg_i32(N)};
+    CHECK_ST(sm, rk_launch(k2, grid, sargs, 4, NULL), RK_EUNSUPPORTED,
+             "kernel 'vadd' was compiled for waves of 64 lanes; device emu_sm90 runs 32");
+    rk_ctx_destroy(sm);
     free(so);
     rk_ctx_destroy(ctx); /* p and p2 go with it */
 }
@@ -609,7 +623,7 @@ static void test_devices(void)
     rk_ctx *ctx = NULL;
     rk_ctx_options o = {.device = "bogus"};
     CHECK(rk_ctx_create(&o, &ctx) == RK_ENODEVICE && ctx);
-    CHECK(strstr(rk_error(ctx), "unknown device 'bogus'; known devices: hip, cuda, emu, interp, none"));
+    CHECK(strstr(rk_error(ctx), "unknown device 'bogus'; known devices: hip, cuda, emu, emu_sm90, interp, none"));
     rk_ctx_destroy(ctx);
     o.device = "cuda";
     rk_status st = rk_ctx_create(&o, &ctx);

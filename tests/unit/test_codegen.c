@@ -207,13 +207,13 @@ static void normalize(const char *s, char *out, size_t n)
 static void test_table(void)
 {
     CHECK(target_default() == target_find("gfx942"), "default");
-    CHECK(target_count() == 5, "%d targets", target_count());
+    CHECK(target_count() == 6, "%d targets", target_count());
     for (int i = 0; i < target_count(); i++) {
         const Target *t = target_at(i);
         CHECK(target_find(t->name) == t, "%s", t->name);
         CHECK(has(target_names(), t->name), "%s missing from target_names", t->name);
     }
-    CHECK(target_at(5) == NULL && target_at(-1) == NULL, "out of range");
+    CHECK(target_at(6) == NULL && target_at(-1) == NULL, "out of range");
     CHECK(!target_find("gfx999") && !target_find("") && !target_find(NULL) && !target_find("GFX942"), "unknown");
     const Target *g942 = target_find("gfx942"), *g90a = target_find("gfx90a"), *g950 = target_find("gfx950");
     const Target *emu = target_find("emu"), *sm90 = target_find("sm_90");
@@ -222,6 +222,10 @@ static void test_table(void)
     CHECK(g942->wave_size == 64 && emu->wave_size == EMU_WAVE && sm90->wave_size == 32, "wave size");
     CHECK(sm90->lds_bytes_default == 48 * 1024 && sm90->lds_bytes == 227 * 1024 && sm90->lowering, "sm_90");
     CHECK(emu->kind == TARGET_EMU && strcmp(emu->arch, "gfx942") == 0 && emu->mfma_ops == g942->mfma_ops, "emu");
+    const Target *esm = target_find("emu_sm90");
+    CHECK(esm && esm->kind == TARGET_EMU && strcmp(esm->arch, "sm_90") == 0 && esm->wave_size == 32 &&
+              esm->lds_bytes == sm90->lds_bytes && esm->mfma_ops == 0 && esm->lowering,
+          "emu_sm90: sm_90's facts, emu's code generation");
     CHECK(g942->as_global == 1 && g942->as_lds == 3 && g942->kernel_cc == LLVMAMDGPUKERNELCallConv, "gfx942 as/cc");
     CHECK(g942->code_object_version == 500, "cov");
     /* the MFMA sets the brief names, checked op by op */

@@ -629,8 +629,8 @@ static void test_errors(void)
     CHECK_MSG(msg, "kernel k: a block of 100 work-items is not a whole number of waves of 64");
     CHECK(launch("k", k_spin, NULL, 1, 1, 1, 2048, 0, 1) == EMU_ERR_INVALID);
     CHECK_MSG(msg, "kernel k: a block of 2048 work-items is more than 1024");
-    CHECK(launch("k", k_spin, NULL, 1, 1, 1, 64, 70000, 1) == EMU_ERR_INVALID);
-    CHECK_MSG(msg, "kernel k: 70000 bytes of LDS is more than 65536");
+    CHECK(launch("k", k_spin, NULL, 1, 1, 1, 64, 240000, 1) == EMU_ERR_INVALID);
+    CHECK_MSG(msg, "kernel k: 240000 bytes of LDS is more than 232448");
     CHECK(launch("k", k_spin, NULL, 0, 1, 1, 64, 0, 1) == EMU_ERR_INVALID);
     CHECK_MSG(msg, "kernel k: empty grid (0, 1, 1)");
 }

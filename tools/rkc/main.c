@@ -25,7 +25,7 @@
 
 enum { EXIT_PROGRAM = 1, EXIT_USAGE = 2, EXIT_DEVICE = 3, EXIT_INTERNAL = 4 };
 
-static const char *const known_targets[] = {"gfx942", "gfx90a", "gfx950", "emu", "sm_90", NULL};
+static const char *const known_targets[] = {"gfx942", "gfx90a", "gfx950", "emu", "sm_90", "emu_sm90", NULL};
 static const char *const known_emits[] = {"tokens", "ast", "tir", "lir", "llvm", "asm", "obj", "hsaco", NULL};
 
 typedef struct Options {
@@ -46,8 +46,8 @@ static void usage(FILE *f)
           "       rkc --version | --help\n"
           "\n"
           "  -o PATH          output path ('-' = stdout for text forms); default FILE.hsaco (FILE.ptx for\n"
-          "                   sm_90, FILE.so for emu)\n"
-          "  --target=T       gfx942 (default), gfx90a, gfx950, emu, sm_90\n"
+          "                   sm_90, FILE.so for emu and emu_sm90)\n"
+          "  --target=T       gfx942 (default), gfx90a, gfx950, emu, sm_90, emu_sm90\n"
           "  --emit=K         tokens | ast | tir | lir | llvm | asm | obj | hsaco (default)\n"
           "  -D NAME=VALUE    a const parameter or compile option (num_warps=8, num_stages=2, ...)\n"
           "  -k NAME          only this kernel\n"
@@ -106,7 +106,7 @@ static int parse_options(int argc, char **argv, Options *o)
         } else if (strncmp(a, "--target=", 9) == 0) {
             o->target = a + 9;
             if (!in_list(o->target, known_targets)) {
-                fprintf(stderr, "rkc: error: unknown target '%s'; known targets: gfx942, gfx90a, gfx950, emu, sm_90\n",
+                fprintf(stderr, "rkc: error: unknown target '%s'; known targets: gfx942, gfx90a, gfx950, emu, sm_90, emu_sm90\n",
                         o->target);
                 return EXIT_USAGE;
             }
@@ -276,7 +276,7 @@ static int compile_bundle(const Options *o, const char *text, size_t len)
         out = malloc(stem + 8);
         if (out)
             snprintf(out, stem + 8, "%.*s%s", (int)stem, o->input,
-                     strcmp(o->target, "emu") == 0 ? ".so" : strcmp(o->target, "sm_90") == 0 ? ".ptx" : ".hsaco");
+                     strncmp(o->target, "emu", 3) == 0 ? ".so" : strcmp(o->target, "sm_90") == 0 ? ".ptx" : ".hsaco");
     }
     rk_define defs[256];
     for (int i = 0; i < o->ndefines; i++)
@@ -382,7 +382,7 @@ static int compile(const Options *o)
         const char *dot = strrchr(o->input, '.');
         size_t stem = dot && !strchr(dot, '/') ? (size_t)(dot - o->input) : strlen(o->input);
         const char *ext = stop == STAGE_OBJ ? ".o"
-                          : strcmp(o->target, "emu") == 0 ? ".so"
+                          : strncmp(o->target, "emu", 3) == 0 ? ".so"
                           : strcmp(o->target, "interp") == 0 ? ".tir"
                           : strcmp(o->target, "sm_90") == 0  ? ".ptx"
                                                              : ".hsaco";

@@ -90,7 +90,7 @@ static void run_usage(FILE *f)
           "  --bench           time repeated launches and print the median\n"
           "  --seed N          seed of rand: buffers (default 0)\n"
           "  --no-tune         run the default configuration (no autotuning)\n"
-          "The device is RK_DEVICE (hip, cuda, emu, interp), else the first GPU, else the host.\n",
+          "The device is RK_DEVICE (hip, cuda, emu, emu_sm90, interp), else the first GPU, else the host.\n",
           f);
 }
 

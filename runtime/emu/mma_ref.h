@@ -1,0 +1,45 @@
+/* Reference semantics of the NVIDIA warp-level matrix instructions rk's sm_90 lowering uses, for the
+ * emulator (emu_sm90 code: 32-lane waves).
+ *
+ * Written from the PTX ISA (section "Warp Level Matrix Multiply-Accumulate Instructions": "Matrix
+ * Fragments for mma.m16n8k16 with floating point type" and "ldmatrix"), independently of the
+ * compiler's layout code (compiler/layout/layout_linear.c), so that the emulator checks the compiler
+ * instead of echoing it. Operands are given per lane as the 32-bit registers the hardware holds; a
+ * register of 16-bit elements holds two, the lower-numbered one in its low half.
+ *
+ *   mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32 d, a, b, c
+ *     groupID = lane / 4, tig = lane % 4
+ *     A (16x16): element i of a[0..7] (register i/2) is row groupID + 8*((i/2) % 2),
+ *                column (k) 2*tig + i%2 + 8*(i/4)
+ *     B (16x8):  element i of b[0..3] (register i/2) is row (k) 2*tig + i%2 + 8*(i/2), column groupID
+ *     C, D (16x8, f32): c[i] is row groupID + 8*(i/2), column 2*tig + i%2
+ *   ldmatrix.sync.aligned.m8n8.x4{.trans}.shared.b16 {r0, r1, r2, r3}, [addr]
+ *     lane l gives the address of row l % 8 of matrix l / 8 (16 bytes: eight 16-bit elements,
+ *     16-byte aligned); lane t receives in r[j], of matrix j, the elements (row t/4, columns
+ *     2*(t%4), 2*(t%4)+1); with .trans the elements (rows 2*(t%4), 2*(t%4)+1, column t/4). */
+#ifndef RK_MMA_REF_H
+#define RK_MMA_REF_H
+
+#include <stdint.h>
+
+enum { EMU_NV_WARP = 32 };
+
+/* The element types of mma.sync (NvMmaOp in compiler/layout/layout.h: the values must agree). */
+typedef enum EmuMmaOp { EMU_MMA_F16 = 0, EMU_MMA_BF16 = 1, EMU_MMA_COUNT } EmuMmaOp;
+
+/* D = A x B + C for one warp: a[lane * 4 + r], b[lane * 2 + r], c[lane * 4 + i], d[lane * 4 + i]
+ * (d may alias c). Products of 16-bit floats are exact in f32; they are summed in f32, in k order,
+ * onto C. */
+void emu_mma_m16n8k16(EmuMmaOp op, const uint32_t *a, const uint32_t *b, const float *c, float *d);
+
+/* The fragment layouts: the matrix coordinates of element i of a lane's A (0..7), B (0..3) or C/D
+ * (0..3) fragment. */
+void emu_mma_a_coord(int lane, int i, int *row, int *k);
+void emu_mma_b_coord(int lane, int i, int *k, int *col);
+void emu_mma_cd_coord(int lane, int i, int *row, int *col);
+
+/* ldmatrix .x4 for one warp: rows[l] is the 16-byte row lane l gives; out[t * 4 + j] receives lane t's
+ * register of matrix j. */
+void emu_ldmatrix_x4(const uint8_t *const *rows, int trans, uint32_t *out);
+
+#endif
