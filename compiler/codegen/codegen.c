@@ -61,8 +61,10 @@ static void init_llvm(void)
     LLVMInitializeX86Target();
     LLVMInitializeX86AsmPrinter();
     LLVMInitializeX86AsmParser();
-    /* $RK_LLVM_ARGS: options for LLVM's command line parser, separated by spaces (to measure or
-     * compare code generator options: "-time-passes", "-amdgpu-scalar-ir-passes=0", ...) */
+    /* $RK_LLVM_ARGS: options for LLVM's command line parser, separated by spaces, to compare code
+     * generator options ("-amdgpu-scalar-ir-passes=0", ...) with bench/isa_snapshot.sh. The C API's
+     * parser neither prints nor exits: an option LLVM does not know is ignored. (For -time-passes,
+     * use bench_stages --llvm: its report needs the option set before LLVM's first use.) */
     const char *env = getenv("RK_LLVM_ARGS");
     if (env && *env) {
         static char buf[1024];
