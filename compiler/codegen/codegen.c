@@ -12,6 +12,7 @@
  * subtarget, 3-4 ms more than with a cached TargetMachine (8 ms against 4.5 ms); O3 1 ms; ld.lld
  * 25-35 ms, nearly all of it the process start. */
 #include <llvm-c/Analysis.h>
+#include <llvm-c/Support.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -60,6 +61,20 @@ static void init_llvm(void)
     LLVMInitializeX86Target();
     LLVMInitializeX86AsmPrinter();
     LLVMInitializeX86AsmParser();
+    /* $RK_LLVM_ARGS: options for LLVM's command line parser, separated by spaces, to compare code
+     * generator options ("-amdgpu-scalar-ir-passes=0", ...) with bench/isa_snapshot.sh. The C API's
+     * parser neither prints nor exits: an option LLVM does not know is ignored. (For -time-passes,
+     * use bench_stages --llvm: its report needs the option set before LLVM's first use.) */
+    const char *env = getenv("RK_LLVM_ARGS");
+    if (env && *env) {
+        static char buf[1024];
+        const char *argv[33] = {"rk"};
+        int argc = 1;
+        snprintf(buf, sizeof buf, "%s", env);
+        for (char *p = strtok(buf, " "); p && argc < 33; p = strtok(NULL, " "))
+            argv[argc++] = p;
+        LLVMParseCommandLineOptions(argc, argv, NULL);
+    }
 }
 
 void codegen_init_llvm(void) { pthread_once(&llvm_once, init_llvm); }

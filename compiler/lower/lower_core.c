@@ -527,6 +527,11 @@ bool lower_kernel(Func *f, LLVMModuleRef mod, const LowerOptions *o, Diags *diag
             off += size;
         } else {
             v = LLVMGetParam(L->fn, (unsigned)i);
+            /* noundef: the host passes every argument; without it LLVM's poison queries
+             * (isGuaranteedNotToBePoison, from SLP and SCEV) walk each lane-index expression up to
+             * its arguments and scan the instructions after it: 15% of a matmul's compile */
+            LLVMAddAttributeAtIndex(L->fn, (unsigned)i + 1,
+                                    LLVMCreateEnumAttribute(L->ctx, LLVMGetEnumAttributeKindForName("noundef", 7), 0));
             if (t->kind == TY_PTR) /* pointer arguments are 16-byte aligned by contract */
                 LLVMAddAttributeAtIndex(L->fn, (unsigned)i + 1,
                                         LLVMCreateEnumAttribute(L->ctx, LLVMGetEnumAttributeKindForName("align", 5), 16));
