@@ -1,6 +1,7 @@
 /* The compiler driver: stages in order, timings, IR dumps (see driver.h). */
 #include "compiler/driver/driver.h"
 
+#include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,6 +16,11 @@
 #include "compiler/lower/lower.h"
 #include "compiler/passes/passes.h"
 #include "parser.h"
+
+/* The recovery point of the LLVM stages (see driver_compile). */
+typedef struct LlvmGuard {
+    jmp_buf oom;
+} LlvmGuard;
 
 static const char *const stage_names[] = {"tokens", "ast", "tir", "lir", "llvm", "asm", "obj", "hsaco"};
 
@@ -256,8 +262,26 @@ bool driver_compile(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, const Dri
         }
         /* LLVM IR: every kernel of the file in one module */
         double t3 = now_ms(), c3 = cpu_ms();
+        /* An allocation failure from here on (the arena's longjmp, compiler/api/compile.c) passes
+         * through this guard, which disposes of the LLVM module and context on its way. ctx and mod
+         * are not changed after the setjmp, so they are intact when it returns again. */
+        LlvmGuard *g = ARENA_NEW(a, LlvmGuard);
+        if (!g) {
+            diag_plain(diags, DIAG_ERROR, "out of memory");
+            return false;
+        }
         LLVMContextRef ctx = LLVMContextCreate();
         LLVMModuleRef mod = LLVMModuleCreateWithNameInContext(f->name, ctx);
+        jmp_buf *outer = a->oom;
+        if (outer) {
+            if (setjmp(g->oom)) {
+                a->oom = outer;
+                LLVMDisposeModule(mod);
+                LLVMContextDispose(ctx);
+                longjmp(*outer, 1);
+            }
+            a->oom = &g->oom;
+        }
         bool emu = strcmp(target, "emu") == 0;
         (void)emu; /* codegen sets the triple, data layout and code object version */
         LowerOptions lopt = {target, false};
@@ -325,6 +349,7 @@ bool driver_compile(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, const Dri
                 }
             }
         }
+        a->oom = outer;
         LLVMDisposeModule(mod);
         LLVMContextDispose(ctx);
         if (!ok || stop >= STAGE_LLVM)
