@@ -2,7 +2,9 @@
 # Runs the libFuzzer targets of a RK_FUZZ build for a given number of seconds each: the front end seeded
 # with the examples, the stdlib and the golden tests, with a dictionary of the language's keywords and
 # operators (tests/fuzz/tile.dict); the tile IR's text form seeded with the golden .tir files, with a
-# dictionary of its op names and keywords (tests/fuzz/tir.dict). A crash, leak or hang fails the run.
+# dictionary of its op names and keywords (tests/fuzz/tir.dict); then the whole pipeline (source to
+# gfx942 and emu code objects, tests/fuzz/fuzz_pipeline.c) seeded like the front end. A crash, leak,
+# hang or internal error fails the run. docs/reliability.md has the longer campaigns.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-asan}
@@ -17,3 +19,5 @@ trap 'rm -rf "$corpus" "$tircorpus"' EXIT
 find tests/golden \( -name '*.tir' -o -name '*.tir.pending' \) -exec cp {} "$tircorpus"/ \; 2>/dev/null || true
 "$build"/tests/fuzz_tir -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
   -dict=tests/fuzz/tir.dict "$tircorpus" 2>&1 | tail -n 12
+"$build"/tests/fuzz/fuzz_pipeline -max_total_time="$secs" -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 \
+  -dict=tests/fuzz/tile.dict "$corpus" 2>&1 | tail -n 12

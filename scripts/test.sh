@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # README command 2 (and CI): set up, then build and run every test twice — a gcc build with warnings
-# as errors, and a clang-22 build with -fsanitize=address,undefined — then fuzz the front end for 60 s.
+# as errors, and a clang-22 build with -fsanitize=address,undefined — then the thread test under
+# ThreadSanitizer, then fuzz the front end, the tile IR and the whole pipeline for 60 s each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -19,6 +20,11 @@ ninja -C build-asan
 echo "== tests under sanitizers"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j"$jobs")
 
-echo "== fuzzing the front end for ${RK_FUZZ_SECONDS:-60} s"
+echo "== threads under ThreadSanitizer (clang-22): separate contexts compiling, tuning, launching"
+CC=clang-22 cmake -S . -B build-tsan -G Ninja -DRK_WERROR=ON -DRK_TSAN=ON >/dev/null
+ninja -C build-tsan test_api_threads
+TSAN_OPTIONS=halt_on_error=1 RK_CACHE_DIR="$PWD/build-tsan/test-cache" build-tsan/tests/test_api_threads
+
+echo "== fuzzing the front end, the tile IR and the pipeline for ${RK_FUZZ_SECONDS:-60} s each"
 scripts/fuzz.sh build-asan "${RK_FUZZ_SECONDS:-60}"
 echo "== all tests passed"

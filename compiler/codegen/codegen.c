@@ -17,6 +17,7 @@
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -314,6 +315,25 @@ static bool check_function_targets(const Target *t, LLVMModuleRef m, Arena *a, c
 
 /* ---- codegen_module ----------------------------------------------------------------------------- */
 
+/* LLVM 22.1's x86 instruction selector (SelectionDAG) dies with SIGSEGV (in InstrEmitter, adding a
+ * register operand) on some straight-line blocks of many thousands of instructions: a 10,000-line
+ * kernel on emu did (tests/golden/reliability/long_program.tile; llc-22 alone crashes on its optimised
+ * IR). FastISel selects such blocks. Blocks of ordinary kernels are far smaller (the examples' largest
+ * on emu: ~750 instructions), so they keep SelectionDAG's code. */
+enum { BIG_BLOCK = 4096 };
+
+static bool has_big_block(LLVMModuleRef m)
+{
+    for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+        for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b)) {
+            int n = 0;
+            for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i))
+                if (++n > BIG_BLOCK)
+                    return true;
+        }
+    return false;
+}
+
 /* Emits one file type from `m`; on failure writes the reason to why. */
 static LLVMMemoryBufferRef emit(LLVMTargetMachineRef tm, LLVMModuleRef m, LLVMCodeGenFileType type, char *why,
                                 size_t whylen)
@@ -335,6 +355,8 @@ static void *copy_buffer(Arena *a, LLVMMemoryBufferRef b, size_t *size)
 {
     size_t n = LLVMGetBufferSize(b);
     char *p = arena_alloc(a, n + 1);
+    if (!p)
+        return NULL;
     memcpy(p, LLVMGetBufferStart(b), n);
     p[n] = 0;
     *size = n;
@@ -436,6 +458,9 @@ CgStatus codegen_module(const Target *t, LLVMModuleRef m, int opt_level, unsigne
      * when both assembly and an object are wanted the assembly comes from a copy */
     t0 = now_ms();
     c0 = cpu_ms();
+    bool fast_isel = t->kind == TARGET_EMU && has_big_block(m);
+    if (fast_isel)
+        LLVMSetTargetMachineFastISel(tm, 1);
     bool need_obj = t->kind != TARGET_NVPTX && (want & (CG_WANT_OBJ | CG_WANT_BINARY));
     bool need_asm = (want & CG_WANT_ASM) || (t->kind == TARGET_NVPTX && (want & CG_WANT_BINARY));
     if (need_asm) {
@@ -451,6 +476,8 @@ CgStatus codegen_module(const Target *t, LLVMModuleRef m, int opt_level, unsigne
         if (!obj_buf)
             st = CG_ERR_LLVM;
     }
+    if (fast_isel)
+        LLVMSetTargetMachineFastISel(tm, 0); /* the machine is cached for ordinary modules */
     out->t_codegen_ms = now_ms() - t0;
     out->c_codegen_ms = cpu_ms() - c0;
     if (diags.nerrors)
@@ -459,20 +486,25 @@ CgStatus codegen_module(const Target *t, LLVMModuleRef m, int opt_level, unsigne
 done:
     LLVMContextSetDiagnosticHandler(ctx, old_handler, old_ud);
     tm_release(t, cg_level, tm);
-    /* LLVM state given back; the arena may be used again */
+    /* LLVM state given back; the arena may be used again. Its failure (a longjmp when it has a recovery
+     * point) is held back while the buffers are copied, so that they are disposed of first. */
+    jmp_buf *oom = a->oom;
+    a->oom = NULL;
+    bool lost = false;
     if (diags.warnings.n)
-        out->warnings = arena_strdup(a, diags.warnings.s);
+        lost |= !(out->warnings = arena_strdup(a, diags.warnings.s));
     if (st == CG_OK) {
         if (asm_buf && (want & CG_WANT_ASM))
-            out->asm_text = copy_buffer(a, asm_buf, &out->asm_size);
+            lost |= !(out->asm_text = copy_buffer(a, asm_buf, &out->asm_size));
         if (obj_buf)
-            out->obj = copy_buffer(a, obj_buf, &out->obj_size);
+            lost |= !(out->obj = copy_buffer(a, obj_buf, &out->obj_size));
         if (asm_buf && t->kind == TARGET_NVPTX && (want & CG_WANT_BINARY))
-            out->binary = copy_buffer(a, asm_buf, &out->binary_size);
+            lost |= !(out->binary = copy_buffer(a, asm_buf, &out->binary_size));
     } else if (diags.nerrors) {
         *err = arena_printf(a, "LLVM: %s", diags.errors.s ? diags.errors.s : "(error messages lost: out of memory)");
+        lost |= !*err;
     } else {
-        *err = arena_strdup(a, msg);
+        lost |= !(*err = arena_strdup(a, msg));
     }
     if (asm_buf)
         LLVMDisposeMemoryBuffer(asm_buf);
@@ -480,6 +512,13 @@ done:
         LLVMDisposeMemoryBuffer(obj_buf);
     free(diags.errors.s);
     free(diags.warnings.s);
+    a->oom = oom;
+    if (lost) {
+        if (oom)
+            longjmp(*oom, 1);
+        *err = "out of memory copying the code generator's output";
+        return CG_ERR_LLVM;
+    }
     if (st != CG_OK)
         return st;
 

@@ -14,6 +14,7 @@
  * (LLVMLinkModules2) and one object. emu takes several. */
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,7 +85,14 @@ typedef struct Workdir {
     char dir[PATH_LEN];
     const char **files; /* to remove */
     int nfiles, cap;
+    jmp_buf oom; /* an allocation failure while the directory exists comes here first */
 } Workdir;
+
+static CgStatus link_in(Workdir *w, const Target *t, const char *lld, const void *const *objs, const size_t *sizes,
+                        int n, Arena *a, void **bin, size_t *bin_size, const char **err, double *cpu_ms,
+                        jmp_buf *outer);
+static CgStatus ptxas_in(Workdir *w, const Target *t, const char *ptxas, const char *ptx, size_t len, Arena *a,
+                         void **cubin, size_t *size, const char **err, jmp_buf *outer);
 
 /* A directory for at most `nfiles` files. */
 static bool workdir_open(Workdir *w, int nfiles, Arena *a, const char **err)
@@ -149,16 +157,17 @@ static bool write_file(const char *path, const void *data, size_t size, Arena *a
 /* Reads at most `max` bytes of a file (NUL-terminated, in the arena); NULL if it cannot be read. */
 static char *read_file(const char *path, size_t max, Arena *a, size_t *size)
 {
+    /* the buffer before the descriptor: an allocation failure may leave this function by longjmp */
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return NULL;
+    size_t want = (size_t)st.st_size < max ? (size_t)st.st_size : max;
+    char *buf = arena_alloc(a, want + 1);
+    if (!buf)
+        return NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return NULL;
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return NULL;
-    }
-    size_t want = (size_t)st.st_size < max ? (size_t)st.st_size : max;
-    char *buf = arena_alloc(a, want + 1);
     size_t got = 0;
     while (got < want) {
         ssize_t n = read(fd, buf + got, want - got);
@@ -248,6 +257,23 @@ CgStatus codegen_link_lld(const Target *t, const void *const *objs, const size_t
     Workdir *w = arena_alloc(a, sizeof *w);
     if (!workdir_open(w, n + 2, a, err))
         return CG_ERR_TOOL;
+    jmp_buf *outer = a->oom;
+    if (outer) {
+        if (setjmp(w->oom)) { /* an allocation failed: the directory goes before the failure goes on */
+            a->oom = outer;
+            workdir_close(w);
+            longjmp(*outer, 1);
+        }
+        a->oom = &w->oom;
+    }
+    return link_in(w, t, lld, objs, sizes, n, a, bin, bin_size, err, cpu_ms, outer);
+}
+
+/* codegen_link_lld's work in its directory; closes it. */
+static CgStatus link_in(Workdir *w, const Target *t, const char *lld, const void *const *objs, const size_t *sizes,
+                        int n, Arena *a, void **bin, size_t *bin_size, const char **err, double *cpu_ms,
+                        jmp_buf *outer)
+{
     CgStatus st = CG_OK;
     /* argv: ld.lld -shared [--no-undefined] -o OUT IN... NULL */
     char **argv = arena_alloc(a, sizeof(char *) * (size_t)(n + 8));
@@ -279,6 +305,7 @@ CgStatus codegen_link_lld(const Target *t, const void *const *objs, const size_t
         }
     }
     workdir_close(w);
+    a->oom = outer;
     return st;
 }
 
@@ -302,6 +329,21 @@ CgStatus codegen_ptxas(const Target *t, const char *ptx, size_t len, Arena *a, v
     Workdir *w = arena_alloc(a, sizeof *w);
     if (!workdir_open(w, 3, a, err))
         return CG_ERR_TOOL;
+    jmp_buf *outer = a->oom;
+    if (outer) {
+        if (setjmp(w->oom)) {
+            a->oom = outer;
+            workdir_close(w);
+            longjmp(*outer, 1);
+        }
+        a->oom = &w->oom;
+    }
+    return ptxas_in(w, t, ptxas, ptx, len, a, cubin, size, err, outer);
+}
+
+static CgStatus ptxas_in(Workdir *w, const Target *t, const char *ptxas, const char *ptx, size_t len, Arena *a,
+                         void **cubin, size_t *size, const char **err, jmp_buf *outer)
+{
     const char *in = workdir_file(w, "in.ptx"), *outpath = workdir_file(w, "out.cubin");
     const char *errpath = workdir_file(w, "stderr.txt");
     char *arch = arena_printf(a, "-arch=%s", t->cpu);
@@ -312,6 +354,7 @@ CgStatus codegen_ptxas(const Target *t, const char *ptx, size_t len, Arena *a, v
         st = CG_ERR_TOOL;
     }
     workdir_close(w);
+    a->oom = outer;
     return st;
 }
 

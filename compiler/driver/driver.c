@@ -1,6 +1,8 @@
 /* The compiler driver: stages in order, timings, IR dumps (see driver.h). */
 #include "compiler/driver/driver.h"
 
+#include <pthread.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,6 +17,11 @@
 #include "compiler/lower/lower.h"
 #include "compiler/passes/passes.h"
 #include "parser.h"
+
+/* The recovery point of the LLVM stages (see driver_compile). */
+typedef struct LlvmGuard {
+    jmp_buf oom;
+} LlvmGuard;
 
 static const char *const stage_names[] = {"tokens", "ast", "tir", "lir", "llvm", "asm", "obj", "hsaco"};
 
@@ -152,8 +159,81 @@ static const char *func_text(Arena *a, Func *f)
     return tir_print_func(a, f, 0);
 }
 
+static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, const DriverOptions *o, Stage stop,
+                         DriverResult *out);
+
+/* ---- a stack for the compile --------------------------------------------------------------------
+ * Some analyses recurse along chains of values (assign_layouts' preferences follow an elementwise
+ * chain operand by operand), so their depth grows with a kernel's length: a 10,000-line kernel
+ * (tests/golden/reliability/long_program.tile) overflowed an 8 MiB stack under ASan, and a kernel at
+ * sema's limit of 524,288 statements could overflow any thread's default stack. Every compile
+ * therefore runs on a thread of its own with COMPILE_STACK bytes of stack (address space, committed
+ * only as far as it is used), which costs ~0.05 ms. An allocation failure on that thread (the arena's
+ * longjmp) cannot jump to the caller's recovery point on another thread: it is caught there and
+ * raised again here. */
+enum { COMPILE_STACK = 512 << 20 };
+
+typedef struct CompileCall {
+    Arena *a;
+    StrTab *strs;
+    SrcMgr *src;
+    Diags *diags;
+    const DriverOptions *o;
+    Stage stop;
+    DriverResult *out;
+    bool ok, oom;
+    jmp_buf jb;
+} CompileCall;
+
+static void *compile_thread(void *arg)
+{
+    CompileCall *k = arg;
+    jmp_buf *outer = k->a->oom;
+    if (outer) {
+        if (setjmp(k->jb)) {
+            k->a->oom = outer;
+            k->oom = true;
+            return NULL;
+        }
+        k->a->oom = &k->jb;
+    }
+    k->ok = compile_here(k->a, k->strs, k->src, k->diags, k->o, k->stop, k->out);
+    k->a->oom = outer;
+    return NULL;
+}
+
 bool driver_compile(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, const DriverOptions *o, Stage stop,
                     DriverResult *out)
+{
+    CompileCall *k = ARENA_NEW(a, CompileCall);
+    if (!k) {
+        diag_plain(diags, DIAG_ERROR, "out of memory");
+        return false;
+    }
+    k->a = a;
+    k->strs = strs;
+    k->src = src;
+    k->diags = diags;
+    k->o = o;
+    k->stop = stop;
+    k->out = out;
+    pthread_attr_t attr;
+    pthread_t th;
+    bool started = pthread_attr_init(&attr) == 0;
+    if (started) {
+        started = pthread_attr_setstacksize(&attr, COMPILE_STACK) == 0 && pthread_create(&th, &attr, compile_thread, k) == 0;
+        pthread_attr_destroy(&attr);
+    }
+    if (!started) /* no thread to be had: compile on this one, with its stack */
+        return compile_here(a, strs, src, diags, o, stop, out);
+    pthread_join(th, NULL);
+    if (k->oom)
+        longjmp(*a->oom, 1);
+    return k->ok;
+}
+
+static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, const DriverOptions *o, Stage stop,
+                         DriverResult *out)
 {
     memset(out, 0, sizeof *out);
     out->stage = stop;
@@ -256,8 +336,26 @@ bool driver_compile(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, const Dri
         }
         /* LLVM IR: every kernel of the file in one module */
         double t3 = now_ms(), c3 = cpu_ms();
+        /* An allocation failure from here on (the arena's longjmp, compiler/api/compile.c) passes
+         * through this guard, which disposes of the LLVM module and context on its way. ctx and mod
+         * are not changed after the setjmp, so they are intact when it returns again. */
+        LlvmGuard *g = ARENA_NEW(a, LlvmGuard);
+        if (!g) {
+            diag_plain(diags, DIAG_ERROR, "out of memory");
+            return false;
+        }
         LLVMContextRef ctx = LLVMContextCreate();
         LLVMModuleRef mod = LLVMModuleCreateWithNameInContext(f->name, ctx);
+        jmp_buf *outer = a->oom;
+        if (outer) {
+            if (setjmp(g->oom)) {
+                a->oom = outer;
+                LLVMDisposeModule(mod);
+                LLVMContextDispose(ctx);
+                longjmp(*outer, 1);
+            }
+            a->oom = &g->oom;
+        }
         bool emu = strcmp(target, "emu") == 0;
         (void)emu; /* codegen sets the triple, data layout and code object version */
         LowerOptions lopt = {target, false};
@@ -327,6 +425,7 @@ bool driver_compile(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, const Dri
                 }
             }
         }
+        a->oom = outer;
         LLVMDisposeModule(mod);
         LLVMContextDispose(ctx);
         if (!ok || stop >= STAGE_LLVM)

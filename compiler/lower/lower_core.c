@@ -1,5 +1,6 @@
 /* The lowering's skeleton: the kernel signature, value numbering, per-layout coordinates, structured
  * control flow turned into LLVM blocks and phis, and dispatch of each op to its family. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -442,14 +443,54 @@ static void number(Block *b, int *n)
 
 static int align_up(int v, int a) { return (v + a - 1) / a * a; }
 
+/* Lowering's state lives in the caller's arena, so that an allocation failure (the arena's longjmp,
+ * compiler/api/compile.c) finds it: the builders and the lowering arena are given back and the
+ * failure goes on to the caller's recovery point, which disposes of the LLVM module (driver.c). */
+typedef struct LowerFrame {
+    Lower L;
+    Arena arena;
+    jmp_buf oom;
+} LowerFrame;
+
+static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const LowerOptions *o, Diags *diags,
+                       LowerResult *out);
+
 bool lower_kernel(Func *f, LLVMModuleRef mod, const LowerOptions *o, Diags *diags, LowerResult *out)
 {
-    Arena arena;
-    arena_init(&arena, f->module->arena->alloc);
-    Lower Lw;
-    memset(&Lw, 0, sizeof Lw);
-    Lower *L = &Lw;
-    L->a = &arena;
+    LowerFrame *fr = ARENA_NEW(diags->arena, LowerFrame);
+    if (!fr) {
+        diag_plain(diags, DIAG_ERROR, "out of memory lowering %s", f->name);
+        return false;
+    }
+    arena_init(&fr->arena, f->module->arena->alloc);
+    jmp_buf *outer = diags->arena->oom;
+    if (outer) {
+        if (setjmp(fr->oom)) {
+            diags->arena->oom = outer;
+            if (fr->L.b)
+                LLVMDisposeBuilder(fr->L.b);
+            if (fr->L.setup)
+                LLVMDisposeBuilder(fr->L.setup);
+            arena_free(&fr->arena);
+            longjmp(*outer, 1);
+        }
+        fr->arena.oom = &fr->oom;
+        diags->arena->oom = &fr->oom;
+    }
+    bool ok = lower_body(&fr->L, &fr->arena, f, mod, o, diags, out);
+    diags->arena->oom = outer;
+    if (fr->L.b)
+        LLVMDisposeBuilder(fr->L.b);
+    if (fr->L.setup)
+        LLVMDisposeBuilder(fr->L.setup);
+    arena_free(&fr->arena);
+    return ok;
+}
+
+static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const LowerOptions *o, Diags *diags,
+                       LowerResult *out)
+{
+    L->a = arena;
     L->diags = diags;
     L->o = o;
     L->f = f;
@@ -547,11 +588,7 @@ bool lower_kernel(Func *f, LLVMModuleRef mod, const LowerOptions *o, Diags *diag
     lower_block(L, body);
     if (!L->failed)
         tgt_finish(L);
-    LLVMDisposeBuilder(L->b);
-    LLVMDisposeBuilder(L->setup);
     out->lds_bytes = L->lds_bytes;
     out->block = L->nw * L->wave;
-    bool ok = !L->failed;
-    arena_free(&arena);
-    return ok;
+    return !L->failed;
 }

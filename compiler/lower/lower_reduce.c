@@ -343,7 +343,7 @@ static void lower_scan(Lower *L, Op *op)
         LLVMPositionBuilderAtEnd(L->b, loop);
         LLVMValueRef k = LLVMBuildPhi(L->b, L->i32, "");
         LLVMValueRef acc = LLVMBuildPhi(L->b, et, "");
-        LLVMValueRef zero = fl ? fp_const(L, 0.0, ty_elem(t)->sk) : LLVMConstInt(et, 0, 0);
+        LLVMValueRef zero = fl ? fp_const(L, -0.0, ty_elem(t)->sk) : LLVMConstInt(et, 0, 0); /* -0: x + -0 is x, for x = -0 too */
         LLVMValueRef k0 = const_i32(L, 0);
         LLVMAddIncoming(k, &k0, &pre, 1);
         LLVMAddIncoming(acc, &zero, &pre, 1);

@@ -547,6 +547,10 @@ static const Layout *pref_compute(Ctx *c, const Value *v, bool *strong)
     case OP_REDUCE:
     case OP_ARGREDUCE: {
         const Layout *in = pref_of(c, op->operands[0], strong);
+        if (!in) { /* no opinion yet (a cycle through loop-carried values): the default's slice, weakly */
+            *strong = false;
+            return lay_slice(c->lt, default_layout(c, op->operands[0]->type), (int)op->at.axis);
+        }
         *strong = true;
         return lay_slice(c->lt, in, (int)op->at.axis);
     }

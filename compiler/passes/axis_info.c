@@ -250,17 +250,23 @@ static void visit_op(Ctx *c, Op *op)
         for (int i = 0; i < o.rank; i++)
             o.constancy[i] = b ? gcd64(a->constancy[i], b->constancy[i]) : a->constancy[i];
         break;
-    case OP_CMP:
+    case OP_CMP: {
+        /* x < n, x a run starting at multiples of d, n constant and a multiple of e: the result is
+         * constant over aligned groups of gcd(run, d, e), since it changes only where x crosses n.
+         * So is x >= n; but x <= n and x > n change where x crosses n + 1, and x == n, x != n hold
+         * at one element of a run (the differential fuzzer's first find: a store masked by
+         * arange(64) == 0 stored 8 elements on emu). With the run on the right, n > x and n <= x. */
+        CmpPred p = (CmpPred)op->at.pred;
+        bool run_left = p == PRED_LT || p == PRED_GE, run_right = p == PRED_GT || p == PRED_LE;
         for (int i = 0; i < o.rank; i++) {
             o.constancy[i] = gcd64(a->constancy[i], b->constancy[i]);
-            /* x < n, x a run starting at multiples of d, n constant and a multiple of e: the result is
-             * constant over aligned groups of gcd(run, d, e) */
-            if (a->contig[i] > 1 && b->constancy[i] >= a->contig[i])
+            if (run_left && a->contig[i] > 1 && b->constancy[i] >= a->contig[i])
                 o.constancy[i] = max64(o.constancy[i], gcd64(gcd64(a->contig[i], a->div[i]), b->div[i]));
-            if (b->contig[i] > 1 && a->constancy[i] >= b->contig[i])
+            if (run_right && b->contig[i] > 1 && a->constancy[i] >= b->contig[i])
                 o.constancy[i] = max64(o.constancy[i], gcd64(gcd64(b->contig[i], b->div[i]), a->div[i]));
         }
         break;
+    }
     case OP_SELECT: {
         const AxisInfo *x = get(c, op->operands[1]), *y = get(c, op->operands[2]);
         o.sdiv = gcd64(x->sdiv, y->sdiv);

@@ -303,6 +303,9 @@ static rk_status cuda_load(RtDevice *d, const void *binary, size_t size, RtModul
         return rt_dev_fail(d, RK_EDEVICE, "cannot load an empty code object on device cuda");
     /* A cubin (ELF) or fatbin goes as it is; PTX is text the driver reads up to a NUL. */
     bool text = size < 4 || (memcmp(b, "\x7f" "ELF", 4) != 0 && memcmp(b, "\x50\xed\x55\xba", 4) != 0);
+    char why[256];
+    if (size >= 4 && memcmp(b, "\x7f" "ELF", 4) == 0 && !rt_elf_extents_ok(b, size, why, sizeof why))
+        return rt_dev_fail(d, RK_EDEVICE, "cannot load the cubin: %s", why);
     char *copy = NULL;
     if (text && !memchr(b, 0, size)) {
         if (!(copy = alloc_raw(&d->alloc, size + 1)))

@@ -118,6 +118,9 @@ void rt_host_props(RtProps *p, const char *kind, const char *name);
 
 /* ---- AMDGPU code objects (hip.c) ---- */
 
+/* Whether a 64-bit little-endian ELF's header tables, segments and sections all lie inside its `size`
+ * bytes (elf_check.c): checked before any loader sees a code object. A message when not. */
+bool rt_elf_extents_ok(const void *binary, size_t size, char *msg, size_t msglen);
 /* The processor an AMDGPU code object was built for, from EF_AMDGPU_MACH in the ELF header's e_flags
  * ("gfx942"). NULL with a message when the bytes are not an AMDGPU ELF or the processor is unknown. */
 const char *rt_amdgpu_elf_arch(const void *binary, size_t size, char *msg, size_t msglen);

@@ -77,6 +77,9 @@ static rk_status emu_load(RtDevice *d, const void *binary, size_t size, RtModule
 {
     if (size < 4 || memcmp(binary, "\x7f" "ELF", 4) != 0)
         return rt_dev_fail(d, RK_EDEVICE, "not an emu code object: not an ELF shared object");
+    char why[256];
+    if (!rt_elf_extents_ok(binary, size, why, sizeof why))
+        return rt_dev_fail(d, RK_EDEVICE, "cannot load the emu code object: %s", why);
     RtModule *mod = alloc_raw(&d->alloc, sizeof *mod);
     if (!mod)
         return rt_dev_fail(d, RK_ENOMEM, "out of memory loading a module");

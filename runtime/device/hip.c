@@ -181,6 +181,8 @@ const char *rt_amdgpu_elf_arch(const void *binary, size_t size, char *msg, size_
                               "little-endian)", machine, b[4], b[5]);
         return NULL;
     }
+    if (!rt_elf_extents_ok(binary, size, msg, msglen))
+        return NULL;
     unsigned mach = b[48]; /* e_flags & EF_AMDGPU_MACH (0xff), little-endian */
     for (size_t i = 0; i < sizeof amdgpu_machs / sizeof amdgpu_machs[0]; i++)
         if (amdgpu_machs[i].mach == mach)

@@ -537,6 +537,21 @@ static void test_emu(void)
     rk_program_kernel(p2, "vadd", &k2);
     CHECK_ST(ctx, rk_launch(k2, grid, args, 4, NULL), RK_EDEVICE, "cannot load the emu code object:");
     rk_program_destroy(p2);
+    /* The real shared object cut short anywhere past its ELF header (dlopen died with SIGBUS on these
+     * before runtime/device/elf_check.c), and with its section header table pointing past the end. */
+    for (int cut = 1; cut < 16; cut++) {
+        size_t n = size * (size_t)cut / 16;
+        if (n < 64)
+            continue;
+        CHECK_OK(ctx, rt_program_new(ctx, "emu", so, n, &kd, 1, &p2));
+        rk_program_kernel(p2, "vadd", &k2);
+        CHECK_ST(ctx, rk_launch(k2, grid, args, 4, NULL), RK_EDEVICE, "truncated or corrupt code object");
+        rk_program_destroy(p2);
+    }
+    CHECK_OK(ctx, rt_program_new(ctx, "emu", so, size - 1, &kd, 1, &p2));
+    rk_program_kernel(p2, "vadd", &k2);
+    CHECK_ST(ctx, rk_launch(k2, grid, args, 4, NULL), RK_EDEVICE, "truncated or corrupt code object");
+    rk_program_destroy(p2);
     CHECK_OK(ctx, rt_program_new(ctx, "interp", "", 0, &kd, 1, &p2));
     rk_program_kernel(p2, "vadd", &k2);
     CHECK_ST(ctx, rk_launch(k2, grid, args, 4, NULL), RK_EUNSUPPORTED,
@@ -654,6 +669,20 @@ static void test_devices(void)
     size_t ptx_size;
     rk_program_binary(prog, (const void **)&ptx, &ptx_size);
     CHECK(ptx_size > 0 && strstr(ptx, ".target sm_90a") && strstr(ptx, ".entry"));
+    rk_program_destroy(prog);
+    /* A real gfx942 code object passes the check before hipModuleLoadData (which takes no size), and
+     * no prefix of it does. */
+    co.target = "gfx942";
+    CHECK_OK(ctx, rk_compile(ctx, VADD_SRC, strlen(VADD_SRC), &co, &prog));
+    const unsigned char *hsaco;
+    size_t hsaco_size;
+    rk_program_binary(prog, (const void **)&hsaco, &hsaco_size);
+    char why[256];
+    const char *harch = rt_amdgpu_elf_arch(hsaco, hsaco_size, why, sizeof why);
+    CHECK(harch && strcmp(harch, "gfx942") == 0);
+    for (size_t n = 64; n < hsaco_size; n += hsaco_size / 13 + 1)
+        CHECK(!rt_amdgpu_elf_arch(hsaco, n, why, sizeof why) && strstr(why, "truncated or corrupt code object"));
+    CHECK(!rt_amdgpu_elf_arch(hsaco, hsaco_size - 1, why, sizeof why));
     rk_program_destroy(prog);
     CHECK_ST(ctx, rk_malloc(ctx, 16, &p), RK_ENODEVICE, "the context has no device");
     CHECK_ST(ctx, rk_synchronize(ctx), RK_ENODEVICE, "no device");

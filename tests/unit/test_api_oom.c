@@ -3,7 +3,10 @@
  * lookup, memory, launch with @grid, events). Each run must end in RK_ENOMEM from the call that could
  * not allocate, with no crash, and once the context is destroyed no block from the hook may remain
  * (checked here by counting; ASan's leak checker checks the rest). A second pass fails one allocation
- * inside rk_compile and then checks that the same context compiles and launches normally. */
+ * inside rk_compile and then checks that the same context compiles and launches normally. A third pass
+ * does the same over a set of programs and targets (the examples, with imports, autotune spaces, dot
+ * and reductions, through LLVM and the linkers; a program with errors, whose diagnostics must survive
+ * as RK_ECOMPILE or give way to RK_ENOMEM), refusing each allocation of the compile in turn. */
 #include "tests/unit/test_api_util.h"
 
 typedef struct Hook {
@@ -70,6 +73,104 @@ static rk_status session(Hook *h, rk_ctx **pctx)
     return rk_free(ctx, x);
 }
 
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    static char buf[1 << 17];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *copy = malloc(n + 1);
+    if (copy)
+        memcpy(copy, buf, n + 1);
+    return copy;
+}
+
+typedef struct Prog {
+    const char *path; /* a file of the tree, or NULL: text */
+    const char *text;
+    const char *target;
+    rk_status want; /* without a refusal */
+} Prog;
+
+static const char ERR_SRC[] = "fn twice(v) { return v + v; }\n"
+                              "kernel bad(x: *f32) {\n"
+                              "    let a = twice(load(x)) + undefined_name;\n"
+                              "    let b = arange(3);\n"
+                              "    store(x, a & 1.5);\n"
+                              "}\n";
+
+/* Every allocation of one compile of each program refused in turn: RK_ENOMEM (or, for a program with
+ * errors, its RK_ECOMPILE when the refusal only cost a diagnostic's text), nothing left behind, and the
+ * same context then compiles it as before. Returns the number of compiles run. */
+static long compile_set(void)
+{
+    static const Prog progs[] = {
+        {NULL, VADD_SRC, "emu", RK_OK},
+        {NULL, ERR_SRC, "interp", RK_ECOMPILE},
+        {"examples/matmul.tile", NULL, "emu", RK_OK},
+        {"examples/matmul.tile", NULL, "gfx942", RK_OK},
+        {"examples/softmax.tile", NULL, "interp", RK_OK},
+        {"examples/attention.tile", NULL, "gfx942", RK_OK},
+        {"examples/layernorm.tile", NULL, "sm_90", RK_OK},
+    };
+    long compiles = 0;
+    for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) {
+        const Prog *pg = &progs[i];
+        char *owned = pg->path ? slurp(pg->path) : NULL;
+        const char *text = pg->path ? owned : pg->text;
+        CHECK(text != NULL);
+        if (!text)
+            continue;
+        Hook h = {0, -1, 0};
+        rk_ctx_options o = {.device = "none", .alloc = hook, .alloc_ud = &h};
+        rk_ctx *ctx;
+        CHECK(rk_ctx_create(&o, &ctx) == RK_OK);
+        rk_compile_options co = {.filename = pg->path ? pg->path : "prog.tile", .target = pg->target};
+        rk_program *p = NULL;
+        long before = h.calls;
+        CHECK_ST(ctx, rk_compile(ctx, text, strlen(text), &co, &p), pg->want, "");
+        long per_compile = h.calls - before;
+        rk_program_destroy(p);
+        int wrong = 0;
+        for (long k = 0; k < per_compile; k++) {
+            h.fail_at = h.calls + k;
+            p = NULL;
+            rk_status st = rk_compile(ctx, text, strlen(text), &co, &p);
+            compiles++;
+            if (st != RK_ENOMEM && st != pg->want) {
+                fprintf(stderr, "%s for %s, allocation %ld of %ld refused: got %s (%s)\n", co.filename, pg->target, k,
+                        per_compile, rk_status_name(st), rk_error(ctx));
+                wrong++;
+            } else if (st == RK_ENOMEM && (p != NULL || !strstr(rk_error(ctx), "out of memory"))) {
+                fprintf(stderr, "%s for %s, allocation %ld refused: RK_ENOMEM with a program or with \"%s\"\n",
+                        co.filename, pg->target, k, rk_error(ctx));
+                wrong++;
+            }
+            rk_program_destroy(p);
+            h.fail_at = -1;
+            p = NULL;
+            st = rk_compile(ctx, text, strlen(text), &co, &p);
+            if (st != pg->want) {
+                fprintf(stderr, "%s for %s: after refusing allocation %ld the compile gives %s (%s)\n", co.filename,
+                        pg->target, k, rk_status_name(st), rk_error(ctx));
+                wrong++;
+            }
+            rk_program_destroy(p);
+        }
+        rk_ctx_destroy(ctx);
+        if (h.live != 0)
+            fprintf(stderr, "%s for %s: %ld blocks left after rk_ctx_destroy\n", co.filename, pg->target, h.live);
+        CHECK(wrong == 0 && h.live == 0);
+        printf("test_api_oom: %s for %s: each of its %ld allocations refused in turn\n", co.filename, pg->target,
+               per_compile);
+        free(owned);
+    }
+    return compiles;
+}
+
 int main(void)
 {
     Hook h = {0, -1, 0};
@@ -124,5 +225,7 @@ int main(void)
     }
     rk_ctx_destroy(ctx);
     CHECK(h.live == 0);
+
+    CHECK(compile_set() > 0);
     return api_finish("test_api_oom");
 }
