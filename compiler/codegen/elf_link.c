@@ -11,7 +11,10 @@
  * (a 64-byte kernel descriptor `name.kd` per kernel), .rela.rodata (one R_AMDGPU_REL64 per
  * descriptor: kernel_code_entry_byte_offset = entry - descriptor), .note (NT_AMDGPU_METADATA,
  * msgpack), .symtab/.strtab (local absolute symbols for the resource counts, the global kernel
- * symbols), .note.GNU-stack and .AMDGPU.gpr_maximums (empty). What the output holds, in ld.lld's
+ * symbols), .note.GNU-stack and .AMDGPU.gpr_maximums (empty); and when a kernel reads constant data
+ * (the 16 zero bytes masked-off lanes load, lower_mem.c), .rodata.cst16 (one 16-byte constant) with
+ * R_AMDGPU_REL32_LO/HI relocations in .rela.text (the s_getpc_b64 + s_add/s_addc pair that addresses
+ * it), which ld.lld appends to the output .rodata and resolves. What the output holds, in ld.lld's
  * order (LLVM's AMDGPUUsage: the standard dynamic sections, the kernel descriptor symbols):
  *
  *   ELF header, 8 program headers (PHDR, LOAD r, LOAD rx, LOAD rw, DYNAMIC, GNU_RELRO, GNU_STACK, NOTE)
@@ -34,6 +37,8 @@
 enum {
     R_AMDGPU_NONE_ = 0,
     R_AMDGPU_REL64_ = 5,
+    R_AMDGPU_REL32_LO_ = 10,
+    R_AMDGPU_REL32_HI_ = 11,
     PAGE = 0x1000, /* ld.lld's max and common page size for AMDGPU */
     NPHDR = 8,
     SHIFT2 = 26, /* ld.lld's second bloom filter shift for ELF64 */
@@ -196,7 +201,7 @@ bool cg_elf_link(const void *obj, size_t size, Arena *a, void **bin, size_t *bin
     }
 
     /* sections: exactly the kinds LLVM's AMDGPU back end emits for rk */
-    int text = 0, rodata = 0, note = 0, symtab = 0, rela = 0;
+    int text = 0, rodata = 0, note = 0, symtab = 0, rela = 0, rela_text = 0, cst = 0;
     int *extra = ARENA_ARRAY(a, int, nsec);
     int nextra = 0;
     for (int i = 1; i < nsec && !l->why; i++) {
@@ -208,8 +213,14 @@ bool cg_elf_link(const void *obj, size_t size, Arena *a, void **bin, size_t *bin
             ; /* read through the headers that link to it */
         else if (s->sh_type == SHT_SYMTAB && !symtab)
             symtab = i;
-        else if (s->sh_type == SHT_RELA && !rela)
+        else if (s->sh_type == SHT_RELA && strcmp(name, ".rela.rodata") == 0 && !rela)
             rela = i;
+        else if (s->sh_type == SHT_RELA && strcmp(name, ".rela.text") == 0 && !rela_text)
+            rela_text = i;
+        else if (s->sh_type == SHT_PROGBITS && !cst && strcmp(name, ".rodata.cst16") == 0 &&
+                 s->sh_flags == (SHF_ALLOC | SHF_MERGE) && s->sh_entsize == 16 && s->sh_size == 16 &&
+                 s->sh_addralign == 16)
+            cst = i; /* one constant: nothing for ld.lld's merging to fold */
         else if (s->sh_type == SHT_NOTE && !note && strcmp(name, ".note") == 0 && s->sh_flags == SHF_ALLOC)
             note = i;
         else if (s->sh_type == SHT_PROGBITS && !text && strcmp(name, ".text") == 0 &&
@@ -232,6 +243,10 @@ bool cg_elf_link(const void *obj, size_t size, Arena *a, void **bin, size_t *bin
         (sh[rela].sh_info != (Elf64_Word)rodata || sh[rela].sh_link != (Elf64_Word)symtab ||
          sh[rela].sh_entsize != sizeof(Elf64_Rela) || sh[rela].sh_size % sizeof(Elf64_Rela)))
         refuse(l, "relocations for a section other than .rodata");
+    if (!l->why && rela_text &&
+        (sh[rela_text].sh_info != (Elf64_Word)text || sh[rela_text].sh_link != (Elf64_Word)symtab ||
+         sh[rela_text].sh_entsize != sizeof(Elf64_Rela) || sh[rela_text].sh_size % sizeof(Elf64_Rela)))
+        refuse(l, "a malformed .rela.text");
     if (!l->why && (sh[symtab].sh_entsize != sizeof(Elf64_Sym) || sh[symtab].sh_size % sizeof(Elf64_Sym) ||
                     sh[symtab].sh_link >= (Elf64_Word)nsec || sh[sh[symtab].sh_link].sh_type != SHT_STRTAB))
         refuse(l, "a malformed symbol table");
@@ -260,6 +275,8 @@ bool cg_elf_link(const void *obj, size_t size, Arena *a, void **bin, size_t *bin
             refuse(l, "a malformed symbol");
         else if (type == STT_SECTION)
             ; /* not in the output; relocations against it resolve to the section */
+        else if (cst && ndx == cst && bind == STB_LOCAL && strncmp(x->name, ".L", 2) == 0)
+            ; /* a private constant: ld.lld drops .L symbols of merged sections */
         else if (bind == STB_LOCAL && (type == STT_NOTYPE || type == STT_OBJECT || type == STT_FUNC) &&
                  (ndx == SHN_ABS || in_sec) && vis == STV_DEFAULT)
             nlocal++, strbytes += strlen(x->name) + 1;
@@ -317,6 +334,12 @@ bool cg_elf_link(const void *obj, size_t size, Arena *a, void **bin, size_t *bin
     uint64_t gnuhash_size = 16 + 8 * maskwords + 4 * (uint64_t)nbuckets + 4 * (uint64_t)nglobal;
     uint64_t hash_size = 4 * (2 + 2 * (uint64_t)ndyn);
 
+    /* the output .rodata: the input's, then the constant at its alignment */
+    uint64_t cst_off = cst ? align_to(sh[rodata].sh_size, sh[cst].sh_addralign) : sh[rodata].sh_size;
+    uint64_t rodata_size = cst ? cst_off + sh[cst].sh_size : sh[rodata].sh_size;
+    uint64_t rodata_align = cst && sh[cst].sh_addralign > sh[rodata].sh_addralign ? sh[cst].sh_addralign
+                                                                                   : sh[rodata].sh_addralign;
+
     /* allocated sections, in order */
     uint64_t off = sizeof(Elf64_Ehdr) + NPHDR * sizeof(Elf64_Phdr);
     struct {
@@ -333,7 +356,7 @@ bool cg_elf_link(const void *obj, size_t size, Arena *a, void **bin, size_t *bin
         {S_GNUHASH, SHT_GNU_HASH, SHF_ALLOC, gnuhash_size, 8, 0, S_DYNSYM, 0, ".gnu.hash"},
         {S_HASH, SHT_HASH, SHF_ALLOC, hash_size, 4, 4, S_DYNSYM, 0, ".hash"},
         {S_DYNSTR, SHT_STRTAB, SHF_ALLOC, dynstr.n, 1, 0, 0, 0, ".dynstr"},
-        {S_RODATA, SHT_PROGBITS, sh[rodata].sh_flags, sh[rodata].sh_size, sh[rodata].sh_addralign,
+        {S_RODATA, SHT_PROGBITS, sh[rodata].sh_flags | (cst ? sh[cst].sh_flags : 0), rodata_size, rodata_align,
          sh[rodata].sh_entsize, 0, 0, ".rodata"},
         {S_TEXT, SHT_PROGBITS, sh[text].sh_flags, sh[text].sh_size, sh[text].sh_addralign, sh[text].sh_entsize, 0, 0,
          ".text"},
@@ -372,7 +395,8 @@ bool cg_elf_link(const void *obj, size_t size, Arena *a, void **bin, size_t *bin
     for (int pass = 0; pass < 2; pass++)
         for (int i = 1; i < nin; i++) {
             const Elf64_Sym *s = &syms[i].s;
-            if (ELF64_ST_TYPE(s->st_info) == STT_SECTION || (ELF64_ST_BIND(s->st_info) == STB_GLOBAL) != pass)
+            if (ELF64_ST_TYPE(s->st_info) == STT_SECTION || (ELF64_ST_BIND(s->st_info) == STB_GLOBAL) != pass ||
+                (cst && s->st_shndx == cst))
                 continue;
             int at = pass ? k + 1 : k; /* leave the slot of _DYNAMIC */
             sym[at].name = syms[i].name;
@@ -470,7 +494,9 @@ bool cg_elf_link(const void *obj, size_t size, Arena *a, void **bin, size_t *bin
     memcpy(out + sizeof oh, ph, sizeof ph);
     memcpy(out + nt->sh_offset, l->in + sh[note].sh_offset, nt->sh_size);
     memcpy(out + tx->sh_offset, l->in + sh[text].sh_offset, tx->sh_size);
-    memcpy(out + os[S_RODATA].sh_offset, l->in + sh[rodata].sh_offset, os[S_RODATA].sh_size);
+    memcpy(out + os[S_RODATA].sh_offset, l->in + sh[rodata].sh_offset, sh[rodata].sh_size);
+    if (cst)
+        memcpy(out + os[S_RODATA].sh_offset + cst_off, l->in + sh[cst].sh_offset, sh[cst].sh_size);
     for (int i = 0; i < nextra; i++)
         memcpy(out + os[S_EXTRA + i].sh_offset, l->in + sh[extra[i]].sh_offset, os[S_EXTRA + i].sh_size);
     memcpy(out + os[s_comment].sh_offset, comment_text, sizeof comment_text);
@@ -528,8 +554,8 @@ bool cg_elf_link(const void *obj, size_t size, Arena *a, void **bin, size_t *bin
         uint32_t type = (uint32_t)ELF64_R_TYPE(r.r_info), si = (uint32_t)ELF64_R_SYM(r.r_info);
         if (type == R_AMDGPU_NONE_)
             continue;
-        if (type != R_AMDGPU_REL64_ || si == 0 || si >= (uint32_t)nin || r.r_offset > os[S_RODATA].sh_size ||
-            os[S_RODATA].sh_size - r.r_offset < 8) {
+        if (type != R_AMDGPU_REL64_ || si == 0 || si >= (uint32_t)nin || r.r_offset > sh[rodata].sh_size ||
+            sh[rodata].sh_size - r.r_offset < 8) {
             *why = "a relocation the in-process linker does not handle";
             return false;
         }
@@ -546,6 +572,27 @@ bool cg_elf_link(const void *obj, size_t size, Arena *a, void **bin, size_t *bin
         target += (ELF64_ST_TYPE(s->st_info) == STT_SECTION ? 0 : s->st_value) + (uint64_t)r.r_addend;
         uint64_t v = target - (os[S_RODATA].sh_addr + r.r_offset);
         memcpy(out + os[S_RODATA].sh_offset + r.r_offset, &v, 8);
+    }
+    /* R_AMDGPU_REL32_LO/HI in .text against the constant: the halves of S + A - P */
+    int ntrel = rela_text ? (int)(sh[rela_text].sh_size / sizeof(Elf64_Rela)) : 0;
+    for (int i = 0; i < ntrel; i++) {
+        Elf64_Rela r;
+        memcpy(&r, l->in + sh[rela_text].sh_offset + (size_t)i * sizeof r, sizeof r);
+        uint32_t type = (uint32_t)ELF64_R_TYPE(r.r_info), si = (uint32_t)ELF64_R_SYM(r.r_info);
+        if (type == R_AMDGPU_NONE_)
+            continue;
+        if ((type != R_AMDGPU_REL32_LO_ && type != R_AMDGPU_REL32_HI_) || si == 0 || si >= (uint32_t)nin ||
+            r.r_offset > sh[text].sh_size || sh[text].sh_size - r.r_offset < 4 || !cst ||
+            syms[si].s.st_shndx != cst) {
+            *why = "a relocation in .text the in-process linker does not handle";
+            return false;
+        }
+        const Elf64_Sym *s = &syms[si].s;
+        uint64_t target = os[S_RODATA].sh_addr + cst_off + (ELF64_ST_TYPE(s->st_info) == STT_SECTION ? 0 : s->st_value) +
+                          (uint64_t)r.r_addend;
+        uint64_t v = target - (os[S_TEXT].sh_addr + r.r_offset);
+        uint32_t half = type == R_AMDGPU_REL32_LO_ ? (uint32_t)v : (uint32_t)(v >> 32);
+        memcpy(out + os[S_TEXT].sh_offset + r.r_offset, &half, 4);
     }
     *bin = out;
     *bin_size = total;

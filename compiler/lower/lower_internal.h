@@ -92,6 +92,11 @@ LLVMValueRef tgt_mfma(Lower *L, int instr, LLVMValueRef a, LLVMValueRef b, LLVMV
 void tgt_mma_sync(Lower *L, int instr, LLVMValueRef *a, LLVMValueRef *b, LLVMValueRef *acc);
 /* Checks an access (emu only; a no-op on gfx): ptr of `bytes`, flags EMU_ACCESS_*. */
 void tgt_check(Lower *L, LLVMValueRef ptr, int bytes, int flags);
+/* The same for a lane whose access happens only where m (i1) is true: no check where it is false. */
+void tgt_check_masked(Lower *L, LLVMValueRef ptr, int bytes, int flags, LLVMValueRef m);
+/* A pointer to 16 zero bytes (16-byte aligned, read-only global memory): what a masked-off lane of a
+ * branch-free masked load reads instead of its own address. */
+LLVMValueRef tgt_safe_ptr(Lower *L);
 void tgt_assert_fail(Lower *L, const char *msg);
 void tgt_print(Lower *L, const char *msg, int rank, LLVMValueRef *coords, int kind, LLVMValueRef bits64);
 void tgt_loop_tick(Lower *L);

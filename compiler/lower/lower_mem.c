@@ -232,6 +232,35 @@ static void publish_atomic(Lower *L, const Type *t, LVal *res, const Repl *rp, L
     }
 }
 
+/* A masked load without a branch: every lane loads, a masked-off one from tgt_safe_ptr's zeros instead
+ * of its own address, and takes `other` where the mask is false (zero needs no select: it is what
+ * the masked-off lane read). One basic block instead of
+ * two per access: LLVM's code generator costs per block, and its schedulers work within one, so the
+ * loads of a tile can be issued back to back and overlap. */
+static void load_selected(Lower *L, const LVal *ptr, const LVal *other, LLVMValueRef m, const int *members, int nm,
+                          int vec, int bytes, LLVMTypeRef et, LVal *res)
+{
+    LLVMTypeRef vty = vec > 1 ? LLVMVectorType(et, (unsigned)vec) : et;
+    LLVMValueRef safe = tgt_safe_ptr(L);
+    for (int k = 0; k < nm; k++) {
+        int gg = members[k];
+        LLVMValueRef p = ptr->r[gg];
+        tgt_check_masked(L, p, vec * bytes, EMU_ACCESS_LOAD, m);
+        LLVMValueRef got = LLVMBuildLoad2(L->b, vty, LLVMBuildSelect(L->b, m, p, safe, ""), "");
+        LLVMSetAlignment(got, (unsigned)(vec * bytes));
+        /* a masked-off lane read zeros: only another `other` needs a select */
+        bool zero = true;
+        LLVMValueRef *os = ARENA_ARRAY(L->a, LLVMValueRef, vec);
+        for (int i = 0; i < vec; i++) {
+            os[i] = other ? other->r[other->n == 1 ? 0 : gg + i] : NULL;
+            zero &= !os[i] || (LLVMIsConstant(os[i]) && LLVMIsNull(os[i]));
+        }
+        if (!zero)
+            got = LLVMBuildSelect(L->b, m, got, vec_of(L, et, os, vec), "");
+        unvec(L, got, res->r + gg, vec);
+    }
+}
+
 void lower_memory(Lower *L, Op *op)
 {
     bool is_load = op->code == OP_LOAD, is_store = op->code == OP_STORE;
@@ -298,6 +327,10 @@ void lower_memory(Lower *L, Op *op)
         }
         if (owner)
             m = m ? LLVMBuildAnd(L->b, m, owner, "") : owner;
+        if (is_load && m) {
+            load_selected(L, ptr, other, m, members, nm, vec, bytes, et, &res);
+            continue;
+        }
         LLVMBasicBlockRef from = NULL, body = NULL, done = NULL;
         if (m) {
             from = LLVMGetInsertBlock(L->b);

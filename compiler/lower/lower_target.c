@@ -25,6 +25,17 @@ static LLVMValueRef call(Lower *L, const char *name, LLVMTypeRef ret, LLVMTypeRe
     return LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, args, (unsigned)n, "");
 }
 
+/* Marks a call's result noundef: ids, lane reads of defined values and matrix results are never undef
+ * or poison. Said to LLVM, it ends its poison queries there (isGuaranteedNotToBePoison, SCEV's
+ * canReuseInstruction in straight-line strength reduction, SLP): they otherwise walk every lane
+ * coordinate's arithmetic back to the id intrinsics, once per query. */
+static LLVMValueRef noundef_ret(Lower *L, LLVMValueRef call_inst)
+{
+    LLVMAddCallSiteAttribute(call_inst, LLVMAttributeReturnIndex,
+                             LLVMCreateEnumAttribute(L->ctx, LLVMGetEnumAttributeKindForName("noundef", 7), 0));
+    return call_inst;
+}
+
 /* ---- emu: EmuLane fields and EmuFns calls ---- */
 
 static LLVMValueRef lane_field(Lower *L, LLVMBuilderRef b, size_t off, LLVMTypeRef t)
@@ -62,14 +73,14 @@ void tgt_entry(Lower *L)
         L->lds = lane_field(L, b, offsetof(EmuLane, lds), L->ptr0);
     } else if (L->nv) {
         LLVMValueRef f = intrinsic(L, "llvm.nvvm.read.ptx.sreg.tid.x", L->i32, NULL, 0);
-        L->tid = LLVMBuildCall2(b, LLVMGlobalGetValueType(f), f, NULL, 0, "tid");
+        L->tid = noundef_ret(L, LLVMBuildCall2(b, LLVMGlobalGetValueType(f), f, NULL, 0, "tid"));
         /* dynamic shared memory: its size is given at launch (the kernel's lds_bytes) */
         L->lds = LLVMAddGlobalInAddressSpace(L->mod, LLVMArrayType2(L->i8, 0), "rk_smem", 3);
         LLVMSetLinkage(L->lds, LLVMExternalLinkage);
         LLVMSetAlignment(L->lds, 16);
     } else {
         LLVMValueRef f = intrinsic(L, "llvm.amdgcn.workitem.id.x", L->i32, NULL, 0);
-        L->tid = LLVMBuildCall2(b, LLVMGlobalGetValueType(f), f, NULL, 0, "tid");
+        L->tid = noundef_ret(L, LLVMBuildCall2(b, LLVMGlobalGetValueType(f), f, NULL, 0, "tid"));
         /* LDS: a placeholder replaced by a global of the final size in tgt_finish */
         L->lds = LLVMAddGlobalInAddressSpace(L->mod, LLVMArrayType2(L->i8, 0), "rk.lds.placeholder", 3);
         LLVMSetLinkage(L->lds, LLVMExternalLinkage);
@@ -79,7 +90,7 @@ void tgt_entry(Lower *L)
     if (!L->emu && !L->nv) {
         /* the wave index is uniform: keep it in a scalar register */
         LLVMValueRef f = intrinsic(L, "llvm.amdgcn.readfirstlane.i32", L->i32, &L->i32, 1);
-        w = LLVMBuildCall2(b, LLVMGlobalGetValueType(f), f, &w, 1, "warp");
+        w = noundef_ret(L, LLVMBuildCall2(b, LLVMGlobalGetValueType(f), f, &w, 1, "warp"));
     }
     L->warp = w;
     L->lds_limit = L->nv ? 227 * 1024 : L->gfx950 ? 160 * 1024 : 64 * 1024;
@@ -92,11 +103,11 @@ LLVMValueRef tgt_program_id(Lower *L, int axis)
     if (L->nv) {
         static const char *const nv[] = {"llvm.nvvm.read.ptx.sreg.ctaid.x", "llvm.nvvm.read.ptx.sreg.ctaid.y",
                                          "llvm.nvvm.read.ptx.sreg.ctaid.z"};
-        return call(L, nv[axis], L->i32, NULL, NULL, 0);
+        return noundef_ret(L, call(L, nv[axis], L->i32, NULL, NULL, 0));
     }
     static const char *const names[] = {"llvm.amdgcn.workgroup.id.x", "llvm.amdgcn.workgroup.id.y",
                                         "llvm.amdgcn.workgroup.id.z"};
-    return call(L, names[axis], L->i32, NULL, NULL, 0);
+    return noundef_ret(L, call(L, names[axis], L->i32, NULL, NULL, 0));
 }
 
 LLVMValueRef tgt_num_programs(Lower *L, int axis)
@@ -210,14 +221,10 @@ LLVMValueRef tgt_mfma(Lower *L, int instr, LLVMValueRef a, LLVMValueRef b, LLVMV
     }
     LLVMTypeRef pt[6] = {LLVMTypeOf(a), LLVMTypeOf(b), LLVMTypeOf(c), L->i32, L->i32, L->i32};
     LLVMValueRef args[6] = {a, b, c, const_i32(L, 0), const_i32(L, 0), const_i32(L, 0)};
-    LLVMValueRef d = call(L, name, LLVMTypeOf(c), pt, args, 6);
-    /* noundef: the operands are loaded tiles and accumulators rk has defined, so the result is never
-     * undef or poison. Said to LLVM, it ends the poison queries of SLP (isGuaranteedNotToBePoison on
-     * every vector the accumulators are extracted from, which walked the mfma chain back through
-     * its operands): 20% of the optimisation pipeline of a matmul, the same IR out of it */
-    LLVMAddCallSiteAttribute(d, LLVMAttributeReturnIndex,
-                             LLVMCreateEnumAttribute(L->ctx, LLVMGetEnumAttributeKindForName("noundef", 7), 0));
-    return d;
+    /* noundef: the operands are loaded tiles and accumulators rk has defined. It ends SLP's poison
+     * queries on every vector an accumulator is extracted from (they walked the mfma chain back
+     * through its operands): 20% of the optimisation pipeline of a matmul, the same IR out of it */
+    return noundef_ret(L, call(L, name, LLVMTypeOf(c), pt, args, 6));
 }
 
 void tgt_mma_sync(Lower *L, int instr, LLVMValueRef *a, LLVMValueRef *b, LLVMValueRef *acc)
@@ -336,6 +343,31 @@ void tgt_check(Lower *L, LLVMValueRef ptr, int bytes, int flags)
     LLVMTypeRef pt[4] = {L->ptr0, L->i64, L->i32, L->ptr0};
     LLVMValueRef args[4] = {ptr, const_i64(L, bytes), const_i32(L, flags), global_string(L, site_of(L))};
     emu_call(L, offsetof(EmuFns, check), L->void_t, pt, args, 4);
+}
+
+void tgt_check_masked(Lower *L, LLVMValueRef ptr, int bytes, int flags, LLVMValueRef m)
+{
+    if (!L->emu)
+        return;
+    LLVMTypeRef pt[4] = {L->ptr0, L->i64, L->i32, L->ptr0};
+    LLVMValueRef f = LLVMBuildSelect(L->b, m, const_i32(L, flags), const_i32(L, 0), "");
+    LLVMValueRef args[4] = {ptr, const_i64(L, bytes), f, global_string(L, site_of(L))};
+    emu_call(L, offsetof(EmuFns, check), L->void_t, pt, args, 4);
+}
+
+LLVMValueRef tgt_safe_ptr(Lower *L)
+{
+    LLVMValueRef g = LLVMGetNamedGlobal(L->mod, "rk.safe");
+    if (!g) {
+        LLVMTypeRef at = LLVMArrayType2(L->i8, 16);
+        g = LLVMAddGlobalInAddressSpace(L->mod, at, "rk.safe", L->emu ? 0 : 1);
+        LLVMSetInitializer(g, LLVMConstNull(at));
+        LLVMSetGlobalConstant(g, 1);
+        LLVMSetLinkage(g, LLVMPrivateLinkage);
+        LLVMSetUnnamedAddr(g, 1);
+        LLVMSetAlignment(g, 16);
+    }
+    return g;
 }
 
 void tgt_assert_fail(Lower *L, const char *msg)

@@ -243,6 +243,8 @@ static void fn_check(EmuLane *el, const void *addr, uint64_t bytes, int32_t flag
 {
     Lane *l = (Lane *)el;
     uintptr_t a = (uintptr_t)addr;
+    if (!flags)
+        return; /* a masked-off lane: no access */
     if (flags & EMU_ACCESS_LDS) {
         uintptr_t lo = (uintptr_t)el->lds;
         if (a >= lo && bytes <= el->lds_size && a - lo <= el->lds_size - bytes)

@@ -32,7 +32,7 @@ enum {
  * and launches with waves of that many lanes. */
 #define EMU_WAVE_SYMBOL_SUFFIX ".rk_wave"
 
-/* fns->check flags */
+/* fns->check flags (0: the lane's access is masked off, nothing to check) */
 enum {
     EMU_ACCESS_LOAD = 1,
     EMU_ACCESS_STORE = 2,
