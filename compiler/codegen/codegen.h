@@ -88,9 +88,9 @@ bool codegen_verify_module(LLVMModuleRef m, Arena *a, const char **err);
  * RK_LINK=lld asks for ld.lld, else with ld.lld -shared --no-undefined (a GPU has nothing to resolve
  * symbols against); a shared object for emu with ld.lld -shared (undefined symbols such as memcpy
  * resolve when dlopen'ed).
- * AMDGPU: exactly one object (CG_ERR_USAGE otherwise), since each carries a metadata note and the
- * loader reads only the first: put several kernels in one module (LLVMLinkModules2) instead. emu:
- * up to 256 objects, whose symbol names must differ. */
+ * AMDGPU: several objects are first merged into one (cg_elf_merge: each carries a metadata note and
+ * the loader reads only the first, so their kernel lists are joined); CG_ERR_USAGE when they cannot
+ * be. emu: up to 256 objects, whose symbol names must differ. */
 CgStatus codegen_link(const Target *t, const void *const *objs, const size_t *sizes, int n, Arena *a, void **bin,
                       size_t *bin_size, const char **err);
 
@@ -99,6 +99,13 @@ CgStatus codegen_link(const Target *t, const void *const *objs, const size_t *si
  * reason in *why when the object holds anything it does not handle (a section, symbol or relocation
  * kind rk's modules do not produce); codegen_link then runs ld.lld. */
 bool cg_elf_link(const void *obj, size_t size, Arena *a, void **bin, size_t *bin_size, const char **why);
+
+/* The object merger (elf_merge.c): AMDGPU relocatable objects from codegen_module (kernels compiled in
+ * separate modules) into the one relocatable object a module holding all of them would give: .text,
+ * .rodata and relocations concatenated, one metadata note listing every kernel. Returns false with
+ * the reason in *why for anything it does not handle. */
+bool cg_elf_merge(const void *const *objs, const size_t *sizes, int n, Arena *a, void **out, size_t *out_size,
+                  const char **why);
 
 /* codegen_link through ld.lld whatever the input; adds ld.lld's CPU time (user + system) to *cpu_ms
  * unless cpu_ms is NULL. */

@@ -362,6 +362,19 @@ CgStatus cg_link(const Target *t, const void *const *objs, const size_t *sizes, 
                  size_t *bin_size, const char **err, double *tool_cpu_ms)
 {
     const char *how = getenv("RK_LINK");
+    if (t && t->kind == TARGET_AMDGPU && n > 1) {
+        /* several objects (kernels compiled in separate modules): merged into one first, whose
+         * metadata note lists every kernel (elf_merge.c) */
+        void *merged;
+        size_t merged_size;
+        const char *why;
+        if (!cg_elf_merge(objs, sizes, n, a, &merged, &merged_size, &why)) {
+            *err = arena_printf(a, "codegen_link: the objects could not be merged: %s", why);
+            return CG_ERR_USAGE;
+        }
+        const void *one = merged;
+        return cg_link(t, &one, &merged_size, 1, a, bin, bin_size, err, tool_cpu_ms);
+    }
     if (t && t->kind == TARGET_AMDGPU && n == 1 && !(how && strcmp(how, "lld") == 0)) {
         const char *why;
         if (cg_elf_link(objs[0], sizes[0], a, bin, bin_size, &why))

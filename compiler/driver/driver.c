@@ -1,5 +1,6 @@
 /* The compiler driver: stages in order, timings, IR dumps (see driver.h). */
 #include "compiler/driver/driver.h"
+#include "compiler/driver/driver_internal.h"
 
 #include <pthread.h>
 #include <setjmp.h>
@@ -171,7 +172,7 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
  * only as far as it is used), which costs ~0.05 ms. An allocation failure on that thread (the arena's
  * longjmp) cannot jump to the caller's recovery point on another thread: it is caught there and
  * raised again here. */
-enum { COMPILE_STACK = 512 << 20 };
+enum { COMPILE_STACK = DRIVER_COMPILE_STACK };
 
 typedef struct CompileCall {
     Arena *a;
@@ -333,6 +334,18 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
         if (stop == STAGE_LIR) {
             out->text = tir_print_module(a, lir, 0);
             return diags->nerrors == errs0;
+        }
+        /* a code object of several AMDGPU kernels: each kernel in a module of its own, compiled on
+         * threads side by side (driver_kernels.c), unless an IR dump wants the whole module */
+        const Target *tgk = target_find(target);
+        if (stop == STAGE_BIN && tgk && tgk->kind == TARGET_AMDGPU && lir->nfuncs > 1 && !dump_wanted(o, "llvm") &&
+            !dump_wanted(o, "asm")) {
+            int threads = driver_codegen_threads(lir->nfuncs);
+            if (threads > 1) {
+                int r = driver_kernels_parallel(a, diags, o, target, lir, threads, out);
+                if (r >= 0)
+                    return r == 1 && diags->nerrors == errs0;
+            }
         }
         /* LLVM IR: every kernel of the file in one module */
         double t3 = now_ms(), c3 = cpu_ms();

@@ -161,6 +161,19 @@ static LLVMBuilderRef setup_builder(Lower *L)
 
 static void lower_block(Lower *L, Block *b);
 
+/* Whether a for or while loop is in b or in a region nested in it. */
+static bool block_has_loop(const Block *b)
+{
+    for (const Op *op = b->first; op; op = op->next) {
+        if (op->code == OP_FOR || op->code == OP_WHILE)
+            return true;
+        for (int r = 0; r < op->nregions; r++)
+            if (block_has_loop(op->regions[r]))
+                return true;
+    }
+    return false;
+}
+
 static LLVMBasicBlockRef new_bb(Lower *L, const char *name)
 {
     return LLVMAppendBasicBlockInContext(L->ctx, L->fn, name);
@@ -585,6 +598,7 @@ static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const
     }
     LLVMPositionBuilderAtEnd(L->b, start);
     async_plan(L, f);
+    L->has_loop = block_has_loop(body);
     lower_block(L, body);
     if (!L->failed)
         tgt_finish(L);

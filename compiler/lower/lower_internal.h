@@ -49,6 +49,7 @@ struct Lower {
     int lds_static;       /* bytes at the bottom reserved for the whole kernel (cp.async stage buffers) */
     Ring **ring_of;       /* by value id: the stage buffers of a shared tile (lower_async.c) */
     int *ring_slot;       /* by value id: its fixed buffer, or -1 (the loop's load) */
+    bool has_loop;        /* the kernel has a for or while loop (lower_mem.c: masked loads) */
     bool async_synced;    /* the copies issued so far were waited for (no copy since the last wait) */
     LVal *vals; /* by value id (Value.scratch) */
     int *uses;  /* by value id: number of uses */

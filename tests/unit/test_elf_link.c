@@ -153,7 +153,7 @@ static void check_object(const char *what, const void *obj, size_t size)
 /* ---- objects ---------------------------------------------------------------------------------- */
 
 /* The relocatable object of a .tile file, or NULL (a failure is reported). */
-static void *compile_tile(Arena *a, const char *path, const char *target, size_t *size)
+static void *compile_tile_kernel(Arena *a, const char *path, const char *target, const char *kernel, size_t *size)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -177,6 +177,7 @@ static void *compile_tile(Arena *a, const char *path, const char *target, size_t
     o.target = target;
     o.stdlib_dir = "stdlib";
     o.opt_level = 3;
+    o.kernel = kernel;
     DriverResult r;
     if (!driver_compile(a, &st, &sm, &d, &o, STAGE_OBJ, &r)) {
         for (int i = 0; i < d.n; i++)
@@ -186,6 +187,11 @@ static void *compile_tile(Arena *a, const char *path, const char *target, size_t
     }
     *size = r.size;
     return r.binary;
+}
+
+static void *compile_tile(Arena *a, const char *path, const char *target, size_t *size)
+{
+    return compile_tile_kernel(a, path, target, NULL, size);
 }
 
 /* A module of n trivial kernels k0..k{n-1}: out[tid] = tid * (i + 1). */
@@ -451,6 +457,76 @@ static void test_refusals(void)
     arena_free(&a);
 }
 
+/* The object merger (elf_merge.c): each kernel of a file compiled alone, the objects merged, and the
+ * merged object linked both ways (the same code object as ld.lld's); the result must be the bytes of
+ * the file compiled in one module, and its report list the same kernels with the same resources and
+ * instruction mix. */
+static void test_merge(void)
+{
+    static const char *const files[] = {"examples/layernorm.tile", "examples/softmax.tile",
+                                        "tests/data/three_kernels.tile"};
+    for (size_t fi = 0; fi < sizeof files / sizeof files[0]; fi++) {
+        Arena a;
+        arena_init(&a, default_allocator);
+        size_t whole_size = 0;
+        void *whole = compile_tile(&a, files[fi], "gfx942", &whole_size);
+        CodeReport rw;
+        const char *err = NULL;
+        if (!whole || report_code_object(&a, whole, whole_size, &rw, &err) != 0) {
+            CHECK(0, "%s: no report of the whole file: %s", files[fi], err ? err : "");
+            arena_free(&a);
+            continue;
+        }
+        int n = rw.nkernels;
+        const void **objs = ARENA_ARRAY(&a, const void *, n);
+        size_t *sizes = ARENA_ARRAY(&a, size_t, n);
+        bool ok = true;
+        for (int k = 0; k < n && ok; k++) {
+            objs[k] = compile_tile_kernel(&a, files[fi], "gfx942", rw.kernels[k].name, &sizes[k]);
+            ok = objs[k] != NULL;
+        }
+        void *merged = NULL;
+        size_t merged_size = 0;
+        const char *why = NULL;
+        if (ok) {
+            ok = cg_elf_merge(objs, sizes, n, &a, &merged, &merged_size, &why);
+            CHECK(ok, "%s: the merger refused: %s", files[fi], why);
+        }
+        if (ok) {
+            char what[256];
+            snprintf(what, sizeof what, "%s, %d kernels merged", files[fi], n);
+            check_object(what, merged, merged_size);
+            void *bin = NULL;
+            size_t bin_size = 0;
+            const void *one = merged;
+            CgStatus st = codegen_link(target_find("gfx942"), &one, &merged_size, 1, &a, &bin, &bin_size, &err);
+            /* the same bytes as the one-module compile's code object */
+            void *wbin = NULL;
+            size_t wbin_size = 0;
+            const void *wone = whole;
+            CgStatus wst = codegen_link(target_find("gfx942"), &wone, &whole_size, 1, &a, &wbin, &wbin_size, &err);
+            CHECK(st == CG_OK && wst == CG_OK && bin_size == wbin_size && memcmp(bin, wbin, bin_size) == 0,
+                  "%s: the code object is not the one-module compile's (%zu bytes against %zu)", what, bin_size,
+                  wbin_size);
+            CodeReport rm;
+            CHECK(st == CG_OK && report_code_object(&a, bin, bin_size, &rm, &err) == 0, "%s: %s", what, err);
+            if (st == CG_OK && rm.nkernels == n) {
+                for (int k = 0; k < n; k++) {
+                    const KernelReport *x = &rw.kernels[k], *y = &rm.kernels[k];
+                    CHECK(strcmp(x->name, y->name) == 0 && x->vgprs == y->vgprs && x->sgprs == y->sgprs &&
+                              x->lds_bytes == y->lds_bytes && x->instructions == y->instructions &&
+                              x->mfma_total == y->mfma_total && x->waitcnt == y->waitcnt && x->loop_instructions == y->loop_instructions,
+                          "%s: kernel %d (%s) differs from the one-module compile", what, k, x->name);
+                }
+            } else {
+                CHECK(0, "%s: %d kernels in the merged code object, %d in the whole", what, st == CG_OK ? rm.nkernels : -1,
+                      n);
+            }
+        }
+        arena_free(&a);
+    }
+}
+
 int main(void)
 {
     Arena a;
@@ -466,6 +542,7 @@ int main(void)
     test_kernels();
     test_many_kernels();
     test_text_sizes();
+    test_merge();
     test_refusals();
     codegen_release_cache();
     if (ntimes > 0) {

@@ -1,0 +1,22 @@
+/* What the files of compiler/driver share. */
+#ifndef RK_DRIVER_INTERNAL_H
+#define RK_DRIVER_INTERNAL_H
+
+#include "compiler/driver/driver.h"
+
+/* Stack of the threads that run LLVM (driver.c's compile thread, driver_kernels.c's): LLVM's passes
+ * recurse on deep IR (a 30,000-line kernel overflowed 8 MiB in assign_layouts and LLVM), and the stack
+ * is only address space until touched. */
+enum { DRIVER_COMPILE_STACK = 512 << 20 };
+
+/* Threads for compiling nkernels kernels side by side: $RK_CODEGEN_THREADS when set (1 turns it off),
+ * else the cores this process may run on; at most nkernels. */
+int driver_codegen_threads(int nkernels);
+
+/* driver_kernels.c: the kernels of lir, each lowered into a module of its own, optimised and compiled
+ * on `threads` threads, the objects merged and linked into out->binary (AMDGPU). 1: done; 0: failed
+ * (diagnostics written); -1: the objects could not be merged, compile them in one module instead. */
+int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, const char *target, Module *lir,
+                            int threads, DriverResult *out);
+
+#endif

@@ -1,0 +1,234 @@
+/* The kernels of one file compiled side by side (driver_internal.h): each kernel is lowered into an
+ * LLVM module of its own (in its own LLVMContext), the modules are optimised and compiled to objects
+ * on up to as many threads as the process may run on, and the objects are merged and linked into
+ * one code object (codegen_link, compiler/codegen/elf_merge.c).
+ *
+ * Why: LLVM optimises and compiles one module's functions one after the other, and its work is
+ * almost all of a compile (docs/performance.md); a file's kernels share nothing that LLVM uses, so
+ * on a 2-core machine a file of 2 or 3 kernels compiles in about half the time. The code of every
+ * kernel is what the one-module compile gives (tests/unit/test_elf_link.c compares their reports).
+ *
+ * Each compiling thread has its own arena, whose allocations go through the caller's allocator under
+ * a lock (a user's hook need not be thread-safe) and which returns NULL rather than jumping when the
+ * hook fails: codegen_module then reports an error. The objects are copied into the caller's arena
+ * before the thread arenas are freed. */
+#include <llvm-c/Core.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "compiler/codegen/codegen.h"
+#include "compiler/driver/driver_internal.h"
+#include "compiler/lower/lower.h"
+
+typedef struct Job {
+    LLVMContextRef ctx;
+    LLVMModuleRef mod;
+    Arena arena;
+    CodegenResult cr;
+    CgStatus st;
+    const char *err;
+    double wall_ms;
+} Job;
+
+typedef struct Pool {
+    Job *jobs;
+    int n, next;
+    const Target *tg;
+    int opt;
+    pthread_mutex_t lock;
+    Allocator user; /* the caller's allocator, called under alloc_lock */
+    pthread_mutex_t alloc_lock;
+} Pool;
+
+static void *locked_alloc(void *ud, void *p, size_t osize, size_t nsize)
+{
+    Pool *pl = ud;
+    pthread_mutex_lock(&pl->alloc_lock);
+    void *r = pl->user.fn(pl->user.ud, p, osize, nsize);
+    pthread_mutex_unlock(&pl->alloc_lock);
+    return r;
+}
+
+static double wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void *work(void *arg)
+{
+    Pool *pl = arg;
+    for (;;) {
+        pthread_mutex_lock(&pl->lock);
+        int i = pl->next < pl->n ? pl->next++ : -1;
+        pthread_mutex_unlock(&pl->lock);
+        if (i < 0)
+            return NULL;
+        Job *j = &pl->jobs[i];
+        double t0 = wall_ms();
+        j->st = codegen_module(pl->tg, j->mod, pl->opt, CG_WANT_OBJ, &j->arena, &j->cr, &j->err);
+        j->wall_ms = wall_ms() - t0;
+    }
+}
+
+int driver_codegen_threads(int nkernels)
+{
+    const char *env = getenv("RK_CODEGEN_THREADS");
+    int n = 0;
+    if (env && *env)
+        n = atoi(env);
+    if (n <= 0) {
+        cpu_set_t set;
+        n = sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
+    }
+    return n < nkernels ? n : nkernels;
+}
+
+/* The recovery point while the modules are lowered: every context made so far is disposed of. */
+typedef struct Guard {
+    jmp_buf oom;
+} Guard;
+
+int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, const char *target, Module *lir,
+                            int threads, DriverResult *out)
+{
+    const Target *tg = target_find(target);
+    int n = lir->nfuncs;
+    Pool *pl = ARENA_NEW(a, Pool);
+    Job *jobs = ARENA_ARRAY(a, Job, n);
+    Guard *g = ARENA_NEW(a, Guard);
+    const void **objs = ARENA_ARRAY(a, const void *, n);
+    size_t *sizes = ARENA_ARRAY(a, size_t, n);
+    if (!pl || !jobs || !g || !objs || !sizes) {
+        diag_plain(diags, DIAG_ERROR, "out of memory");
+        return 0;
+    }
+    double t0 = wall_ms();
+    volatile int made = 0; /* contexts made (read after a longjmp) */
+    jmp_buf *outer = a->oom;
+    if (outer) {
+        if (setjmp(g->oom)) {
+            a->oom = outer;
+            for (int i = 0; i < made; i++) {
+                LLVMDisposeModule(jobs[i].mod);
+                LLVMContextDispose(jobs[i].ctx);
+            }
+            longjmp(*outer, 1);
+        }
+        a->oom = &g->oom;
+    }
+    bool ok = true;
+    LowerOptions lopt = {target, false};
+    for (int i = 0; i < n; i++) {
+        jobs[i].ctx = LLVMContextCreate();
+        jobs[i].mod = LLVMModuleCreateWithNameInContext(lir->funcs[i]->name, jobs[i].ctx);
+        made = i + 1;
+        if (!ok)
+            continue;
+        LowerResult lr;
+        ok = lower_kernel(lir->funcs[i], jobs[i].mod, &lopt, diags, &lr);
+        for (int k = 0; k < out->nkernels; k++)
+            if (strcmp(out->kernels[k].symbol, lir->funcs[i]->name) == 0) {
+                out->kernels[k].lds_bytes = lr.lds_bytes;
+                out->kernels[k].block = lr.block;
+            }
+    }
+    a->oom = outer;
+    out->ms_lower = wall_ms() - t0;
+    if (!ok) {
+        for (int i = 0; i < n; i++) {
+            LLVMDisposeModule(jobs[i].mod);
+            LLVMContextDispose(jobs[i].ctx);
+        }
+        return 0;
+    }
+
+    /* optimise and compile, one module per job, on the threads */
+    double t1 = wall_ms();
+    *pl = (Pool){.jobs = jobs, .n = n, .tg = tg, .opt = o->opt_level, .user = a->alloc};
+    pthread_mutex_init(&pl->lock, NULL);
+    pthread_mutex_init(&pl->alloc_lock, NULL);
+    for (int i = 0; i < n; i++)
+        arena_init(&jobs[i].arena, (Allocator){locked_alloc, pl});
+    pthread_t th[64];
+    int started = 0;
+    pthread_attr_t attr;
+    bool attr_ok = pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, DRIVER_COMPILE_STACK) == 0;
+    for (int t = 1; t < threads && t < 64 && attr_ok; t++) {
+        if (pthread_create(&th[started], &attr, work, pl) != 0)
+            break;
+        started++;
+    }
+    if (attr_ok)
+        pthread_attr_destroy(&attr);
+    work(pl); /* this thread takes jobs too (and all of them when no thread started) */
+    for (int t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
+    pthread_mutex_destroy(&pl->lock);
+
+    /* the objects, into the caller's arena; then the link (merging the objects) */
+    double opt_ms = 0, cg_ms = 0;
+    bool lost = false;
+    a->oom = NULL; /* a failure to copy is raised after the LLVM state is disposed of */
+    for (int i = 0; i < n; i++) {
+        Job *j = &jobs[i];
+        out->cpu_opt += j->cr.c_opt_ms;
+        out->cpu_codegen += j->cr.c_codegen_ms;
+        opt_ms += j->cr.t_opt_ms;
+        cg_ms += j->cr.t_codegen_ms;
+        if (ok && j->st != CG_OK) {
+            diag_plain(diags, DIAG_ERROR, "%s%s",
+                       j->st == CG_ERR_INVALID || j->st == CG_ERR_LLVM ? "internal error: " : "",
+                       j->err ? j->err : "code generation failed");
+            ok = false;
+        }
+        if (ok && !lost) {
+            void *copy = arena_alloc(a, j->cr.obj_size);
+            lost = !copy;
+            if (copy) {
+                memcpy(copy, j->cr.obj, j->cr.obj_size);
+                objs[i] = copy;
+                sizes[i] = j->cr.obj_size;
+            }
+        }
+        arena_free(&j->arena);
+        LLVMDisposeModule(j->mod);
+        LLVMContextDispose(j->ctx);
+    }
+    pthread_mutex_destroy(&pl->alloc_lock);
+    a->oom = outer;
+    if (lost && ok) {
+        if (outer)
+            longjmp(*outer, 1);
+        diag_plain(diags, DIAG_ERROR, "out of memory");
+        return 0;
+    }
+    /* wall time of the threaded phase, shared between the two stages as their thread time is */
+    double phase = wall_ms() - t1;
+    out->ms_opt = opt_ms + cg_ms > 0 ? phase * opt_ms / (opt_ms + cg_ms) : 0;
+    out->ms_codegen = phase - out->ms_opt;
+    if (!ok)
+        return 0;
+    double t2 = wall_ms(), tool_cpu = 0;
+    const char *err = NULL;
+    void *bin = NULL;
+    size_t bin_size = 0;
+    CgStatus st = cg_link(tg, objs, sizes, n, a, &bin, &bin_size, &err, &tool_cpu);
+    out->ms_link = wall_ms() - t2;
+    out->cpu_link = tool_cpu;
+    if (st == CG_ERR_USAGE)
+        return -1; /* objects the merger does not take: the caller compiles one module instead */
+    if (st != CG_OK) {
+        diag_plain(diags, DIAG_ERROR, "internal error: %s", err ? err : "the link failed");
+        return 0;
+    }
+    out->binary = bin;
+    out->size = bin_size;
+    out->text = NULL;
+    return 1;
+}
