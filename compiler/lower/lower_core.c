@@ -241,6 +241,63 @@ static void bind_flat(Lower *L, Value *vals, int n, LLVMValueRef *flatv)
     }
 }
 
+/* Loop-carried registers that the body yields as the lanes 0..k-1 of one vector (an MFMA accumulator,
+ * a prefetched vector load) become one vector phi: the body's scalar phis are replaced by extracts
+ * of it at the top of the header, and the vector goes round the loop whole. Without this the body
+ * would take the vector apart at its end and build it again at its start, and LLVM's SLP vectoriser
+ * and instcombine spent their time putting it back together (64 accumulator phis of a 128x128
+ * matmul tile become 16). */
+static void vector_phis(Lower *L, LLVMValueRef *phis, LLVMValueRef *next, LLVMValueRef *inits, int np,
+                        LLVMBasicBlockRef pre, LLVMBasicBlockRef header, LLVMBasicBlockRef latch)
+{
+    LLVMValueRef first = LLVMGetFirstInstruction(header);
+    while (first && LLVMIsAPHINode(first))
+        first = LLVMGetNextInstruction(first);
+    for (int i = 1; i < np;) {
+        LLVMValueRef v = next[i], vec = NULL;
+        int k = 0;
+        if (LLVMIsAExtractElementInst(v) && LLVMIsAConstantInt(LLVMGetOperand(v, 1)) &&
+            LLVMConstIntGetZExtValue(LLVMGetOperand(v, 1)) == 0) {
+            vec = LLVMGetOperand(v, 0);
+            LLVMTypeRef vt = LLVMTypeOf(vec);
+            k = LLVMGetTypeKind(vt) == LLVMVectorTypeKind ? (int)LLVMGetVectorSize(vt) : 0;
+            if (k < 2 || i + k > np || LLVMGetElementType(vt) != LLVMTypeOf(phis[i]))
+                k = 0;
+            for (int j = 1; j < k; j++) {
+                LLVMValueRef e = next[i + j];
+                if (!LLVMIsAExtractElementInst(e) || LLVMGetOperand(e, 0) != vec ||
+                    !LLVMIsAConstantInt(LLVMGetOperand(e, 1)) || LLVMConstIntGetZExtValue(LLVMGetOperand(e, 1)) != (unsigned long long)j ||
+                    LLVMTypeOf(phis[i + j]) != LLVMTypeOf(phis[i]))
+                    k = 0;
+            }
+        }
+        if (k == 0) {
+            i++;
+            continue;
+        }
+        /* the initial vector, built before the loop */
+        LLVMPositionBuilderBefore(L->b, LLVMGetBasicBlockTerminator(pre));
+        LLVMValueRef init = LLVMGetUndef(LLVMTypeOf(vec));
+        for (int j = 0; j < k; j++)
+            init = LLVMBuildInsertElement(L->b, init, inits[i - 1 + j], const_i32(L, j), "");
+        LLVMPositionBuilder(L->b, header, LLVMGetFirstInstruction(header));
+        LLVMValueRef vphi = LLVMBuildPhi(L->b, LLVMTypeOf(vec), "");
+        LLVMAddIncoming(vphi, &init, &pre, 1);
+        LLVMAddIncoming(vphi, &vec, &latch, 1);
+        if (first)
+            LLVMPositionBuilderBefore(L->b, first);
+        else
+            LLVMPositionBuilderAtEnd(L->b, header);
+        for (int j = 0; j < k; j++) {
+            LLVMValueRef e = LLVMBuildExtractElement(L->b, vphi, const_i32(L, j), "");
+            LLVMReplaceAllUsesWith(phis[i + j], e);
+            LLVMInstructionEraseFromParent(phis[i + j]);
+            phis[i + j] = e;
+        }
+        i += k;
+    }
+}
+
 static void lower_for(Lower *L, Op *op)
 {
     LLVMValueRef lb = lval(L, op->operands[0])->r[0], ub = lval(L, op->operands[1])->r[0];
@@ -286,6 +343,7 @@ static void lower_for(Lower *L, Op *op)
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
     LLVMBuildBr(L->b, header);
     add_incoming(phis, next, np, latch);
+    vector_phis(L, phis, next, inits, np, pre, header, latch);
     LLVMPositionBuilderAtEnd(L->b, exit);
     bind_flat(L, op->results, op->nres, phis + 1);
 }
