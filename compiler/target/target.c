@@ -66,9 +66,12 @@ static const Target targets[] = {
      CDNA_CORE(163840, 1280), .mfma_ops = MFMA_950, .as_global = 1, .as_lds = 3, .as_constant = 4,
      .as_private = 5, .kernel_cc = LLVMAMDGPUKERNELCallConv, .code_object_version = 500,
      .binary_ext = "hsaco"},
-    /* x86-64-v2 (SSE4.2, POPCNT): any x86-64 host of the last fifteen years, and a fixed choice, so
-     * a cached .so never depends on the machine that compiled it. Position-independent code. */
-    {.name = "emu", .kind = TARGET_EMU, .triple = "x86_64-pc-linux-gnu", .cpu = "x86-64-v2", .features = "",
+    /* x86-64 with SSSE3 and POPCNT: any x86-64 host of the last fifteen years, and a fixed choice, so
+     * a cached .so never depends on the machine that compiled it. Not SSE4.1: LLVM 22's x86
+     * instruction selector never finishes on some of rk's emulator code with it (a generated
+     * program, tests/regress/diff/emu_sse41_isel_hang.tile: llc-22 -mcpu=x86-64-v2 loops in
+     * "X86 DAG->DAG Instruction Selection"; without SSE4.1 it takes 2 s). Position-independent. */
+    {.name = "emu", .kind = TARGET_EMU, .triple = "x86_64-pc-linux-gnu", .cpu = "x86-64", .features = "+ssse3,+popcnt",
      .arch = "gfx942", .description = "host emulator of a gfx942 workgroup", .lowering = true,
      CDNA_CORE(65536, 512), .mfma_ops = MFMA_942, .as_global = 0, .as_lds = 0, .as_constant = 0,
      .as_private = 0, .kernel_cc = LLVMCCallConv, .code_object_version = 0, .binary_ext = "so"},
@@ -83,7 +86,7 @@ static const Target targets[] = {
     /* The sm_90 lowering (32-lane warps, mma.sync, ldmatrix, cp.async) compiled for the host and run
      * by the emulator (runtime/emu), like emu for gfx942: sm_90's layouts and limits, emu's code
      * generation. No target intrinsics: what needs the other lanes goes through EmuFns. */
-    {.name = "emu_sm90", .kind = TARGET_EMU, .triple = "x86_64-pc-linux-gnu", .cpu = "x86-64-v2", .features = "",
+    {.name = "emu_sm90", .kind = TARGET_EMU, .triple = "x86_64-pc-linux-gnu", .cpu = "x86-64", .features = "+ssse3,+popcnt",
      .arch = "sm_90", .description = "host emulator of an sm_90 thread block", .lowering = true,
      .wave_size = 32, .max_workgroup_size = 1024, .simds_per_cu = 4, .max_waves_per_simd = 16, .vgpr_file = 512,
      .vgpr_granule = 8, .max_vgprs_per_lane = 255, .lds_bytes = 227 * 1024, .lds_bytes_default = 227 * 1024,
