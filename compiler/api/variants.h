@@ -9,8 +9,8 @@
  * LLVM spends any time on it. A worker links the IR of the variants it took into one module
  * (LLVMLinkModules2) -- a `group` of at most group_max variants -- and generates code for the group
  * at once, so a group pays for one ld.lld process rather than one per variant (ld.lld's start,
- * loading libLLVM, costs about 30 ms). AMDGPU allows one object per code object, which the group
- * is; for emu bundles the groups' objects are linked into one shared object (link_all). A group
+ * loading libLLVM, costs about 30 ms). A group is one module and so one object, which is what an
+ * AMDGPU code object is made of (several objects would first be merged: elf_merge.c); for emu bundles the groups' objects are linked into one shared object (link_all). A group
  * whose code generation fails is split: each of its variants is generated alone, so one bad config
  * cannot take the others with it.
  *

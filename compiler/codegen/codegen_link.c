@@ -8,10 +8,11 @@
  * Cost: the link is dominated by ld.lld's process start, mostly the dynamic loading of
  * libLLVM.so that Debian's lld links against (tests/unit/test_codegen.c measures it). lld cannot be
  * called as a library from C (its API is C++ only), so rk keeps the process and runs it once per
- * compile. AMDGPU takes exactly one object: ld.lld concatenates the objects' NT_AMDGPU_METADATA
+ * compile. ld.lld takes exactly one AMDGPU object: it concatenates the objects' NT_AMDGPU_METADATA
  * notes, and a code object with two of them lists only the first object's kernels to the loader
- * (and to compiler/report), so several kernels or configs go into one LLVM module
- * (LLVMLinkModules2) and one object. emu takes several. */
+ * (and to compiler/report); so cg_link first merges several AMDGPU objects into one (elf_merge.c,
+ * one note listing every kernel), or the kernels go into one LLVM module (LLVMLinkModules2). emu
+ * takes several. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
