@@ -2,7 +2,7 @@
  *
  * Calls driver_compile (the path rkc and rk_compile take) N times after one warm-up run (which pays
  * for LLVM's one-time initialisation and the TargetMachine) and prints the median of each stage in
- * CPU time (the compiling thread's, plus ld.lld's when it runs: steady on a shared machine) and in
+ * CPU time (the process's: the compiling threads', plus ld.lld's when it runs; steadier on a shared machine) and in
  * wall-clock time: front end + semantics, passes, lowering to LLVM IR, LLVM's optimisation, code
  * generation, and the link.
  *
@@ -110,9 +110,9 @@ int main(int argc, char **argv)
         o.defines = defs;
         o.ndefines = nd;
         DriverResult res;
-        double t0 = clock_ms(CLOCK_MONOTONIC), c0 = clock_ms(CLOCK_THREAD_CPUTIME_ID), k0 = children_ms();
+        double t0 = clock_ms(CLOCK_MONOTONIC), c0 = clock_ms(CLOCK_PROCESS_CPUTIME_ID), k0 = children_ms();
         bool ok = driver_compile(&a, &st, &sm, &d, &o, STAGE_BIN, &res);
-        double t1 = clock_ms(CLOCK_MONOTONIC), c1 = clock_ms(CLOCK_THREAD_CPUTIME_ID), k1 = children_ms();
+        double t1 = clock_ms(CLOCK_MONOTONIC), c1 = clock_ms(CLOCK_PROCESS_CPUTIME_ID), k1 = children_ms();
         if (!ok) {
             for (int i = 0; i < d.n; i++)
                 fputs(diag_render(&a, &d.items[i]), stderr);
@@ -121,8 +121,10 @@ int main(int argc, char **argv)
         if (r >= 0) {
             double w[NCOL] = {t1 - t0, res.ms_front + res.ms_sema, res.ms_passes, res.ms_lower,
                               res.ms_opt, res.ms_codegen, res.ms_link};
-            /* the total: this thread's and ld.lld's (which the thread's clock does not see), so it also
-             * counts what lies between the stages (making and disposing of LLVM's context and module) */
+            /* the total: the process's (the driver compiles on a thread of its own, a file's kernels on
+             * several) and ld.lld's, so it also counts what lies between the stages (making and
+             * disposing of LLVM's contexts and modules); the stages' own columns are the compiling
+             * threads' sums */
             double c[NCOL] = {c1 - c0 + k1 - k0, res.cpu_front + res.cpu_sema, res.cpu_passes, res.cpu_lower,
                               res.cpu_opt, res.cpu_codegen, res.cpu_link};
             for (int k = 0; k < NCOL; k++) {
