@@ -61,8 +61,7 @@ typedef struct Worker Worker;
 typedef struct Shared {
     VariantSet *vs;
     rk_ctx *ctx;            /* workers read stdlib and dump settings, and the thread-safe trace */
-    Allocator alloc;        /* the context's hook behind alloc_lock */
-    pthread_mutex_t alloc_lock;
+    LockedAllocator alloc;  /* the context's hook, behind a lock */
     pthread_mutex_t lock;   /* everything below */
     pthread_cond_t changed;
     int next;               /* the next item to take */
@@ -85,15 +84,6 @@ struct Worker {
     jmp_buf oom;  /* recovery point of the item in progress */
     Arena ca;     /* one item's scratch */
 };
-
-static void *locked_alloc(void *ud, void *p, size_t osize, size_t nsize)
-{
-    Shared *sh = ud;
-    pthread_mutex_lock(&sh->alloc_lock);
-    void *r = sh->alloc.fn(sh->alloc.ud, p, osize, nsize);
-    pthread_mutex_unlock(&sh->alloc_lock);
-    return r;
-}
 
 static void *worker_main(void *arg)
 {
@@ -198,7 +188,7 @@ static void lower_variant(Worker *w, int i)
     Shared *sh = w->sh;
     VariantSet *vs = sh->vs;
     Variant *v = &vs->v[i];
-    arena_init(&w->ca, (Allocator){locked_alloc, sh});
+    arena_init(&w->ca, locked_allocator(&sh->alloc));
     if (setjmp(w->oom)) {
         arena_free(&w->ca);
         w->a.oom = NULL;
@@ -565,12 +555,11 @@ rk_status variants_build(rk_ctx *ctx, VariantSet *vs)
     Shared *sh = ARENA_NEW(vs->out, Shared);
     sh->vs = vs;
     sh->ctx = ctx;
-    sh->alloc = ctx->alloc;
+    locked_allocator_init(&sh->alloc, ctx->alloc);
     sh->irs = ARENA_ARRAY(vs->out, const char *, vs->n + 1);
     sh->irlens = ARENA_ARRAY(vs->out, size_t, vs->n + 1);
     sh->oldsyms = ARENA_ARRAY(vs->out, const char *, vs->n + 1);
     Worker *ws = ARENA_ARRAY(vs->out, Worker, nthreads);
-    pthread_mutex_init(&sh->alloc_lock, NULL);
     pthread_mutex_init(&sh->lock, NULL);
     pthread_cond_init(&sh->changed, NULL);
     /* The results point into the workers' arenas, which the set keeps until variants_free (also after
@@ -579,7 +568,7 @@ rk_status variants_build(rk_ctx *ctx, VariantSet *vs)
     vs->raw = ctx->alloc;
     for (int t = 0; t < nthreads; t++) {
         ws[t].sh = sh;
-        arena_init(&ws[t].a, (Allocator){locked_alloc, sh});
+        arena_init(&ws[t].a, locked_allocator(&sh->alloc));
         vs->keep[vs->nkeep++] = &ws[t].a;
     }
     codegen_init_llvm();

@@ -48,7 +48,7 @@ bool driver_stage_available(const char *target, Stage s)
     return true;
 }
 
-static double now_ms(void)
+double driver_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -244,7 +244,7 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
         diag_plain(diags, DIAG_ERROR, "--emit=%s is not available for target %s", driver_stage_name(stop), target);
         return false;
     }
-    double t0 = now_ms(), c0 = cpu_ms();
+    double t0 = driver_now_ms(), c0 = cpu_ms();
     SrcFile *f = src_add(src, o->filename ? o->filename : "<source>", o->source, o->len);
     if (!f) {
         diag_plain(diags, DIAG_ERROR, "%s is too large (over 4 GiB)", o->filename);
@@ -256,7 +256,7 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
     }
     if (stop == STAGE_AST) {
         Node *m = parse_module(a, strs, diags, f);
-        out->ms_front = now_ms() - t0;
+        out->ms_front = driver_now_ms() - t0;
         out->cpu_front = cpu_ms() - c0;
         if (!m)
             return false;
@@ -267,7 +267,7 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
     TypeTab *types = ARENA_NEW(a, TypeTab);
     typetab_init(types, a);
     SemaOptions so = {o->incdirs, o->nincdirs, o->stdlib_dir, o->defines, o->ndefines, o->kernel, target};
-    double t1 = now_ms(), c1 = cpu_ms();
+    double t1 = driver_now_ms(), c1 = cpu_ms();
     if (!sema_compile(a, strs, types, src, diags, f, &so, o->config, &out->sema))
         return false;
     Module *m = out->sema.module;
@@ -278,7 +278,7 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
                    f->name);
         return false;
     }
-    out->ms_sema = now_ms() - t1;
+    out->ms_sema = driver_now_ms() - t1;
     out->cpu_sema = cpu_ms() - c1;
     for (int i = 0; i < m->nfuncs; i++)
         if (m->funcs[i]->kind == FUNC_KERNEL)
@@ -301,7 +301,7 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
     }
     if (strcmp(target, "interp") != 0) {
         /* Layouts: each kernel's LIR, in a module of its own. */
-        double t2 = now_ms(), c2 = cpu_ms();
+        double t2 = driver_now_ms(), c2 = cpu_ms();
         LayoutTab *lt = ARENA_NEW(a, LayoutTab);
         laytab_init(lt, a);
         lay_attach_printer(types);
@@ -329,7 +329,7 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
             diag_plain(diags, DIAG_ERROR, "internal error: the LIR of %s failed verification (a bug in rk)", f->name);
             return false;
         }
-        out->ms_passes = now_ms() - t2;
+        out->ms_passes = driver_now_ms() - t2;
         out->cpu_passes = cpu_ms() - c2;
         if (stop == STAGE_LIR) {
             out->text = tir_print_module(a, lir, 0);
@@ -348,7 +348,7 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
             }
         }
         /* LLVM IR: every kernel of the file in one module */
-        double t3 = now_ms(), c3 = cpu_ms();
+        double t3 = driver_now_ms(), c3 = cpu_ms();
         /* An allocation failure from here on (the arena's longjmp, compiler/api/compile.c) passes
          * through this guard, which disposes of the LLVM module and context on its way. ctx and mod
          * are not changed after the setjmp, so they are intact when it returns again. */
@@ -393,7 +393,7 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
         }
         if (vmsg)
             LLVMDisposeMessage(vmsg);
-        out->ms_lower = now_ms() - t3;
+        out->ms_lower = driver_now_ms() - t3;
         out->cpu_lower = cpu_ms() - c3;
         if (ok && (stop == STAGE_LLVM || dump_wanted(o, "llvm"))) {
             char *ir = LLVMPrintModuleToString(mod);

@@ -9,6 +9,9 @@
  * is only address space until touched. */
 enum { DRIVER_COMPILE_STACK = 512 << 20 };
 
+/* CLOCK_MONOTONIC in milliseconds, for the stages' wall times. */
+double driver_now_ms(void);
+
 /* Threads for compiling nkernels kernels side by side: $RK_CODEGEN_THREADS when set (1 turns it off),
  * else the cores this process may run on; at most nkernels. */
 int driver_codegen_threads(int nkernels);

@@ -18,7 +18,6 @@
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "compiler/codegen/codegen.h"
 #include "compiler/driver/driver_internal.h"
@@ -31,7 +30,6 @@ typedef struct Job {
     CodegenResult cr;
     CgStatus st;
     const char *err;
-    double wall_ms;
 } Job;
 
 typedef struct Pool {
@@ -40,25 +38,8 @@ typedef struct Pool {
     const Target *tg;
     int opt;
     pthread_mutex_t lock;
-    Allocator user; /* the caller's allocator, called under alloc_lock */
-    pthread_mutex_t alloc_lock;
+    LockedAllocator alloc; /* the caller's allocator, for the threads' arenas */
 } Pool;
-
-static void *locked_alloc(void *ud, void *p, size_t osize, size_t nsize)
-{
-    Pool *pl = ud;
-    pthread_mutex_lock(&pl->alloc_lock);
-    void *r = pl->user.fn(pl->user.ud, p, osize, nsize);
-    pthread_mutex_unlock(&pl->alloc_lock);
-    return r;
-}
-
-static double wall_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static void *work(void *arg)
 {
@@ -70,9 +51,7 @@ static void *work(void *arg)
         if (i < 0)
             return NULL;
         Job *j = &pl->jobs[i];
-        double t0 = wall_ms();
         j->st = codegen_module(pl->tg, j->mod, pl->opt, CG_WANT_OBJ, &j->arena, &j->cr, &j->err);
-        j->wall_ms = wall_ms() - t0;
     }
 }
 
@@ -108,7 +87,7 @@ int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, cons
         diag_plain(diags, DIAG_ERROR, "out of memory");
         return 0;
     }
-    double t0 = wall_ms();
+    double t0 = driver_now_ms();
     volatile int made = 0; /* contexts made (read after a longjmp) */
     jmp_buf *outer = a->oom;
     if (outer) {
@@ -139,7 +118,7 @@ int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, cons
             }
     }
     a->oom = outer;
-    out->ms_lower = wall_ms() - t0;
+    out->ms_lower = driver_now_ms() - t0;
     if (!ok) {
         for (int i = 0; i < n; i++) {
             LLVMDisposeModule(jobs[i].mod);
@@ -149,12 +128,12 @@ int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, cons
     }
 
     /* optimise and compile, one module per job, on the threads */
-    double t1 = wall_ms();
-    *pl = (Pool){.jobs = jobs, .n = n, .tg = tg, .opt = o->opt_level, .user = a->alloc};
+    double t1 = driver_now_ms();
+    *pl = (Pool){.jobs = jobs, .n = n, .tg = tg, .opt = o->opt_level};
     pthread_mutex_init(&pl->lock, NULL);
-    pthread_mutex_init(&pl->alloc_lock, NULL);
+    locked_allocator_init(&pl->alloc, a->alloc);
     for (int i = 0; i < n; i++)
-        arena_init(&jobs[i].arena, (Allocator){locked_alloc, pl});
+        arena_init(&jobs[i].arena, locked_allocator(&pl->alloc));
     pthread_t th[64];
     int started = 0;
     pthread_attr_t attr;
@@ -200,7 +179,7 @@ int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, cons
         LLVMDisposeModule(j->mod);
         LLVMContextDispose(j->ctx);
     }
-    pthread_mutex_destroy(&pl->alloc_lock);
+    locked_allocator_destroy(&pl->alloc);
     a->oom = outer;
     if (lost && ok) {
         if (outer)
@@ -209,17 +188,17 @@ int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, cons
         return 0;
     }
     /* wall time of the threaded phase, shared between the two stages as their thread time is */
-    double phase = wall_ms() - t1;
+    double phase = driver_now_ms() - t1;
     out->ms_opt = opt_ms + cg_ms > 0 ? phase * opt_ms / (opt_ms + cg_ms) : 0;
     out->ms_codegen = phase - out->ms_opt;
     if (!ok)
         return 0;
-    double t2 = wall_ms(), tool_cpu = 0;
+    double t2 = driver_now_ms(), tool_cpu = 0;
     const char *err = NULL;
     void *bin = NULL;
     size_t bin_size = 0;
     CgStatus st = cg_link(tg, objs, sizes, n, a, &bin, &bin_size, &err, &tool_cpu);
-    out->ms_link = wall_ms() - t2;
+    out->ms_link = driver_now_ms() - t2;
     out->cpu_link = tool_cpu;
     if (st == CG_ERR_USAGE)
         return -1; /* objects the merger does not take: the caller compiles one module instead */

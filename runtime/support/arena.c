@@ -147,3 +147,22 @@ void ptrvec_push(Arena *a, PtrVec *v, void *p)
     }
     v->items[v->n++] = p;
 }
+
+static void *locked_call(void *ud, void *p, size_t osize, size_t nsize)
+{
+    LockedAllocator *la = ud;
+    pthread_mutex_lock(&la->lock);
+    void *r = la->inner.fn(la->inner.ud, p, osize, nsize);
+    pthread_mutex_unlock(&la->lock);
+    return r;
+}
+
+void locked_allocator_init(LockedAllocator *la, Allocator inner)
+{
+    la->inner = inner;
+    pthread_mutex_init(&la->lock, NULL);
+}
+
+Allocator locked_allocator(LockedAllocator *la) { return (Allocator){locked_call, la}; }
+
+void locked_allocator_destroy(LockedAllocator *la) { pthread_mutex_destroy(&la->lock); }

@@ -7,6 +7,7 @@
 #ifndef RK_ARENA_H
 #define RK_ARENA_H
 
+#include <pthread.h>
 #include <setjmp.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -40,6 +41,16 @@ char *arena_strdup(Arena *a, const char *s);
 char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Frees every chunk; the arena can be used again afterwards. */
 void arena_free(Arena *a);
+
+/* An allocator hook made safe to call from several threads: `inner` (a user's hook need not be
+ * thread-safe) called under a lock. The arenas of worker threads get locked_allocator(&la). */
+typedef struct LockedAllocator {
+    Allocator inner;
+    pthread_mutex_t lock;
+} LockedAllocator;
+void locked_allocator_init(LockedAllocator *la, Allocator inner);
+Allocator locked_allocator(LockedAllocator *la);
+void locked_allocator_destroy(LockedAllocator *la);
 
 /* Raw allocation through the hook, for the few long-lived objects outside arenas. */
 void *alloc_raw(const Allocator *al, size_t n);
