@@ -16,6 +16,9 @@
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -45,8 +48,29 @@ static double cpu_ms(void)
 
 static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
 
+/* glibc's malloc returns a freed block above its mmap threshold (128 KiB at first) to the kernel at
+ * once, and shrinks a thread's heap when its free top passes the trim threshold (128 KiB). LLVM's
+ * AMDGPU code generator allocates, for every function, arrays indexed by physical register or
+ * register unit (thousands of each: LiveRegMatrix, LiveVariables, the register pressure tracker) and
+ * frees them at its end, so every compile took them back from the kernel as fresh zeroed pages:
+ * about 900 page faults and 35% of the compile time of a one-store kernel, 3 to 5% of a larger one
+ * (docs/performance.md). Raising both thresholds keeps the memory in the process for the next
+ * compile; the process keeps its peak heap (tens of MiB) instead. $RK_MALLOC_DEFAULTS=1 leaves
+ * glibc's settings alone (for a program that tunes malloc itself). */
+static void keep_freed_memory(void)
+{
+#ifdef __GLIBC__
+    const char *env = getenv("RK_MALLOC_DEFAULTS");
+    if (env && *env && strcmp(env, "0") != 0)
+        return;
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
+}
+
 static void init_llvm(void)
 {
+    keep_freed_memory();
     LLVMInitializeAMDGPUTargetInfo();
     LLVMInitializeAMDGPUTargetMC();
     LLVMInitializeAMDGPUTarget();
@@ -62,20 +86,23 @@ static void init_llvm(void)
     LLVMInitializeX86Target();
     LLVMInitializeX86AsmPrinter();
     LLVMInitializeX86AsmParser();
-    /* $RK_LLVM_ARGS: options for LLVM's command line parser, separated by spaces, to compare code
-     * generator options ("-amdgpu-scalar-ir-passes=0", ...) with bench/isa_snapshot.sh. The C API's
-     * parser neither prints nor exits: an option LLVM does not know is ignored. (For -time-passes,
-     * use bench_stages --llvm: its report needs the option set before LLVM's first use.) */
+    /* Options for LLVM's command line parser (process-wide: they apply to every module this process
+     * compiles with LLVM). rk's one default, -disable-licm-promotion, turns off LICM's promotion of
+     * memory to registers in loops, which rk's kernels never need (their loop-carried values are
+     * already SSA values) and whose alias-set bookkeeping took 6% of a matmul compile: the assembly
+     * of every kernel of bench/isa_snapshot.sh is identical without it (docs/performance.md).
+     * $RK_LLVM_ARGS adds options, separated by spaces, e.g. to compare code generator options
+     * ("-amdgpu-scalar-ir-passes=0", ...) with bench/isa_snapshot.sh. The C API's parser neither
+     * prints nor exits: an option LLVM does not know is ignored. (For -time-passes, use bench_stages
+     * --llvm: its report needs the option set before LLVM's first use.) */
+    static char buf[1024];
+    const char *argv[34] = {"rk", "-disable-licm-promotion"};
+    int argc = 2;
     const char *env = getenv("RK_LLVM_ARGS");
-    if (env && *env) {
-        static char buf[1024];
-        const char *argv[33] = {"rk"};
-        int argc = 1;
-        snprintf(buf, sizeof buf, "%s", env);
-        for (char *p = strtok(buf, " "); p && argc < 33; p = strtok(NULL, " "))
-            argv[argc++] = p;
-        LLVMParseCommandLineOptions(argc, argv, NULL);
-    }
+    snprintf(buf, sizeof buf, "%s", env ? env : "");
+    for (char *p = strtok(buf, " "); p && argc < 34; p = strtok(NULL, " "))
+        argv[argc++] = p;
+    LLVMParseCommandLineOptions(argc, argv, NULL);
 }
 
 void codegen_init_llvm(void) { pthread_once(&llvm_once, init_llvm); }
@@ -376,8 +403,9 @@ CgStatus codegen_module(const Target *t, LLVMModuleRef m, int opt_level, unsigne
         *err = arena_printf(a, "codegen: optimisation level %d is not 0..3", opt_level);
         return CG_ERR_USAGE;
     }
-    if (!(want & (CG_WANT_ASM | CG_WANT_OBJ | CG_WANT_BINARY))) {
-        *err = "codegen: no output asked for";
+    bool opt_only = want & CG_OPT_ONLY, optimised = want & CG_OPTIMISED;
+    if (opt_only ? optimised : !(want & (CG_WANT_ASM | CG_WANT_OBJ | CG_WANT_BINARY))) {
+        *err = opt_only ? "codegen: CG_OPT_ONLY with CG_OPTIMISED" : "codegen: no output asked for";
         return CG_ERR_USAGE;
     }
     if (t->kind == TARGET_NVPTX && (want & CG_WANT_OBJ)) {
@@ -399,7 +427,7 @@ CgStatus codegen_module(const Target *t, LLVMModuleRef m, int opt_level, unsigne
                                       (unsigned long long)t->code_object_version, 0);
         LLVMAddModuleFlag(m, LLVMModuleFlagBehaviorError, "amdhsa_code_object_version", 26, LLVMValueAsMetadata(v));
     }
-    if (!codegen_verify_module(m, a, err))
+    if (!optimised && !codegen_verify_module(m, a, err))
         return CG_ERR_INVALID;
     const char *why;
     if (!target_check_module(t, m, a, &why)) {
@@ -435,24 +463,28 @@ CgStatus codegen_module(const Target *t, LLVMModuleRef m, int opt_level, unsigne
     /* optimise */
     t0 = now_ms();
     double c0 = cpu_ms();
-    char buf[32];
-    const char *pipeline = opt_pipeline(t, opt_level, buf, sizeof buf);
-    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-    LLVMErrorRef e = LLVMRunPasses(m, pipeline, tm, po);
-    LLVMDisposePassBuilderOptions(po);
-    out->t_opt_ms = now_ms() - t0;
-    out->c_opt_ms = cpu_ms() - c0;
-    if (e) {
-        char *em = LLVMGetErrorMessage(e);
-        snprintf(msg, sizeof msg, "LLVM's optimisation pipeline (%.200s) failed: %s", pipeline, em);
-        LLVMDisposeErrorMessage(em);
-        st = CG_ERR_LLVM;
-        goto done;
+    if (!optimised) {
+        char buf[32];
+        const char *pipeline = opt_pipeline(t, opt_level, buf, sizeof buf);
+        LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+        LLVMErrorRef e = LLVMRunPasses(m, pipeline, tm, po);
+        LLVMDisposePassBuilderOptions(po);
+        out->t_opt_ms = now_ms() - t0;
+        out->c_opt_ms = cpu_ms() - c0;
+        if (e) {
+            char *em = LLVMGetErrorMessage(e);
+            snprintf(msg, sizeof msg, "LLVM's optimisation pipeline (%.200s) failed: %s", pipeline, em);
+            LLVMDisposeErrorMessage(em);
+            st = CG_ERR_LLVM;
+            goto done;
+        }
     }
     if (diags.nerrors) {
         st = CG_ERR_LLVM;
         goto done;
     }
+    if (opt_only)
+        goto done;
 
     /* codegen: code generation changes the IR (kernel argument lowering, LDS packing, ...), so
      * when both assembly and an object are wanted the assembly comes from a copy */
@@ -522,7 +554,7 @@ done:
     if (st != CG_OK)
         return st;
 
-    if ((want & CG_WANT_BINARY) && t->kind != TARGET_NVPTX) {
+    if (!opt_only && (want & CG_WANT_BINARY) && t->kind != TARGET_NVPTX) {
         t0 = now_ms();
         c0 = cpu_ms();
         double tool_cpu = 0;

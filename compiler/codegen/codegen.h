@@ -46,6 +46,11 @@ enum {
     CG_WANT_ASM = 1,    /* assembly text: AMDGPU .s, x86-64 .s for emu, PTX for sm_90 */
     CG_WANT_OBJ = 2,    /* the relocatable object (ELF); not for sm_90 */
     CG_WANT_BINARY = 4, /* the loadable binary: .hsaco, .so (emu), PTX text (sm_90) */
+    /* The two halves of a compile, for a caller that runs them on different threads: CG_OPT_ONLY
+     * verifies and optimises the module and stops (no output asked for or made); a later call with
+     * CG_OPTIMISED and the outputs wanted generates code from it without optimising it again. */
+    CG_OPT_ONLY = 8,
+    CG_OPTIMISED = 16,
 };
 
 typedef struct CodegenResult {

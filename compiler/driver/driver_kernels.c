@@ -27,17 +27,24 @@ typedef struct Job {
     LLVMContextRef ctx;
     LLVMModuleRef mod;
     Arena arena;
-    CodegenResult cr;
+    CodegenResult cr_opt, cr; /* the optimisation's figures; code generation's and the object */
     CgStatus st;
     const char *err;
+    bool optimised; /* the first half has finished (successfully or not) */
 } Job;
 
+/* The work: 2n tasks, task i < n optimising kernel i, task n + i generating its code. The
+ * optimisations come first so that the code generation of the first kernels overlaps them: with 3
+ * equal kernels on 2 threads (optimisation about a fifth of each) the last finishes at 1.8 kernel
+ * times instead of 2. A thread that takes a code generation task whose module is still being
+ * optimised waits for it. */
 typedef struct Pool {
     Job *jobs;
     int n, next;
     const Target *tg;
     int opt;
     pthread_mutex_t lock;
+    pthread_cond_t optimised;
     LockedAllocator alloc; /* the caller's allocator, for the threads' arenas */
 } Pool;
 
@@ -46,12 +53,22 @@ static void *work(void *arg)
     Pool *pl = arg;
     for (;;) {
         pthread_mutex_lock(&pl->lock);
-        int i = pl->next < pl->n ? pl->next++ : -1;
+        int t = pl->next < 2 * pl->n ? pl->next++ : -1;
+        Job *j = t < 0 ? NULL : &pl->jobs[t % pl->n];
+        while (t >= pl->n && !j->optimised)
+            pthread_cond_wait(&pl->optimised, &pl->lock);
         pthread_mutex_unlock(&pl->lock);
-        if (i < 0)
+        if (t < 0)
             return NULL;
-        Job *j = &pl->jobs[i];
-        j->st = codegen_module(pl->tg, j->mod, pl->opt, CG_WANT_OBJ, &j->arena, &j->cr, &j->err);
+        if (t < pl->n) {
+            j->st = codegen_module(pl->tg, j->mod, pl->opt, CG_OPT_ONLY, &j->arena, &j->cr_opt, &j->err);
+            pthread_mutex_lock(&pl->lock);
+            j->optimised = true;
+            pthread_cond_broadcast(&pl->optimised);
+            pthread_mutex_unlock(&pl->lock);
+        } else if (j->st == CG_OK) {
+            j->st = codegen_module(pl->tg, j->mod, pl->opt, CG_WANT_OBJ | CG_OPTIMISED, &j->arena, &j->cr, &j->err);
+        }
     }
 }
 
@@ -131,6 +148,7 @@ int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, cons
     double t1 = driver_now_ms();
     *pl = (Pool){.jobs = jobs, .n = n, .tg = tg, .opt = o->opt_level};
     pthread_mutex_init(&pl->lock, NULL);
+    pthread_cond_init(&pl->optimised, NULL);
     locked_allocator_init(&pl->alloc, a->alloc);
     for (int i = 0; i < n; i++)
         arena_init(&jobs[i].arena, locked_allocator(&pl->alloc));
@@ -148,6 +166,7 @@ int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, cons
     work(pl); /* this thread takes jobs too (and all of them when no thread started) */
     for (int t = 0; t < started; t++)
         pthread_join(th[t], NULL);
+    pthread_cond_destroy(&pl->optimised);
     pthread_mutex_destroy(&pl->lock);
 
     /* the objects, into the caller's arena; then the link (merging the objects) */
@@ -156,9 +175,9 @@ int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, cons
     a->oom = NULL; /* a failure to copy is raised after the LLVM state is disposed of */
     for (int i = 0; i < n; i++) {
         Job *j = &jobs[i];
-        out->cpu_opt += j->cr.c_opt_ms;
+        out->cpu_opt += j->cr_opt.c_opt_ms;
         out->cpu_codegen += j->cr.c_codegen_ms;
-        opt_ms += j->cr.t_opt_ms;
+        opt_ms += j->cr_opt.t_opt_ms;
         cg_ms += j->cr.t_codegen_ms;
         if (ok && j->st != CG_OK) {
             diag_plain(diags, DIAG_ERROR, "%s%s",

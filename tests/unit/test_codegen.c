@@ -640,6 +640,34 @@ static void test_linker_errors(void)
 /* Several kernels in one code object (what --all-configs and a file of kernels need): for AMDGPU
  * through one LLVM module, or objects merged into one (whose metadata note lists every kernel) with
  * the same result; emu links several objects. */
+/* CG_OPT_ONLY then CG_OPTIMISED (the two halves driver_kernels.c runs on different threads) give the
+ * object one call gives, and the second half does not optimise again; the two flags together, or neither with no output, are usage errors. */
+static void test_halves(void)
+{
+    const Target *g942 = target_find("gfx942");
+    Arena a;
+    arena_init(&a, default_allocator);
+    LLVMContextRef c = LLVMContextCreate();
+    const char *err = NULL;
+    CodegenResult whole, first, second;
+    LLVMModuleRef m = mfma_module(c, g942, 1);
+    CHECK(codegen_module(g942, m, 3, CG_WANT_OBJ, &a, &whole, &err) == CG_OK, "%s", err);
+    LLVMDisposeModule(m);
+    m = mfma_module(c, g942, 1);
+    CHECK(codegen_module(g942, m, 3, CG_OPT_ONLY, &a, &first, &err) == CG_OK, "%s", err);
+    CHECK(!first.obj && !first.asm_text && first.t_codegen_ms == 0, "CG_OPT_ONLY made output");
+    CHECK(codegen_module(g942, m, 3, CG_WANT_OBJ | CG_OPTIMISED, &a, &second, &err) == CG_OK, "%s", err);
+    CHECK(second.t_opt_ms == 0 && second.c_opt_ms == 0, "CG_OPTIMISED optimised again");
+    CHECK(second.obj && whole.obj && second.obj_size == whole.obj_size &&
+              memcmp(second.obj, whole.obj, whole.obj_size) == 0,
+          "two halves differ from one call (%zu against %zu bytes)", second.obj_size, whole.obj_size);
+    CHECK(codegen_module(g942, m, 3, CG_OPT_ONLY | CG_OPTIMISED, &a, &first, &err) == CG_ERR_USAGE, "both halves");
+    CHECK(codegen_module(g942, m, 3, CG_OPTIMISED, &a, &first, &err) == CG_ERR_USAGE, "no output");
+    LLVMDisposeModule(m);
+    LLVMContextDispose(c);
+    arena_free(&a);
+}
+
 static void test_link_many(void)
 {
     const Target *g942 = target_find("gfx942"), *emu = target_find("emu");
@@ -803,6 +831,7 @@ int main(void)
     test_refusals();
     test_linker_errors();
     test_link_many();
+    test_halves();
     test_threads();
     timings("gfx942");
     timings("emu");
