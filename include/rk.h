@@ -61,6 +61,9 @@ typedef enum rk_status {
     RK_EIO = 9,          /* a file could not be read or written */
     RK_ENOTFOUND = 10,   /* no kernel (or other named thing) of that name */
     RK_EINTERNAL = 11,   /* a bug in rk; the message says "internal error" */
+    RK_EBUSY = 12,       /* another thread is in a call on the same context at this moment: calls on
+                            one context must not overlap (docs/api.md, "Threads"); nothing was done
+                            and the context's error message is left as it was */
 } rk_status;
 
 /* The status's name ("RK_ENOMEM"); a static string. */

@@ -3,7 +3,8 @@
 # with the examples, the stdlib and the golden tests, with a dictionary of the language's keywords and
 # operators (tests/fuzz/tile.dict); the tile IR's text form seeded with the golden .tir files, with a
 # dictionary of its op names and keywords (tests/fuzz/tir.dict); then the whole pipeline (source to
-# gfx942 and emu code objects, tests/fuzz/fuzz_pipeline.c) seeded like the front end. A crash, leak,
+# gfx942 and emu code objects, tests/fuzz/fuzz_pipeline.c) seeded like the front end, and the same
+# stopping at the verified LLVM module (fuzz_lower: every stage rk owns, far more inputs a second). A crash, leak,
 # hang or internal error fails the run. docs/reliability.md has the longer campaigns.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,4 +21,6 @@ find tests/golden \( -name '*.tir' -o -name '*.tir.pending' \) -exec cp {} "$tir
 "$build"/tests/fuzz_tir -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
   -dict=tests/fuzz/tir.dict "$tircorpus" 2>&1 | tail -n 12
 "$build"/tests/fuzz/fuzz_pipeline -max_total_time="$secs" -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 \
+  -dict=tests/fuzz/tile.dict "$corpus" 2>&1 | tail -n 12
+"$build"/tests/fuzz/fuzz_lower -max_total_time="$secs" -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 \
   -dict=tests/fuzz/tile.dict "$corpus" 2>&1 | tail -n 12

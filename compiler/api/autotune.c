@@ -635,7 +635,7 @@ rk_status rk_autotune(rk_ctx *ctx, const char *source, size_t length, const char
 {
     if (!ctx)
         return RK_EINVAL;
-    rt_clear(ctx);
+    RT_ENTER(ctx);
     if (!best)
         return rt_fail(ctx, RK_EINVAL, "rk_autotune: best is NULL");
     *best = NULL;
@@ -652,7 +652,7 @@ rk_status rk_run(rk_ctx *ctx, const char *source, size_t length, const char *ker
 {
     if (!ctx)
         return RK_EINVAL;
-    rt_clear(ctx);
+    RT_ENTER(ctx);
     rk_kernel *k = NULL;
     const TuneDesc *d = NULL;
     bool tuned;

@@ -321,7 +321,7 @@ rk_status rk_compile_bundle(rk_ctx *ctx, const char *source, size_t length, cons
 {
     if (!ctx)
         return RK_EINVAL;
-    rt_clear(ctx);
+    RT_ENTER(ctx);
     if (!path)
         return rt_fail(ctx, RK_EINVAL, "rk_compile_bundle: path is NULL");
     rk_compile_options none;

@@ -418,7 +418,7 @@ rk_status rk_compile(rk_ctx *ctx, const char *source, size_t length, const rk_co
 {
     if (!ctx)
         return RK_EINVAL;
-    rt_clear(ctx);
+    RT_ENTER(ctx);
     if (!program)
         return rt_fail(ctx, RK_EINVAL, "rk_compile: program is NULL");
     *program = NULL;

@@ -10,6 +10,7 @@
 #ifndef RK_API_INTERNAL_H
 #define RK_API_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -56,6 +57,10 @@ struct rk_ctx {
     rk_stats stats;
     struct RtTuneMemo *memo; /* tuned kernels and kernel descriptions of this context */
     rk_bundle *bundles;     /* doubly linked */
+    /* The thread in a call on this context (RT_ENTER): a token of that thread, 0 when none; depth
+     * counts its nested entries (rk_run calls rk_launch). */
+    _Atomic uintptr_t owner;
+    int depth;
 };
 
 struct rk_kernel {
@@ -105,6 +110,23 @@ typedef struct RtKernelDesc {
  * context's error on failure. The bundle loader and the tests use it directly. */
 rk_status rt_program_new(rk_ctx *ctx, const char *target, const void *binary, size_t size, const RtKernelDesc *kernels,
                          int nkernels, rk_program **out);
+
+/* Entry points that use a context claim it for the calling thread for the length of the call, so that
+ * a call from another thread that overlaps it is refused (RK_EBUSY) instead of racing: RT_ENTER(ctx)
+ * after the handle checks claims it (a nested call on the same thread passes), clears its error, and
+ * gives it back when the function returns (the cleanup attribute, at every return); when another
+ * thread holds it, it returns RK_EBUSY and touches nothing. The claim
+ * is a compare-and-swap with acquire and release order, so that threads taking turns on one context
+ * see each other's writes. */
+typedef struct RtGuard {
+    rk_ctx *ctx; /* NULL when refused */
+} RtGuard;
+RtGuard rt_enter(rk_ctx *ctx);
+void rt_leave(RtGuard *g);
+#define RT_ENTER(c)                                                                 \
+    RtGuard rt_guard __attribute__((cleanup(rt_leave))) = rt_enter(c);              \
+    if (!rt_guard.ctx)                                                              \
+    return RK_EBUSY
 
 /* Sets the context's error message and returns st. */
 rk_status rt_fail(rk_ctx *ctx, rk_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -21,7 +21,8 @@ const char *rk_status_name(rk_status status)
 {
     static const char *const names[] = {"RK_OK",         "RK_EINVAL", "RK_ENOMEM",       "RK_ECOMPILE",
                                         "RK_ENODEVICE",  "RK_EDEVICE", "RK_ELAUNCH",     "RK_EKERNEL",
-                                        "RK_EUNSUPPORTED", "RK_EIO",  "RK_ENOTFOUND",    "RK_EINTERNAL"};
+                                        "RK_EUNSUPPORTED", "RK_EIO",  "RK_ENOTFOUND",    "RK_EINTERNAL",
+                                        "RK_EBUSY"};
     return (unsigned)status < sizeof names / sizeof names[0] ? names[status] : "RK_UNKNOWN_STATUS";
 }
 
@@ -42,6 +43,30 @@ rk_status rt_fail(rk_ctx *ctx, rk_status st, const char *fmt, ...)
 void rt_clear(rk_ctx *ctx)
 {
     ctx->err[0] = 0;
+}
+
+/* a token of the calling thread: the address of a thread-local */
+static _Thread_local char thread_token;
+
+RtGuard rt_enter(rk_ctx *ctx)
+{
+    uintptr_t me = (uintptr_t)&thread_token, none = 0;
+    if (atomic_load_explicit(&ctx->owner, memory_order_relaxed) == me) {
+        ctx->depth++;
+    } else if (atomic_compare_exchange_strong_explicit(&ctx->owner, &none, me, memory_order_acquire,
+                                                       memory_order_relaxed)) {
+        ctx->depth = 1;
+    } else {
+        return (RtGuard){NULL};
+    }
+    ctx->err[0] = 0;
+    return (RtGuard){ctx};
+}
+
+void rt_leave(RtGuard *g)
+{
+    if (g->ctx && --g->ctx->depth == 0)
+        atomic_store_explicit(&g->ctx->owner, 0, memory_order_release);
 }
 
 rk_status rt_dev_error(rk_ctx *ctx, rk_status st)
@@ -240,7 +265,7 @@ rk_status rk_device_get_info(rk_ctx *ctx, rk_device_info *info)
 {
     if (!ctx || !info)
         return RK_EINVAL;
-    rt_clear(ctx);
+    RT_ENTER(ctx);
     *info = ctx->info;
     return RK_OK;
 }
@@ -337,7 +362,7 @@ rk_status rk_malloc(rk_ctx *ctx, size_t bytes, void **ptr)
 {
     if (!ctx)
         return RK_EINVAL;
-    rt_clear(ctx);
+    RT_ENTER(ctx);
     if (!ptr)
         return rt_fail(ctx, RK_EINVAL, "rk_malloc: ptr is NULL");
     *ptr = NULL;
@@ -360,7 +385,7 @@ rk_status rk_free(rk_ctx *ctx, void *ptr)
 {
     if (!ctx)
         return RK_EINVAL;
-    rt_clear(ctx);
+    RT_ENTER(ctx);
     if (!ptr)
         return RK_OK;
     rk_status st = rt_need_device(ctx);
@@ -389,7 +414,7 @@ static rk_status copy(rk_ctx *ctx, const char *what, void *dst, const void *src,
 {
     if (!ctx)
         return RK_EINVAL;
-    rt_clear(ctx);
+    RT_ENTER(ctx);
     rk_status st = rt_need_device(ctx);
     if (st || bytes == 0)
         return st;
@@ -422,7 +447,7 @@ rk_status rk_memset(rk_ctx *ctx, void *dst, int value, size_t bytes)
 {
     if (!ctx)
         return RK_EINVAL;
-    rt_clear(ctx);
+    RT_ENTER(ctx);
     rk_status st = rt_need_device(ctx);
     if (st || bytes == 0)
         return st;
@@ -436,7 +461,7 @@ rk_status rk_synchronize(rk_ctx *ctx)
 {
     if (!ctx)
         return RK_EINVAL;
-    rt_clear(ctx);
+    RT_ENTER(ctx);
     rk_status st = rt_need_device(ctx);
     if (st)
         return st;
@@ -456,7 +481,7 @@ rk_status rk_event_create(rk_ctx *ctx, rk_event **event)
 {
     if (!ctx)
         return RK_EINVAL;
-    rt_clear(ctx);
+    RT_ENTER(ctx);
     if (!event)
         return rt_fail(ctx, RK_EINVAL, "rk_event_create: event is NULL");
     *event = NULL;
@@ -486,7 +511,7 @@ rk_status rk_event_record(rk_event *event, rk_stream *stream)
     if (!event)
         return RK_EINVAL;
     rk_ctx *ctx = event->ctx;
-    rt_clear(ctx);
+    RT_ENTER(ctx);
     if (stream)
         return rt_fail(ctx, RK_EUNSUPPORTED, "streams are not implemented yet: pass NULL (the default stream)");
     rk_status st = ctx->dev->ops->event_record(ctx->dev, event->ev);
@@ -498,7 +523,7 @@ rk_status rk_event_elapsed(rk_event *start, rk_event *end, float *ms)
     if (!start || !end)
         return RK_EINVAL;
     rk_ctx *ctx = start->ctx;
-    rt_clear(ctx);
+    RT_ENTER(ctx);
     if (!ms || end->ctx != ctx)
         return rt_fail(ctx, RK_EINVAL, "rk_event_elapsed: %s", ms ? "events of two contexts" : "ms is NULL");
     rk_status st = ctx->dev->ops->event_elapsed(ctx->dev, start->ev, end->ev, ms);

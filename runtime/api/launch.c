@@ -310,7 +310,7 @@ rk_status rk_kernel_grid(rk_kernel *k, const rk_arg *args, int nargs, uint32_t g
     if (!k)
         return RK_EINVAL;
     rk_ctx *ctx = k->prog->ctx;
-    rt_clear(ctx);
+    RT_ENTER(ctx);
     if (!grid)
         return rt_fail(ctx, RK_EINVAL, "rk_kernel_grid: grid is NULL");
     rk_status st = build_args(k, args, nargs);
@@ -335,7 +335,7 @@ rk_status rk_launch(rk_kernel *k, const uint32_t *grid, const rk_arg *args, int 
     if (!k)
         return RK_EINVAL;
     rk_ctx *ctx = k->prog->ctx;
-    rt_clear(ctx);
+    RT_ENTER(ctx);
     if (stream)
         return rt_fail(ctx, RK_EUNSUPPORTED, "streams are not implemented yet: pass NULL (the default stream)");
     rk_status st = build_args(k, args, nargs);

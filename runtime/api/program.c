@@ -216,7 +216,7 @@ rk_status rk_program_kernel(rk_program *p, const char *name, rk_kernel **k)
 {
     if (!p)
         return RK_EINVAL;
-    rt_clear(p->ctx);
+    RT_ENTER(p->ctx);
     if (!name || !k)
         return rt_fail(p->ctx, RK_EINVAL, "rk_program_kernel: %s is NULL", name ? "kernel" : "name");
     *k = NULL;
@@ -242,7 +242,7 @@ rk_status rk_program_kernel_at(rk_program *p, int i, rk_kernel **k)
 {
     if (!p)
         return RK_EINVAL;
-    rt_clear(p->ctx);
+    RT_ENTER(p->ctx);
     if (!k || i < 0 || i >= p->nkernels)
         return rt_fail(p->ctx, RK_EINVAL, "rk_program_kernel_at: no kernel %d (the program has %d)", i, p->nkernels);
     *k = &p->kernels[i];

@@ -236,7 +236,7 @@ rk_status rk_bundle_load(rk_ctx *ctx, const char *path, rk_bundle **out)
 {
     if (!ctx)
         return RK_EINVAL;
-    rt_clear(ctx);
+    RT_ENTER(ctx);
     if (!path || !out)
         return rt_fail(ctx, RK_EINVAL, "rk_bundle_load: %s is NULL", path ? "bundle" : "path");
     *out = NULL;
@@ -366,7 +366,7 @@ rk_status rk_bundle_variant(rk_bundle *b, const char *name, int i, rk_kernel **v
 {
     if (!b)
         return RK_EINVAL;
-    rt_clear(b->ctx);
+    RT_ENTER(b->ctx);
     if (!variant)
         return rt_fail(b->ctx, RK_EINVAL, "rk_bundle_variant: variant is NULL");
     *variant = NULL;
@@ -497,7 +497,7 @@ rk_status rk_bundle_autotune(rk_bundle *b, const char *name, const rk_arg *args,
 {
     if (!b)
         return RK_EINVAL;
-    rt_clear(b->ctx);
+    RT_ENTER(b->ctx);
     if (!best)
         return rt_fail(b->ctx, RK_EINVAL, "rk_bundle_autotune: best is NULL");
     *best = NULL;
@@ -513,7 +513,7 @@ rk_status rk_bundle_run(rk_bundle *b, const char *name, const uint32_t *grid, co
 {
     if (!b)
         return RK_EINVAL;
-    rt_clear(b->ctx);
+    RT_ENTER(b->ctx);
     BKernel *k = find(b, name);
     if (!k)
         return not_found(b, name);

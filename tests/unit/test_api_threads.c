@@ -3,8 +3,11 @@
  * buffers, then tunes an @autotune kernel and runs the winner (rk_run), all threads sharing one cache
  * folder. The allocation registries, the target machine cache, the HIP/CUDA probes and the cache
  * folder are process-wide, so this is the test to run under ThreadSanitizer (scripts/test.sh builds it
- * with -fsanitize=thread). One context shared by threads is not supported (docs/api.md, "Threads"). */
+ * with -fsanitize=thread). One context shared by threads works when they take turns (shared_context),
+ * and a call that overlaps another thread's call on the same context is refused with RK_EBUSY
+ * (overlapping_calls; docs/api.md, "Threads"). */
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "tests/unit/test_api_util.h"
 
@@ -142,6 +145,95 @@ static void shared_context(void)
     rk_ctx_destroy(s.ctx);
 }
 
+/* Two threads on one context at the same moment: thread A is held inside rk_compile (in the context's
+ * allocator hook, which the call uses), and meanwhile thread B's calls on that context are refused with
+ * RK_EBUSY and do nothing; after A's call returns, the context works for whoever takes it next. */
+typedef struct Overlap {
+    pthread_mutex_t m;
+    pthread_cond_t cv;
+    int stage;          /* 1: A is held inside its call; 2: B is done, A may go on */
+    atomic_bool hold;   /* the next allocation holds its thread */
+    rk_ctx *ctx;
+    rk_program *prog;
+    rk_status a, b_malloc, b_compile, b_launch;
+} Overlap;
+
+static void *holding_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    Overlap *o = ud;
+    (void)osize;
+    if (nsize && atomic_exchange(&o->hold, false)) {
+        pthread_mutex_lock(&o->m);
+        o->stage = 1;
+        pthread_cond_broadcast(&o->cv);
+        while (o->stage != 2)
+            pthread_cond_wait(&o->cv, &o->m);
+        pthread_mutex_unlock(&o->m);
+    }
+    if (!nsize) {
+        free(ptr);
+        return NULL;
+    }
+    return realloc(ptr, nsize);
+}
+
+static void *overlap_a(void *arg)
+{
+    Overlap *o = arg;
+    rk_program *p = NULL;
+    atomic_store(&o->hold, true);
+    o->a = rk_compile(o->ctx, VADD_SRC, strlen(VADD_SRC), NULL, &p);
+    if (p)
+        rk_program_destroy(p);
+    return NULL;
+}
+
+static void *overlap_b(void *arg)
+{
+    Overlap *o = arg;
+    pthread_mutex_lock(&o->m);
+    while (o->stage != 1)
+        pthread_cond_wait(&o->cv, &o->m);
+    pthread_mutex_unlock(&o->m);
+    void *x = NULL;
+    rk_program *p = NULL;
+    rk_kernel *k = NULL;
+    o->b_malloc = rk_malloc(o->ctx, 64, &x);
+    o->b_compile = rk_compile(o->ctx, VADD_SRC, strlen(VADD_SRC), NULL, &p);
+    rk_program_kernel(o->prog, "vadd", &k); /* refused too: k stays NULL */
+    o->b_launch = k ? RK_OK : RK_EBUSY;
+    CHECK(x == NULL && p == NULL);
+    pthread_mutex_lock(&o->m);
+    o->stage = 2;
+    pthread_cond_broadcast(&o->cv);
+    pthread_mutex_unlock(&o->m);
+    return NULL;
+}
+
+static void overlapping_calls(void)
+{
+    Overlap o = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, false, NULL, NULL, RK_OK, RK_OK, RK_OK, RK_OK};
+    rk_ctx_options opt = {.device = "interp", .alloc = holding_alloc, .alloc_ud = &o};
+    CHECK(rk_ctx_create(&opt, &o.ctx) == RK_OK);
+    CHECK_OK(o.ctx, rk_compile(o.ctx, VADD_SRC, strlen(VADD_SRC), NULL, &o.prog));
+    pthread_t a, b;
+    CHECK(pthread_create(&b, NULL, overlap_b, &o) == 0);
+    CHECK(pthread_create(&a, NULL, overlap_a, &o) == 0);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    CHECK(o.a == RK_OK);
+    CHECK(o.b_malloc == RK_EBUSY && o.b_compile == RK_EBUSY && o.b_launch == RK_EBUSY);
+    CHECK(strcmp(rk_status_name(RK_EBUSY), "RK_EBUSY") == 0);
+    /* the calls are over: the context is anyone's again */
+    void *x = NULL;
+    rk_kernel *k = NULL;
+    CHECK_OK(o.ctx, rk_malloc(o.ctx, 64, &x));
+    CHECK_OK(o.ctx, rk_program_kernel(o.prog, "vadd", &k));
+    CHECK_OK(o.ctx, rk_free(o.ctx, x));
+    rk_program_destroy(o.prog);
+    rk_ctx_destroy(o.ctx);
+}
+
 int main(void)
 {
     pthread_t t[2 * THREADS];
@@ -167,6 +259,7 @@ int main(void)
     printf("test_api_threads: %d threads, %d tunings (the rest from the shared cache)\n", 2 * THREADS, tunings);
     CHECK(tunings >= 1);
     shared_context();
+    overlapping_calls();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache_dir);
     if (system(cmd) != 0)
