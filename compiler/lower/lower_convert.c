@@ -213,9 +213,10 @@ static LVal lds_move(Lower *L, const LVal *src, const Type *from, const Type *to
         if (run == 1) {
             v = to_storage(L, src->r[r], from);
         } else {
-            v = LLVMGetUndef(LLVMVectorType(st, (unsigned)run));
+            LLVMValueRef xs[64];
             for (int i = 0; i < run; i++)
-                v = LLVMBuildInsertElement(L->b, v, to_storage(L, src->r[r + i], from), const_i32(L, i), "");
+                xs[i] = to_storage(L, src->r[r + i], from);
+            v = vector_of(L, st, xs, run);
         }
         LLVMValueRef s = LLVMBuildStore(L->b, v, ptr);
         LLVMSetAlignment(s, (unsigned)(run * bytes));
@@ -440,9 +441,7 @@ static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, cons
         if (run == 1) {
             v = xs[0];
         } else {
-            v = LLVMGetUndef(LLVMVectorType(st, (unsigned)run));
-            for (int i = 0; i < run; i++)
-                v = LLVMBuildInsertElement(L->b, v, xs[i], const_i32(L, i), "");
+            v = vector_of(L, st, xs, run);
         }
         LLVMValueRef s = LLVMBuildStore(L->b, v, ptr);
         LLVMSetAlignment(s, (unsigned)(run * bytes));

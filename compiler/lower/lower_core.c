@@ -156,6 +156,48 @@ const LayInfo *lay_info(Lower *L, const Type *t)
     return li;
 }
 
+/* the source vector and lane of an extractelement with a constant index, or NULL */
+static LLVMValueRef lane_of(LLVMValueRef x, unsigned *lane)
+{
+    if (!LLVMIsAInstruction(x) || LLVMGetInstructionOpcode(x) != LLVMExtractElement)
+        return NULL;
+    LLVMValueRef idx = LLVMGetOperand(x, 1);
+    if (!LLVMIsAConstantInt(idx))
+        return NULL;
+    *lane = (unsigned)LLVMConstIntGetZExtValue(idx);
+    return LLVMGetOperand(x, 0);
+}
+
+LLVMValueRef vector_of(Lower *L, LLVMTypeRef et, LLVMValueRef *xs, int n)
+{
+    if (n == 1)
+        return xs[0];
+    LLVMTypeRef vt = LLVMVectorType(et, (unsigned)n);
+    LLVMValueRef src[2] = {NULL, NULL};
+    LLVMValueRef mask[64];
+    bool shuffle = n <= 64, identity = true;
+    for (int i = 0; i < n && shuffle; i++) {
+        unsigned lane;
+        LLVMValueRef s = lane_of(xs[i], &lane);
+        int k = !s || LLVMTypeOf(s) != vt ? -1 : !src[0] || src[0] == s ? 0 : !src[1] || src[1] == s ? 1 : -1;
+        if (k < 0) {
+            shuffle = false;
+            break;
+        }
+        src[k] = s;
+        identity &= k == 0 && lane == (unsigned)i;
+        mask[i] = LLVMConstInt(L->i32, (unsigned long long)(k * n) + lane, 0);
+    }
+    if (shuffle && identity)
+        return src[0];
+    if (shuffle)
+        return LLVMBuildShuffleVector(L->b, src[0], src[1] ? src[1] : LLVMGetPoison(vt), LLVMConstVector(mask, (unsigned)n), "");
+    LLVMValueRef v = LLVMGetUndef(vt);
+    for (int i = 0; i < n; i++)
+        v = LLVMBuildInsertElement(L->b, v, xs[i], const_i32(L, i), "");
+    return v;
+}
+
 LLVMValueRef reg_coord(Lower *L, const LayInfo *li, int r, int dim)
 {
     int64_t c[TIR_MAX_RANK];
@@ -294,9 +336,7 @@ static void vector_phis(Lower *L, LLVMValueRef *phis, LLVMValueRef *next, LLVMVa
         }
         /* the initial vector, built before the loop */
         LLVMPositionBuilderBefore(L->b, LLVMGetBasicBlockTerminator(pre));
-        LLVMValueRef init = LLVMGetUndef(LLVMTypeOf(vec));
-        for (int j = 0; j < k; j++)
-            init = LLVMBuildInsertElement(L->b, init, inits[i - 1 + j], const_i32(L, j), "");
+        LLVMValueRef init = vector_of(L, LLVMGetElementType(LLVMTypeOf(vec)), inits + i - 1, k);
         LLVMPositionBuilder(L->b, header, LLVMGetFirstInstruction(header));
         LLVMValueRef vphi = LLVMBuildPhi(L->b, LLVMTypeOf(vec), "");
         LLVMAddIncoming(vphi, &init, &pre, 1);
@@ -543,6 +583,46 @@ typedef struct LowerFrame {
 static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const LowerOptions *o, Diags *diags,
                        LowerResult *out);
 
+/* A vector built by insertelements, lanes 0..n-1 in order starting from undef or poison, out of the lanes
+ * 0..n-1 of one vector of the same type, is that vector. vector_of avoids building them, but loop-carried
+ * registers become lanes of a vector phi only after the loop body is lowered (vector_phis), so the body
+ * rebuilt the vector from scalar phis that are extracts now: replaced here, and the chain deleted,
+ * rather than left to instcombine and the SLP vectoriser. */
+static void fold_rebuilt_vectors(LLVMValueRef fn)
+{
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef I = LLVMGetFirstInstruction(bb), next; I; I = next) {
+            next = LLVMGetNextInstruction(I);
+            if (!LLVMIsAInsertElementInst(I))
+                continue;
+            LLVMTypeRef vt = LLVMTypeOf(I);
+            unsigned n = LLVMGetVectorSize(vt), i = n;
+            LLVMValueRef src = NULL, v = I;
+            /* from the last lane down to lane 0 */
+            while (i > 0 && LLVMIsAInsertElementInst(v)) {
+                LLVMValueRef x = LLVMGetOperand(v, 1), idx = LLVMGetOperand(v, 2);
+                if (!LLVMIsAConstantInt(idx) || LLVMConstIntGetZExtValue(idx) != i - 1 || !LLVMIsAExtractElementInst(x) ||
+                    !LLVMIsAConstantInt(LLVMGetOperand(x, 1)) || LLVMConstIntGetZExtValue(LLVMGetOperand(x, 1)) != i - 1 ||
+                    LLVMTypeOf(LLVMGetOperand(x, 0)) != vt || (src && LLVMGetOperand(x, 0) != src))
+                    break;
+                src = LLVMGetOperand(x, 0);
+                v = LLVMGetOperand(v, 0);
+                i--;
+            }
+            if (i != 0 || !src || !(LLVMIsUndef(v) || LLVMIsPoison(v)))
+                continue;
+            LLVMReplaceAllUsesWith(I, src);
+            /* the chain, now unused, from its end */
+            for (LLVMValueRef d = I; d && LLVMIsAInsertElementInst(d) && !LLVMGetFirstUse(d);) {
+                LLVMValueRef prev = LLVMGetOperand(d, 0);
+                if (d == next)
+                    next = LLVMGetNextInstruction(d);
+                LLVMInstructionEraseFromParent(d);
+                d = prev;
+            }
+        }
+}
+
 bool lower_kernel(Func *f, LLVMModuleRef mod, const LowerOptions *o, Diags *diags, LowerResult *out)
 {
     LowerFrame *fr = ARENA_NEW(diags->arena, LowerFrame);
@@ -675,8 +755,10 @@ static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const
     async_plan(L, f);
     L->has_loop = block_has_loop(body);
     lower_block(L, body);
-    if (!L->failed)
+    if (!L->failed) {
+        fold_rebuilt_vectors(L->fn);
         tgt_finish(L);
+    }
     out->lds_bytes = L->lds_bytes;
     out->block = L->nw * L->wave;
     return !L->failed;

@@ -95,9 +95,7 @@ static LLVMValueRef pack_operand(Lower *L, int instr, LLVMValueRef *xs, int kpl)
     LLVMTypeRef et = LLVMTypeOf(xs[0]);
     if (kpl == 1)
         return xs[0];
-    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(et, (unsigned)kpl));
-    for (int i = 0; i < kpl; i++)
-        v = LLVMBuildInsertElement(L->b, v, xs[i], const_i32(L, i), "");
+    LLVMValueRef v = vector_of(L, et, xs, kpl);
     switch (instr) {
     case EMU_MFMA_F32_16X16X16_BF16:
     case EMU_MFMA_F32_32X32X8_BF16: /* the .1k forms take bf16 as i16 */
@@ -180,9 +178,7 @@ static void dot_mfma(Lower *L, Op *op)
         if (k == nn)
             ns[nn++] = org[t][1];
         ni[t] = k;
-        acc[t] = LLVMGetUndef(LLVMVectorType(ct, (unsigned)nacc));
-        for (int j = 0; j < nacc; j++)
-            acc[t] = LLVMBuildInsertElement(L->b, acc[t], C->r[t * nacc + j], const_i32(L, j), "");
+        acc[t] = vector_of(L, ct, C->r + t * nacc, nacc);
     }
     LLVMValueRef *xs = ARENA_ARRAY(L->a, LLVMValueRef, kpl + 1);
     LLVMValueRef *fa = ARENA_ARRAY(L->a, LLVMValueRef, nm + 1), *fb = ARENA_ARRAY(L->a, LLVMValueRef, nn + 1);

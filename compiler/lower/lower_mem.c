@@ -53,16 +53,6 @@ static int vector_width(Lower *L, const Type *t, int bytes)
     return v > 0 ? v : 1;
 }
 
-static LLVMValueRef vec_of(Lower *L, LLVMTypeRef et, LLVMValueRef *xs, int n)
-{
-    if (n == 1)
-        return xs[0];
-    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(et, (unsigned)n));
-    for (int i = 0; i < n; i++)
-        v = LLVMBuildInsertElement(L->b, v, xs[i], const_i32(L, i), "");
-    return v;
-}
-
 static void unvec(Lower *L, LLVMValueRef v, LLVMValueRef *out, int n)
 {
     if (n == 1) {
@@ -260,7 +250,7 @@ static void load_selected(Lower *L, const LVal *ptr, const LVal *other, LLVMValu
             zero &= !os[i] || (LLVMIsConstant(os[i]) && LLVMIsNull(os[i]));
         }
         if (!zero)
-            got = LLVMBuildSelect(L->b, m, got, vec_of(L, et, os, vec), "");
+            got = LLVMBuildSelect(L->b, m, got, vector_of(L, et, os, vec), "");
         unvec(L, got, res->r + gg, vec);
     }
 }
@@ -356,7 +346,7 @@ void lower_memory(Lower *L, Op *op)
                 LLVMValueRef *xs = ARENA_ARRAY(L->a, LLVMValueRef, vec);
                 for (int i = 0; i < vec; i++)
                     xs[i] = vals[0]->r[vals[0]->n == 1 ? 0 : gg + i];
-                LLVMValueRef st = LLVMBuildStore(L->b, vec_of(L, et, xs, vec), p);
+                LLVMValueRef st = LLVMBuildStore(L->b, vector_of(L, et, xs, vec), p);
                 LLVMSetAlignment(st, (unsigned)(vec * bytes));
             } else {
                 LLVMValueRef xs[2];
@@ -383,7 +373,7 @@ void lower_memory(Lower *L, Op *op)
                         os[i] = other->r[other->n == 1 ? 0 : gg + i];
                     /* build the alternative in the entry of the branch, before it */
                     LLVMPositionBuilderBefore(L->b, LLVMGetBasicBlockTerminator(from));
-                    alt = vec_of(L, et, os, vec);
+                    alt = vector_of(L, et, os, vec);
                     LLVMPositionBuilderAtEnd(L->b, done);
                 } else {
                     alt = LLVMConstNull(vty);
