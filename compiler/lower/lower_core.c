@@ -168,31 +168,57 @@ static LLVMValueRef lane_of(LLVMValueRef x, unsigned *lane)
     return LLVMGetOperand(x, 0);
 }
 
+/* The vector of elements xs[0..n) of type et when every one is a lane of one of at most four vectors of
+ * one type (of any length): that vector itself, or shufflevectors of them; else NULL. */
+static LLVMValueRef vector_from_lanes(Lower *L, LLVMTypeRef et, LLVMValueRef *xs, int n)
+{
+    LLVMValueRef src[4] = {NULL, NULL, NULL, NULL};
+    int which[64], nsrc = 0;
+    unsigned lanes[64];
+    if (n > 64)
+        return NULL;
+    bool identity = true;
+    for (int i = 0; i < n; i++) {
+        LLVMValueRef s = lane_of(xs[i], &lanes[i]);
+        if (!s || LLVMGetElementType(LLVMTypeOf(s)) != et || (nsrc && LLVMTypeOf(s) != LLVMTypeOf(src[0])))
+            return NULL;
+        int k = 0;
+        while (k < nsrc && src[k] != s)
+            k++;
+        if (k == 4)
+            return NULL;
+        if (k == nsrc)
+            src[nsrc++] = s;
+        which[i] = k;
+        identity &= k == 0 && lanes[i] == (unsigned)i;
+    }
+    LLVMTypeRef st = LLVMTypeOf(src[0]);
+    int m = (int)LLVMGetVectorSize(st);
+    if (identity && m == n)
+        return src[0];
+    /* (a, b) and (c, d) each by one shufflevector, then the two halves by a third */
+    LLVMValueRef half[2] = {NULL, NULL}, mask[64], none = LLVMGetPoison(L->i32);
+    for (int h = 0; h < 2 && 2 * h < nsrc; h++) {
+        for (int i = 0; i < n; i++)
+            mask[i] = which[i] / 2 == h ? LLVMConstInt(L->i32, (unsigned long long)(which[i] % 2 * m) + lanes[i], 0) : none;
+        half[h] = LLVMBuildShuffleVector(L->b, src[2 * h], src[2 * h + 1] ? src[2 * h + 1] : LLVMGetPoison(st),
+                                         LLVMConstVector(mask, (unsigned)n), "");
+    }
+    if (!half[1])
+        return half[0];
+    for (int i = 0; i < n; i++)
+        mask[i] = LLVMConstInt(L->i32, (unsigned long long)(which[i] / 2 * n + i), 0);
+    return LLVMBuildShuffleVector(L->b, half[0], half[1], LLVMConstVector(mask, (unsigned)n), "");
+}
+
 LLVMValueRef vector_of(Lower *L, LLVMTypeRef et, LLVMValueRef *xs, int n)
 {
     if (n == 1)
         return xs[0];
-    LLVMTypeRef vt = LLVMVectorType(et, (unsigned)n);
-    LLVMValueRef src[2] = {NULL, NULL};
-    LLVMValueRef mask[64];
-    bool shuffle = n <= 64, identity = true;
-    for (int i = 0; i < n && shuffle; i++) {
-        unsigned lane;
-        LLVMValueRef s = lane_of(xs[i], &lane);
-        int k = !s || LLVMTypeOf(s) != vt ? -1 : !src[0] || src[0] == s ? 0 : !src[1] || src[1] == s ? 1 : -1;
-        if (k < 0) {
-            shuffle = false;
-            break;
-        }
-        src[k] = s;
-        identity &= k == 0 && lane == (unsigned)i;
-        mask[i] = LLVMConstInt(L->i32, (unsigned long long)(k * n) + lane, 0);
-    }
-    if (shuffle && identity)
-        return src[0];
-    if (shuffle)
-        return LLVMBuildShuffleVector(L->b, src[0], src[1] ? src[1] : LLVMGetPoison(vt), LLVMConstVector(mask, (unsigned)n), "");
-    LLVMValueRef v = LLVMGetUndef(vt);
+    LLVMValueRef v = vector_from_lanes(L, et, xs, n);
+    if (v)
+        return v;
+    v = LLVMGetUndef(LLVMVectorType(et, (unsigned)n));
     for (int i = 0; i < n; i++)
         v = LLVMBuildInsertElement(L->b, v, xs[i], const_i32(L, i), "");
     return v;
@@ -583,40 +609,41 @@ typedef struct LowerFrame {
 static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const LowerOptions *o, Diags *diags,
                        LowerResult *out);
 
-/* A vector built by insertelements, lanes 0..n-1 in order starting from undef or poison, out of the lanes
- * 0..n-1 of one vector of the same type, is that vector. vector_of avoids building them, but loop-carried
- * registers become lanes of a vector phi only after the loop body is lowered (vector_phis), so the body
- * rebuilt the vector from scalar phis that are extracts now: replaced here, and the chain deleted,
- * rather than left to instcombine and the SLP vectoriser. */
-static void fold_rebuilt_vectors(LLVMValueRef fn)
+/* A vector built by insertelements, lanes 0..n-1 in order starting from undef or poison, whose elements
+ * are lanes of at most four vectors, is made by vector_from_lanes instead (the vector itself, or
+ * shufflevectors). vector_of does so as it builds, but loop-carried registers become lanes of a vector
+ * phi only after the loop body is lowered (vector_phis), so the body built such vectors from scalar
+ * phis that are extracts now: rebuilt here, the chain deleted, rather than left to instcombine and
+ * the SLP vectoriser. */
+static void fold_rebuilt_vectors(Lower *L)
 {
-    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    LLVMValueRef xs[64];
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(L->fn); bb; bb = LLVMGetNextBasicBlock(bb))
         for (LLVMValueRef I = LLVMGetFirstInstruction(bb), next; I; I = next) {
             next = LLVMGetNextInstruction(I);
             if (!LLVMIsAInsertElementInst(I))
                 continue;
             LLVMTypeRef vt = LLVMTypeOf(I);
             unsigned n = LLVMGetVectorSize(vt), i = n;
-            LLVMValueRef src = NULL, v = I;
+            LLVMValueRef v = I;
             /* from the last lane down to lane 0 */
-            while (i > 0 && LLVMIsAInsertElementInst(v)) {
-                LLVMValueRef x = LLVMGetOperand(v, 1), idx = LLVMGetOperand(v, 2);
-                if (!LLVMIsAConstantInt(idx) || LLVMConstIntGetZExtValue(idx) != i - 1 || !LLVMIsAExtractElementInst(x) ||
-                    !LLVMIsAConstantInt(LLVMGetOperand(x, 1)) || LLVMConstIntGetZExtValue(LLVMGetOperand(x, 1)) != i - 1 ||
-                    LLVMTypeOf(LLVMGetOperand(x, 0)) != vt || (src && LLVMGetOperand(x, 0) != src))
+            while (i > 0 && n <= 64 && LLVMIsAInsertElementInst(v)) {
+                LLVMValueRef idx = LLVMGetOperand(v, 2);
+                if (!LLVMIsAConstantInt(idx) || LLVMConstIntGetZExtValue(idx) != i - 1)
                     break;
-                src = LLVMGetOperand(x, 0);
+                xs[--i] = LLVMGetOperand(v, 1);
                 v = LLVMGetOperand(v, 0);
-                i--;
             }
-            if (i != 0 || !src || !(LLVMIsUndef(v) || LLVMIsPoison(v)))
+            if (i != 0 || n > 64 || !(LLVMIsUndef(v) || LLVMIsPoison(v)))
                 continue;
-            LLVMReplaceAllUsesWith(I, src);
+            LLVMPositionBuilderBefore(L->b, I);
+            LLVMValueRef r = vector_from_lanes(L, LLVMGetElementType(vt), xs, (int)n);
+            if (!r)
+                continue;
+            LLVMReplaceAllUsesWith(I, r);
             /* the chain, now unused, from its end */
             for (LLVMValueRef d = I; d && LLVMIsAInsertElementInst(d) && !LLVMGetFirstUse(d);) {
                 LLVMValueRef prev = LLVMGetOperand(d, 0);
-                if (d == next)
-                    next = LLVMGetNextInstruction(d);
                 LLVMInstructionEraseFromParent(d);
                 d = prev;
             }
@@ -756,7 +783,7 @@ static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const
     L->has_loop = block_has_loop(body);
     lower_block(L, body);
     if (!L->failed) {
-        fold_rebuilt_vectors(L->fn);
+        fold_rebuilt_vectors(L);
         tgt_finish(L);
     }
     out->lds_bytes = L->lds_bytes;

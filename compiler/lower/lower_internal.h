@@ -75,10 +75,10 @@ int lin_reg_of(const LinLayout *ll, const int64_t *c);
 /* This lane's coordinate along dim for register r, as an i32 value. */
 LLVMValueRef reg_coord(Lower *L, const LayInfo *li, int r, int dim);
 LLVMValueRef const_i32(Lower *L, int64_t v);
-/* A vector of n elements of type et (n == 1: xs[0] itself). When the elements are lanes of at most two
+/* A vector of n elements of type et (n == 1: xs[0] itself). When the elements are lanes of at most four
  * vectors of that type (extractelement with constant indices: a tile's registers are often the lanes
- * of one load), the vector is that vector or one shufflevector of the two, not n insertelements that
- * LLVM would have to fold again. */
+ * of one load), the vector is that vector or shufflevectors of them, not n insertelements that LLVM's
+ * SLP vectoriser and instcombine would have to fold again. */
 LLVMValueRef vector_of(Lower *L, LLVMTypeRef et, LLVMValueRef *xs, int n);
 LLVMValueRef const_i64(Lower *L, int64_t v);
 const char *site_of(Lower *L); /* "file:line:col" of the op being lowered */
