@@ -650,6 +650,29 @@ static void fold_rebuilt_vectors(Lower *L)
         }
 }
 
+/* Unused values of pure instructions are deleted, last first so that a chain goes at once: every vector
+ * load is taken apart into all its lanes (a tile's registers), of which an MFMA operand or a store that
+ * takes the whole vector uses none. LLVM would delete them too, in every pass until the first that does. */
+static void delete_unused(Lower *L)
+{
+    for (LLVMBasicBlockRef bb = LLVMGetLastBasicBlock(L->fn); bb; bb = LLVMGetPreviousBasicBlock(bb))
+        for (LLVMValueRef I = LLVMGetLastInstruction(bb), prev; I; I = prev) {
+            prev = LLVMGetPreviousInstruction(I);
+            if (LLVMGetFirstUse(I))
+                continue;
+            switch (LLVMGetInstructionOpcode(I)) {
+            case LLVMExtractElement: case LLVMInsertElement: case LLVMShuffleVector: case LLVMBitCast:
+            case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMLShr: case LLVMAnd: case LLVMOr:
+            case LLVMXor: case LLVMGetElementPtr: case LLVMICmp: case LLVMSelect: case LLVMZExt: case LLVMSExt:
+            case LLVMTrunc:
+                LLVMInstructionEraseFromParent(I);
+                break;
+            default:
+                break;
+            }
+        }
+}
+
 bool lower_kernel(Func *f, LLVMModuleRef mod, const LowerOptions *o, Diags *diags, LowerResult *out)
 {
     LowerFrame *fr = ARENA_NEW(diags->arena, LowerFrame);
@@ -784,6 +807,7 @@ static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const
     lower_block(L, body);
     if (!L->failed) {
         fold_rebuilt_vectors(L);
+        delete_unused(L);
         tgt_finish(L);
     }
     out->lds_bytes = L->lds_bytes;
