@@ -13,7 +13,8 @@ enum { DRIVER_COMPILE_STACK = 512 << 20 };
 double driver_now_ms(void);
 
 /* Threads for compiling nkernels kernels side by side: $RK_CODEGEN_THREADS when set (1 turns it off),
- * else the cores this process may run on; at most nkernels. */
+ * else one per kernel up to twice the cores this process may run on, and the cores beyond that; at
+ * most nkernels. */
 int driver_codegen_threads(int nkernels);
 
 /* driver_kernels.c: the kernels of lir, each lowered into a module of its own, optimised and compiled
