@@ -25,6 +25,6 @@ CC=clang-22 cmake -S . -B build-tsan -G Ninja -DRK_WERROR=ON -DRK_TSAN=ON >/dev/
 ninja -C build-tsan test_api_threads
 TSAN_OPTIONS=halt_on_error=1 RK_CACHE_DIR="$PWD/build-tsan/test-cache" build-tsan/tests/test_api_threads
 
-echo "== fuzzing the front end, the tile IR and the pipeline for ${RK_FUZZ_SECONDS:-60} s each"
+echo "== fuzzing the front end, the tile IR, the pipeline and the pipeline to LLVM IR for ${RK_FUZZ_SECONDS:-60} s each"
 scripts/fuzz.sh build-asan "${RK_FUZZ_SECONDS:-60}"
 echo "== all tests passed"
