@@ -390,6 +390,15 @@ static void *copy_buffer(Arena *a, LLVMMemoryBufferRef b, size_t *size)
     return p;
 }
 
+bool codegen_check_allowed(const Target *t, LLVMModuleRef m, Arena *a, const char **err)
+{
+    const char *why;
+    if (target_check_module(t, m, a, &why))
+        return true;
+    *err = arena_printf(a, "the module uses what %s cannot compile (a bug in rk's lowering):\n%s", t->name, why);
+    return false;
+}
+
 CgStatus codegen_module(const Target *t, LLVMModuleRef m, int opt_level, unsigned want, Arena *a,
                         CodegenResult *out, const char **err)
 {
@@ -429,11 +438,8 @@ CgStatus codegen_module(const Target *t, LLVMModuleRef m, int opt_level, unsigne
     }
     if (!optimised && !codegen_verify_module(m, a, err))
         return CG_ERR_INVALID;
-    const char *why;
-    if (!target_check_module(t, m, a, &why)) {
-        *err = arena_printf(a, "the module uses what %s cannot compile (a bug in rk's lowering):\n%s", t->name, why);
+    if (!codegen_check_allowed(t, m, a, err))
         return CG_ERR_INVALID;
-    }
     if (!check_function_targets(t, m, a, err))
         return CG_ERR_INVALID;
     out->t_verify_ms = now_ms() - t0;

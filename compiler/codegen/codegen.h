@@ -88,6 +88,10 @@ CgStatus codegen_module(const Target *t, LLVMModuleRef m, int opt_level, unsigne
 /* LLVMVerifyModule, returning its message instead of printing it. */
 bool codegen_verify_module(LLVMModuleRef m, Arena *a, const char **err);
 
+/* target_check_module with the message codegen_module gives (in `a`) when the module uses what t
+ * cannot compile: every LLVM module rk hands on, compiled or printed, passes it. */
+bool codegen_check_allowed(const Target *t, LLVMModuleRef m, Arena *a, const char **err);
+
 /* Links relocatable objects (from codegen_module, for the same target) into one loadable binary: a
  * code object for AMDGPU, in process (cg_elf_link) unless the object holds what that does not handle or
  * RK_LINK=lld asks for ld.lld, else with ld.lld -shared --no-undefined (a GPU has nothing to resolve

@@ -164,6 +164,14 @@ static bool in_range(Link *l, uint64_t off, uint64_t n)
     return off <= l->size && n <= l->size - off;
 }
 
+/* entry i of a relocation section (its extent was checked with the section table) */
+static Elf64_Rela rela_at(Link *l, const Elf64_Shdr *rs, int i)
+{
+    Elf64_Rela r;
+    memcpy(&r, l->in + rs->sh_offset + (size_t)i * sizeof r, sizeof r);
+    return r;
+}
+
 bool cg_elf_link(const void *obj, size_t size, Arena *a, void **bin, size_t *bin_size, const char **why)
 {
     Link lk = {a, obj, size, NULL}, *l = &lk;
@@ -549,8 +557,7 @@ bool cg_elf_link(const void *obj, size_t size, Arena *a, void **bin, size_t *bin
     /* relocations: R_AMDGPU_REL64 in .rodata, resolved here (S + A - P); nothing is left to the loader */
     int nrel = rela ? (int)(sh[rela].sh_size / sizeof(Elf64_Rela)) : 0;
     for (int i = 0; i < nrel; i++) {
-        Elf64_Rela r;
-        memcpy(&r, l->in + sh[rela].sh_offset + (size_t)i * sizeof r, sizeof r);
+        Elf64_Rela r = rela_at(l, &sh[rela], i);
         uint32_t type = (uint32_t)ELF64_R_TYPE(r.r_info), si = (uint32_t)ELF64_R_SYM(r.r_info);
         if (type == R_AMDGPU_NONE_)
             continue;
@@ -576,8 +583,7 @@ bool cg_elf_link(const void *obj, size_t size, Arena *a, void **bin, size_t *bin
     /* R_AMDGPU_REL32_LO/HI in .text against the constant: the halves of S + A - P */
     int ntrel = rela_text ? (int)(sh[rela_text].sh_size / sizeof(Elf64_Rela)) : 0;
     for (int i = 0; i < ntrel; i++) {
-        Elf64_Rela r;
-        memcpy(&r, l->in + sh[rela_text].sh_offset + (size_t)i * sizeof r, sizeof r);
+        Elf64_Rela r = rela_at(l, &sh[rela_text], i);
         uint32_t type = (uint32_t)ELF64_R_TYPE(r.r_info), si = (uint32_t)ELF64_R_SYM(r.r_info);
         if (type == R_AMDGPU_NONE_)
             continue;

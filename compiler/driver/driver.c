@@ -396,9 +396,8 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
         /* and the target's allow-lists, which codegen_module checks before LLVM runs: IR that stops
          * here (rkc --emit=llvm, fuzz_lower) is IR that would be compiled */
         const char *why = NULL;
-        if (ok && stop <= STAGE_LLVM && tgk && !target_check_module(tgk, mod, a, &why)) {
-            diag_plain(diags, DIAG_ERROR, "internal error: the module uses what %s cannot compile (a bug in rk's lowering):\n%s",
-                       tgk->name, why);
+        if (ok && stop <= STAGE_LLVM && tgk && !codegen_check_allowed(tgk, mod, a, &why)) {
+            diag_plain(diags, DIAG_ERROR, "internal error: %s", why);
             ok = false;
         }
         out->ms_lower = driver_now_ms() - t3;

@@ -339,22 +339,17 @@ static void vector_phis(Lower *L, LLVMValueRef *phis, LLVMValueRef *next, LLVMVa
     while (first && LLVMIsAPHINode(first))
         first = LLVMGetNextInstruction(first);
     for (int i = 1; i < np;) {
-        LLVMValueRef v = next[i], vec = NULL;
+        unsigned lane;
+        LLVMValueRef vec = lane_of(next[i], &lane);
         int k = 0;
-        if (LLVMIsAExtractElementInst(v) && LLVMIsAConstantInt(LLVMGetOperand(v, 1)) &&
-            LLVMConstIntGetZExtValue(LLVMGetOperand(v, 1)) == 0) {
-            vec = LLVMGetOperand(v, 0);
+        if (vec && lane == 0) {
             LLVMTypeRef vt = LLVMTypeOf(vec);
             k = LLVMGetTypeKind(vt) == LLVMVectorTypeKind ? (int)LLVMGetVectorSize(vt) : 0;
             if (k < 2 || i + k > np || LLVMGetElementType(vt) != LLVMTypeOf(phis[i]))
                 k = 0;
-            for (int j = 1; j < k; j++) {
-                LLVMValueRef e = next[i + j];
-                if (!LLVMIsAExtractElementInst(e) || LLVMGetOperand(e, 0) != vec ||
-                    !LLVMIsAConstantInt(LLVMGetOperand(e, 1)) || LLVMConstIntGetZExtValue(LLVMGetOperand(e, 1)) != (unsigned long long)j ||
-                    LLVMTypeOf(phis[i + j]) != LLVMTypeOf(phis[i]))
+            for (int j = 1; j < k; j++)
+                if (lane_of(next[i + j], &lane) != vec || lane != (unsigned)j || LLVMTypeOf(phis[i + j]) != LLVMTypeOf(phis[i]))
                     k = 0;
-            }
         }
         if (k == 0) {
             i++;
