@@ -124,6 +124,8 @@ const char *nv_mma_name(NvMmaOp op)
     switch (op) {
     case NV_MMA_F16: return "m16n8k16_f16";
     case NV_MMA_BF16: return "m16n8k16_bf16";
+    case NV_WGMMA_F16: return "wgmma_m64k16_f16";
+    case NV_WGMMA_BF16: return "wgmma_m64k16_bf16";
     default: return NULL;
     }
 }

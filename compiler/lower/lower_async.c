@@ -47,7 +47,9 @@ bool lower_is_shared_tile(const Type *t) { return is_shared(t); }
 static Ring *new_ring(Lower *L, const Type *t, int S, const Value *front, const Op *loop)
 {
     Ring *r = ARENA_NEW(L->a, Ring);
-    r->slot_bytes = (int)((ty_numel(t) * 2 + 127) / 128 * 128);
+    /* buffers at multiples of 1024 bytes: wgmma's 128-byte swizzle is a function of the address */
+    r->slot_bytes = (int)((ty_numel(t) * 2 + 1023) / 1024 * 1024);
+    L->lds_static = (L->lds_static + 1023) / 1024 * 1024;
     r->base = L->lds_static;
     r->S = S;
     r->front = front;
@@ -142,35 +144,40 @@ void async_plan(Lower *L, Func *f)
                     L->lds_static, L->lds_limit);
 }
 
-/* The shared-memory swizzle of a tile (async_shared_layout in assign_layouts.c). */
-static void swizzle_of(const Type *t, int *nch, int *pp)
+LLVMValueRef stage_chunk_offset(Lower *L, LLVMValueRef line, LLVMValueRef chunk, int64_t pitch, int64_t lines)
 {
-    *nch = t->layout->max_phase;
-    *pp = t->layout->per_phase;
+    LLVMValueRef off;
+    int64_t width = pitch < 128 ? pitch : 128; /* bytes of a line within one column */
+    if (pitch > 128) {
+        LLVMValueRef col = LLVMBuildLShr(L->b, chunk, const_i32(L, 3), "");
+        chunk = LLVMBuildAnd(L->b, chunk, const_i32(L, 7), "");
+        off = LLVMBuildMul(L->b, col, const_i32(L, lines * 128), "");
+        off = LLVMBuildAdd(L->b, off, LLVMBuildMul(L->b, line, const_i32(L, 128), ""), "");
+    } else {
+        off = LLVMBuildMul(L->b, line, const_i32(L, pitch), "");
+    }
+    off = LLVMBuildAdd(L->b, off, LLVMBuildShl(L->b, chunk, const_i32(L, 4), ""), "");
+    int nch = (int)(width / 16);
+    if (nch > 1) {
+        LLVMValueRef phase = LLVMBuildAnd(L->b, LLVMBuildLShr(L->b, off, const_i32(L, 7), ""), const_i32(L, nch - 1), "");
+        off = LLVMBuildXor(L->b, off, LLVMBuildShl(L->b, phase, const_i32(L, 4), ""), "");
+    }
+    return off;
 }
 
 /* Byte offset (from the buffer's start) of element (row, col) of a shared tile: lines along its fastest
- * dimension (rows, or columns when column-major), 16-byte chunks swizzled by the line. */
+ * dimension (rows, or columns when column-major), as stage_chunk_offset places them. */
 static LLVMValueRef shared_offset(Lower *L, const Type *t, LLVMValueRef row, LLVMValueRef col)
 {
-    int nch, pp;
-    swizzle_of(t, &nch, &pp);
-    int64_t pitch = t->shape[1];
-    if (t->layout->order[0] == 0) {
+    int fast = t->layout->order[0];
+    if (fast == 0) {
         LLVMValueRef x = row;
         row = col;
         col = x;
-        pitch = t->shape[0];
     }
     LLVMValueRef chunk = LLVMBuildLShr(L->b, col, const_i32(L, 3), "");
-    LLVMValueRef within = LLVMBuildAnd(L->b, col, const_i32(L, 7), "");
-    if (nch > 1) {
-        LLVMValueRef prow = pp > 1 ? LLVMBuildLShr(L->b, row, const_i32(L, __builtin_ctz((unsigned)pp)), "") : row;
-        chunk = LLVMBuildXor(L->b, chunk, LLVMBuildAnd(L->b, prow, const_i32(L, nch - 1), ""), "");
-    }
-    LLVMValueRef idx = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, const_i32(L, pitch), ""),
-                                    LLVMBuildAdd(L->b, LLVMBuildShl(L->b, chunk, const_i32(L, 3), ""), within, ""), "");
-    return LLVMBuildShl(L->b, idx, const_i32(L, 1), "");
+    LLVMValueRef within = LLVMBuildShl(L->b, LLVMBuildAnd(L->b, col, const_i32(L, 7), ""), const_i32(L, 1), "");
+    return LLVMBuildOr(L->b, stage_chunk_offset(L, row, chunk, t->shape[fast] * 2, t->shape[1 - fast]), within, "");
 }
 
 /* Whether a convert of a shared tile (which waits and synchronises, async_wait) comes before `op` in its
@@ -183,30 +190,11 @@ static bool fenced_before(const Op *op)
     return false;
 }
 
-void lower_async_load(Lower *L, Op *op)
+/* The copies of a load into its buffer `buf` (i32 byte offset), one commit group. */
+static void issue_copies(Lower *L, Op *op, LLVMValueRef buf, bool barrier_first)
 {
     const Type *rt = op->results[0].type, *pt = op->operands[0]->type;
-    Ring *r = L->ring_of[op->results[0].scratch];
-    if (!r) {
-        lower_error(L, "internal error: a shared tile without a buffer");
-        return;
-    }
-    /* the buffer: fixed for the prologue's loads, the one before the front's for the loop's */
-    LLVMValueRef buf;
-    int slot = L->ring_slot[op->results[0].scratch];
-    if (slot >= 0) {
-        buf = const_i32(L, r->base + slot * r->slot_bytes);
-    } else {
-        LLVMValueRef front = lval(L, r->front)->r[0];
-        LLVMValueRef first = LLVMBuildICmp(L->b, LLVMIntEQ, front, const_i32(L, r->base), "");
-        buf = LLVMBuildSelect(L->b, first, const_i32(L, r->base + (r->S - 1) * r->slot_bytes),
-                              LLVMBuildSub(L->b, front, const_i32(L, r->slot_bytes), ""), "stage");
-    }
-    /* The buffer's previous readers must be done before it is overwritten: a barrier first, unless the
-     * wait and barrier before a convert of a stage buffer earlier in this iteration saw to it (a matmul
-     * loop: the convert, then the load). A loop whose load comes first (attention's second dot) needs
-     * it: its buffer was read in the previous iteration, and nothing in between synchronised. */
-    if (slot < 0 ? !fenced_before(op) : !r->front)
+    if (barrier_first)
         tgt_barrier(L);
     const LayInfo *li = lay_info(L, pt);
     LVal *ptr = lval(L, op->operands[0]);
@@ -228,6 +216,41 @@ void lower_async_load(Lower *L, Op *op)
         tgt_cp_async(L, dst, src, bytes, m);
     }
     tgt_cp_async_commit(L);
+}
+
+void lower_async_load(Lower *L, Op *op)
+{
+    Ring *r = L->ring_of[op->results[0].scratch];
+    if (!r) {
+        lower_error(L, "internal error: a shared tile without a buffer");
+        return;
+    }
+    /* the buffer: fixed for the prologue's loads, the one before the front's for the loop's */
+    LLVMValueRef buf;
+    int slot = L->ring_slot[op->results[0].scratch];
+    if (slot >= 0) {
+        buf = const_i32(L, r->base + slot * r->slot_bytes);
+    } else {
+        LLVMValueRef front = lval(L, r->front)->r[0];
+        LLVMValueRef first = LLVMBuildICmp(L->b, LLVMIntEQ, front, const_i32(L, r->base), "");
+        buf = LLVMBuildSelect(L->b, first, const_i32(L, r->base + (r->S - 1) * r->slot_bytes),
+                              LLVMBuildSub(L->b, front, const_i32(L, r->slot_bytes), ""), "stage");
+    }
+    /* The buffer's previous readers must be done before it is overwritten: a barrier first, unless the
+     * wait and barrier before a convert of a stage buffer earlier in this iteration saw to it (a matmul
+     * loop: the convert, then the load). A loop whose load comes first (attention's second dot) needs
+     * it: its buffer was read in the previous iteration, and nothing in between synchronised. */
+    bool barrier_first = slot < 0 ? !fenced_before(op) : !r->front;
+    if (slot < 0 && L->hold_copies && L->nheld < (int)(sizeof L->held / sizeof L->held[0])) {
+        /* the previous iteration's wgmma may still read this buffer: the copies wait for the dot
+         * (async_release) */
+        L->held[L->nheld].op = op;
+        L->held[L->nheld].buf = buf;
+        L->held[L->nheld].barrier_first = barrier_first;
+        L->nheld++;
+    } else {
+        issue_copies(L, op, buf, barrier_first);
+    }
     /* a ring's new copy fills a stage that no convert reads before the next wait (the loop's next
      * iteration); a standalone buffer is read next, after a wait */
     if (!r->front)
@@ -237,6 +260,13 @@ void lower_async_load(Lower *L, Op *op)
     lval_set(L, op_result(op, 0), out);
 }
 
+void async_release(Lower *L, bool synced)
+{
+    for (int i = L->held_base; i < L->nheld; i++)
+        issue_copies(L, L->held[i].op, L->held[i].buf, !synced && L->held[i].barrier_first);
+    L->nheld = L->held_base;
+}
+
 void async_wait(Lower *L, const Value *src)
 {
     if (L->async_synced)
@@ -244,6 +274,8 @@ void async_wait(Lower *L, const Value *src)
     Ring *r = L->ring_of[src->scratch];
     int pending = r && r->front && r->S >= 2 ? (r->S - 2) * r->per_iter : 0;
     tgt_cp_async_wait(L, pending);
+    if (L->wgmma) /* this thread's copies are complete: make them visible to wgmma's (async proxy) reads */
+        tgt_fence_proxy_async(L);
     tgt_barrier(L);
     L->async_synced = true;
 }

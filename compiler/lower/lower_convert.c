@@ -322,6 +322,7 @@ void lower_convert(Lower *L, Op *op)
         d->nch = from->layout->max_phase;
         d->pp = from->layout->per_phase;
         d->ldsm = true;
+        d->stage = true;
         L->deferred[op->results[0].scratch] = d;
         lval_set(L, op_result(op, 0), lval_new(L, 0, &lay_info(L, to)->ll));
         return;
@@ -484,6 +485,9 @@ void deferred_read(Lower *L, const Deferred *d, int r, int n, LLVMValueRef *out)
 
 LLVMValueRef deferred_chunk_ptr(Lower *L, const Deferred *d, LLVMValueRef row, LLVMValueRef chunk)
 {
+    if (d->stage)
+        return tgt_lds_ptr(L, LLVMBuildAdd(L->b, stage_chunk_offset(L, row, chunk, d->shape[1] * d->bytes, d->shape[0]),
+                                           d->base_v, ""));
     LLVMValueRef c = chunk;
     if (d->nch > 1) {
         LLVMValueRef prow = d->pp > 1 ? LLVMBuildLShr(L->b, row, const_i32(L, __builtin_ctz((unsigned)d->pp)), "") : row;

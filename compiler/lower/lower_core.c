@@ -259,6 +259,20 @@ static bool block_has_loop(const Block *b)
     return false;
 }
 
+/* Whether a dot in b (or nested in it) has a wgmma layout. */
+static bool block_has_wgmma(const Block *b)
+{
+    for (const Op *op = b->first; op; op = op->next) {
+        const Layout *l = op->code == OP_DOT ? op->results[0].type->layout : NULL;
+        if (l && l->kind == LAY_MMA && nv_is_wgmma(l->instr))
+            return true;
+        for (int r = 0; r < op->nregions; r++)
+            if (block_has_wgmma(op->regions[r]))
+                return true;
+    }
+    return false;
+}
+
 static LLVMBasicBlockRef new_bb(Lower *L, const char *name)
 {
     return LLVMAppendBasicBlockInContext(L->ctx, L->fn, name);
@@ -410,7 +424,9 @@ static void lower_for(Lower *L, Op *op)
     /* the body is also entered from its own end, where copies may be pending: whatever the code before
      * the loop waited for, the body's first read of a stage buffer waits again */
     L->async_synced = false;
+    WgmmaLoop outer = wgmma_loop_begin(L, body);
     lower_block(L, body); /* binds nothing new: args are the phis */
+    wgmma_loop_end(L, outer);
     if (L->failed)
         return;
     Op *y = body->last;
@@ -503,6 +519,7 @@ static void lower_op(Lower *L, Op *op)
         L->async_synced = false;
         lower_for(L, op);
         async_after_loop(L, op);
+        wgmma_after_loop(L, op);
         L->async_synced = false;
         return;
     case OP_IF:
@@ -740,6 +757,7 @@ static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const
     L->deferred = ARENA_ARRAY(L->a, Deferred *, n + 1);
     L->ring_of = ARENA_ARRAY(L->a, Ring *, n + 1);
     L->ring_slot = ARENA_ARRAY(L->a, int, n + 1);
+    L->inflight = ARENA_ARRAY(L->a, bool, n + 1);
     count_uses(f->body, L->uses);
 
     /* The signature: gfx kernels take their parameters directly (LLVM lays out the kernarg segment
@@ -799,6 +817,7 @@ static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const
     LLVMPositionBuilderAtEnd(L->b, start);
     async_plan(L, f);
     L->has_loop = block_has_loop(body);
+    L->wgmma = L->nv && block_has_wgmma(body);
     lower_block(L, body);
     if (!L->failed) {
         fold_rebuilt_vectors(L);

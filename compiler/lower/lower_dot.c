@@ -259,6 +259,9 @@ static void dot_mma(Lower *L, Op *op)
 {
     const Type *ta = op->operands[0]->type, *tb = op->operands[1]->type, *tc = op->results[0].type;
     const Layout *cl = tc->layout;
+    if (nv_is_wgmma(cl->instr) && lower_dot_wgmma(L, op))
+        return;
+    int instr = nv_mma_sync_op(cl->instr); /* a wgmma layout whose operands wgmma cannot read: mma.sync */
     const LinLayout *la = &lay_info(L, ta)->ll, *lb = &lay_info(L, tb)->ll, *lc = &lay_info(L, tc)->ll;
     LVal *A = lval(L, op->operands[0]), *B = lval(L, op->operands[1]), *C = lval(L, op->operands[2]);
     const Deferred *da = L->deferred[op->operands[0]->scratch], *db = L->deferred[op->operands[1]->scratch];
@@ -300,12 +303,12 @@ static void dot_mma(Lower *L, Op *op)
                 ldsm_x4(L, da, LLVMBuildAdd(L->b, wa, const_i32(L, ms[i]), ""), const_i32(L, k0 / 8), rstep, cstep,
                         false, r);
                 for (int p = 0; p < 4; p++)
-                    fa[i][p] = as_pair(L, cl->instr, r[p]);
+                    fa[i][p] = as_pair(L, instr, r[p]);
                 continue;
             }
             for (int p = 0; p < 4; p++) {
                 fragment(L, la, A, da, ms[i] + (p & 1) * 8, k0 + (p >> 1) * 8, 1, 2, xs);
-                fa[i][p] = pack_pair(L, cl->instr, xs);
+                fa[i][p] = pack_pair(L, instr, xs);
             }
         }
         for (int i = 0; i < nn; i++) {
@@ -324,22 +327,22 @@ static void dot_mma(Lower *L, Op *op)
                                                     const_i32(L, 3), "");
                     ldsm_x4(L, db, const_i32(L, k0), c0, rstep, cstep, true, r);
                 }
-                fb[i][0] = as_pair(L, cl->instr, r[0]);
-                fb[i][1] = as_pair(L, cl->instr, r[1]);
+                fb[i][0] = as_pair(L, instr, r[0]);
+                fb[i][1] = as_pair(L, instr, r[1]);
                 if (i + 1 < nn) {
-                    fb[i + 1][0] = as_pair(L, cl->instr, r[2]);
-                    fb[i + 1][1] = as_pair(L, cl->instr, r[3]);
+                    fb[i + 1][0] = as_pair(L, instr, r[2]);
+                    fb[i + 1][1] = as_pair(L, instr, r[3]);
                     i++;
                 }
                 continue;
             }
             for (int p = 0; p < 2; p++) {
                 fragment(L, lb, B, db, k0 + p * 8, ns[i], 0, 2, xs);
-                fb[i][p] = pack_pair(L, cl->instr, xs);
+                fb[i][p] = pack_pair(L, instr, xs);
             }
         }
         for (int t = 0; t < ntiles && !L->failed; t++)
-            tgt_mma_sync(L, cl->instr, fa[mi[t]], fb[ni[t]], &acc[t * 4]);
+            tgt_mma_sync(L, instr, fa[mi[t]], fb[ni[t]], &acc[t * 4]);
     }
     if (da || db)
         L->lds_pending = L->lds_static;

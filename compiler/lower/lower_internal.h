@@ -50,6 +50,17 @@ struct Lower {
     Ring **ring_of;       /* by value id: the stage buffers of a shared tile (lower_async.c) */
     int *ring_slot;       /* by value id: its fixed buffer, or -1 (the loop's load) */
     bool has_loop;        /* the kernel has a for or while loop (lower_mem.c: masked loads) */
+    bool wgmma;           /* a dot of the kernel has a wgmma layout: async_wait fences the async proxy */
+    /* a loop body whose wgmma stays in flight into the next iteration (lower_wgmma.c): its ring loads'
+     * copies are held until the dot has waited for the previous iteration's group */
+    bool hold_copies;
+    int nheld, held_base; /* held[held_base .. nheld): this loop's */
+    struct {
+        Op *op;
+        LLVMValueRef buf;
+        bool barrier_first;
+    } held[16];
+    bool *inflight;       /* by value id: a dot result whose wgmma group may still be running */
     bool async_synced;    /* the copies issued so far were waited for (no copy since the last wait) */
     LVal *vals; /* by value id (Value.scratch) */
     int *uses;  /* by value id: number of uses */
@@ -126,6 +137,16 @@ void async_plan(Lower *L, Func *f);       /* allocates the stage buffers, before
 void lower_async_load(Lower *L, Op *op);
 void async_wait(Lower *L, const Value *src); /* before reading a shared tile */
 void async_after_loop(Lower *L, const Op *loop);
+/* Issues the copies held by the current loop (hold_copies); synced: every thread passed a barrier after the buffers'
+ * last readers, so none needs a barrier of its own. */
+void async_release(Lower *L, bool synced);
+/* Byte offset, from a stage buffer's start, of 16-byte chunk `chunk` (i32) of line `line` (i32) of a
+ * buffer of `lines` lines of `pitch` bytes. Lines of up to 128 bytes follow each other; longer ones
+ * are cut into 128-byte columns, each column's lines together (lines x 128 bytes), one column after
+ * the other. Chunks are XOR-swizzled by bits 7.. of that offset (lines of 32, 64 or 128 bytes: 2, 4
+ * or 8 chunks), which is wgmma's 32-, 64- or 128-byte swizzle over a 1024-byte aligned buffer, and
+ * lets ldmatrix's eight rows land in different banks. */
+LLVMValueRef stage_chunk_offset(Lower *L, LLVMValueRef line, LLVMValueRef chunk, int64_t pitch, int64_t lines);
 
 /* ---- per op family ---- */
 void lower_elementwise(Lower *L, Op *op);  /* lower_elem.c: arithmetic, casts, math, consts, shapes */
@@ -148,6 +169,7 @@ typedef struct Deferred {
     bool ldsm;              /* sm_90: read with ldmatrix (16-byte chunks swizzled by row / pp) */
     LLVMValueRef base_v;    /* the region's offset as a value (a cp.async stage buffer), else offset */
     bool kmajor;        /* B stored transposed: k is the fastest dimension */
+    bool stage;         /* a cp.async stage buffer (base_v), lines placed by stage_chunk_offset */
 } Deferred;
 /* Reads `n` consecutive registers starting at r of a deferred operand (n > 1 only when they are
  * consecutive in LDS). */
@@ -163,6 +185,31 @@ void tgt_ldmatrix_x4(Lower *L, LLVMValueRef ptr, bool trans, LLVMValueRef *out);
 void tgt_cp_async(Lower *L, LLVMValueRef dst, LLVMValueRef src, int bytes, LLVMValueRef mask);
 void tgt_cp_async_commit(Lower *L);
 void tgt_cp_async_wait(Lower *L, int n);
+/* sm_90a wgmma. tgt_smem_addr: the 32-bit shared-window address of an LDS byte offset (emu: the
+ * offset). tgt_fence_proxy_async: fence.proxy.async.shared::cta (generic-proxy writes, cp.async's
+ * included, visible to wgmma's reads). tgt_wgmma: one wgmma.mma_async m64nNk16 (n = N) on descriptors
+ * a_desc, b_desc (i64), acc[n/2] updated in place; tgt_wgmma_fence before the first of a dot;
+ * tgt_wgmma_commit after the last (one group). */
+LLVMValueRef tgt_smem_addr(Lower *L, LLVMValueRef byte_offset);
+void tgt_fence_proxy_async(Lower *L);
+void tgt_wgmma_fence(Lower *L);
+void tgt_wgmma(Lower *L, int instr, int n, LLVMValueRef a_desc, LLVMValueRef b_desc, bool trans_b, LLVMValueRef *acc);
+void tgt_wgmma_commit(Lower *L);
+/* wgmma.wait_group `pending`, the accumulators acc[n] passed through it. */
+void tgt_wgmma_wait(Lower *L, LLVMValueRef *acc, int n, int pending);
+/* lower_wgmma.c: a dot whose layout is a wgmma one; false (nothing emitted) when an operand is not in
+ * a stage buffer wgmma can read, and the caller issues mma.sync instead. */
+bool lower_dot_wgmma(Lower *L, Op *op);
+/* Around a loop: wgmma_loop_begin before its body (holds the ring copies when its wgmma will stay in
+ * flight), wgmma_loop_end after the body, wgmma_after_loop after the loop (waits for the groups still
+ * running and passes the accumulators through the wait). */
+typedef struct WgmmaLoop {
+    bool hold;
+    int base;
+} WgmmaLoop; /* the enclosing loop's state, restored at the end of a nested one */
+WgmmaLoop wgmma_loop_begin(Lower *L, const Block *body);
+void wgmma_loop_end(Lower *L, WgmmaLoop outer);
+void wgmma_after_loop(Lower *L, Op *loop);
 /* The first LDS byte free for a transfer (above the regions of deferred operands). */
 int lds_free_offset(Lower *L);
 

@@ -77,7 +77,7 @@ void tgt_entry(Lower *L)
         /* dynamic shared memory: its size is given at launch (the kernel's lds_bytes) */
         L->lds = LLVMAddGlobalInAddressSpace(L->mod, LLVMArrayType2(L->i8, 0), "rk_smem", 3);
         LLVMSetLinkage(L->lds, LLVMExternalLinkage);
-        LLVMSetAlignment(L->lds, 16);
+        LLVMSetAlignment(L->lds, 1024); /* the 128-byte swizzle of wgmma operands repeats every 1024 bytes */
     } else {
         LLVMValueRef f = intrinsic(L, "llvm.amdgcn.workitem.id.x", L->i32, NULL, 0);
         L->tid = noundef_ret(L, LLVMBuildCall2(b, LLVMGlobalGetValueType(f), f, NULL, 0, "tid"));
@@ -510,4 +510,112 @@ LLVMValueRef tgt_math(Lower *L, OpCode code, LLVMValueRef a)
 #undef FMA
 #undef C
     return t == L->f32 ? r : LLVMBuildFPTrunc(L->b, r, t, "");
+}
+
+/* ---- wgmma (sm_90a): inline PTX, as LLVM 22 has no intrinsic for wgmma.mma_async ---- */
+
+static LLVMValueRef inline_asm(Lower *L, LLVMTypeRef ret, LLVMTypeRef *pt, LLVMValueRef *args, int n, const char *text,
+                               const char *constraints)
+{
+    LLVMTypeRef ft = LLVMFunctionType(ret, pt, (unsigned)n, 0);
+    LLVMValueRef f = LLVMGetInlineAsm(ft, text, strlen(text), constraints, strlen(constraints), 1, 0,
+                                      LLVMInlineAsmDialectATT, 0);
+    return LLVMBuildCall2(L->b, ft, f, args, (unsigned)n, "");
+}
+
+LLVMValueRef tgt_smem_addr(Lower *L, LLVMValueRef byte_offset)
+{
+    if (L->emu) /* the emulator's descriptors hold offsets into the workgroup's LDS */
+        return byte_offset;
+    return LLVMBuildTrunc(L->b, LLVMBuildPtrToInt(L->b, tgt_lds_ptr(L, byte_offset), L->i64, ""), L->i32, "");
+}
+
+void tgt_fence_proxy_async(Lower *L)
+{
+    if (!L->emu)
+        inline_asm(L, L->void_t, NULL, NULL, 0, "fence.proxy.async.shared::cta;", "~{memory}");
+}
+
+void tgt_wgmma_fence(Lower *L)
+{
+    if (!L->emu)
+        inline_asm(L, L->void_t, NULL, NULL, 0, "wgmma.fence.sync.aligned;", "~{memory}");
+}
+
+void tgt_wgmma(Lower *L, int instr, int n, LLVMValueRef a_desc, LLVMValueRef b_desc, bool trans_b, LLVMValueRef *acc)
+{
+    int nacc = n / 2;
+    if (L->emu) { /* the emulator's wgmma(lane, op, n, a_desc, b_desc, trans_b, acc[n/2]) */
+        LLVMValueRef pa = LLVMBuildAlloca(L->b, LLVMArrayType2(L->f32, (unsigned)nacc), "");
+        for (int i = 0; i < nacc; i++)
+            LLVMBuildStore(L->b, acc[i], LLVMBuildGEP2(L->b, L->f32, pa, (LLVMValueRef[]){const_i32(L, i)}, 1, ""));
+        LLVMTypeRef pt[6] = {L->i32, L->i32, L->i64, L->i64, L->i32, L->ptr0};
+        LLVMValueRef args[6] = {const_i32(L, instr), const_i32(L, n), a_desc, b_desc, const_i32(L, trans_b), pa};
+        emu_call(L, offsetof(EmuFns, wgmma), L->void_t, pt, args, 6);
+        for (int i = 0; i < nacc; i++)
+            acc[i] = LLVMBuildLoad2(L->b, L->f32,
+                                    LLVMBuildGEP2(L->b, L->f32, pa, (LLVMValueRef[]){const_i32(L, i)}, 1, ""), "");
+        return;
+    }
+    /* {$0 .. $(nacc-1)}: the accumulators (outputs tied to inputs nacc .. 2 nacc - 1); then the
+     * descriptors; scale-d 1 (accumulate), scale-a/b 1, A K-major, B as trans_b says */
+    size_t cap = (size_t)nacc * 24 + 256;
+    char *text = arena_alloc(L->a, cap), *cons = arena_alloc(L->a, cap);
+    int t = snprintf(text, cap, "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {",
+                     n, instr == NV_WGMMA_F16 ? "f16" : "bf16", instr == NV_WGMMA_F16 ? "f16" : "bf16");
+    int c = 0;
+    for (int i = 0; i < nacc; i++) {
+        t += snprintf(text + t, cap - (size_t)t, "%s$%d", i ? "," : "", i);
+        c += snprintf(cons + c, cap - (size_t)c, "%s=f", i ? "," : "");
+    }
+    for (int i = 0; i < nacc; i++)
+        c += snprintf(cons + c, cap - (size_t)c, ",%d", i);
+    snprintf(cons + c, cap - (size_t)c, ",l,l");
+    snprintf(text + t, cap - (size_t)t, "}, $%d, $%d, p, 1, 1, 0, %d;\n}", 2 * nacc, 2 * nacc + 1, trans_b ? 1 : 0);
+    LLVMTypeRef *fields = ARENA_ARRAY(L->a, LLVMTypeRef, nacc);
+    LLVMTypeRef *pt = ARENA_ARRAY(L->a, LLVMTypeRef, nacc + 2);
+    LLVMValueRef *args = ARENA_ARRAY(L->a, LLVMValueRef, nacc + 2);
+    for (int i = 0; i < nacc; i++) {
+        fields[i] = L->f32;
+        pt[i] = L->f32;
+        args[i] = acc[i];
+    }
+    pt[nacc] = pt[nacc + 1] = L->i64;
+    args[nacc] = a_desc;
+    args[nacc + 1] = b_desc;
+    LLVMValueRef r = inline_asm(L, LLVMStructTypeInContext(L->ctx, fields, (unsigned)nacc, 0), pt, args, nacc + 2,
+                                text, cons);
+    for (int i = 0; i < nacc; i++)
+        acc[i] = LLVMBuildExtractValue(L->b, r, (unsigned)i, "");
+}
+
+void tgt_wgmma_commit(Lower *L)
+{
+    if (!L->emu)
+        inline_asm(L, L->void_t, NULL, NULL, 0, "wgmma.commit_group.sync.aligned;", "~{memory}");
+}
+
+void tgt_wgmma_wait(Lower *L, LLVMValueRef *acc, int n, int pending)
+{
+    if (L->emu)
+        return;
+    /* the accumulators pass through the wait: nothing reads them before it (register moves included) */
+    size_t cap = (size_t)n * 8 + 64;
+    char *cons = arena_alloc(L->a, cap), text[64];
+    int c = 0;
+    for (int i = 0; i < n; i++)
+        c += snprintf(cons + c, cap - (size_t)c, "%s=f", i ? "," : "");
+    for (int i = 0; i < n; i++)
+        c += snprintf(cons + c, cap - (size_t)c, ",%d", i);
+    snprintf(cons + c, cap - (size_t)c, "%s~{memory}", n ? "," : "");
+    snprintf(text, sizeof text, "wgmma.wait_group.sync.aligned %d;", pending);
+    LLVMTypeRef *fields = ARENA_ARRAY(L->a, LLVMTypeRef, n + 1);
+    for (int i = 0; i < n; i++)
+        fields[i] = L->f32;
+    LLVMTypeRef rt = n > 1 ? LLVMStructTypeInContext(L->ctx, fields, (unsigned)n, 0) : n ? L->f32 : L->void_t;
+    LLVMValueRef r = inline_asm(L, rt, fields, acc, n, text, cons);
+    if (n == 1)
+        acc[0] = r;
+    for (int i = 0; n > 1 && i < n; i++)
+        acc[i] = LLVMBuildExtractValue(L->b, r, (unsigned)i, "");
 }

@@ -350,7 +350,48 @@ static void split_waves(int nw, int64_t M, int64_t N, int im, int in, int *wpc)
 
 static bool chained_dot(const Op *dot);
 
-/* sm_90: mma.sync m16n8k16 for 16-bit floats with f32 accumulators. */
+/* A line of a 16-bit tile in shared memory that wgmma reads through a descriptor: 32 or 64 bytes (the
+ * 32- and 64-byte swizzles), or 128-byte columns (the 128-byte swizzle). */
+static bool wgmma_line(int64_t elems)
+{
+    int64_t bytes = elems * 2;
+    return bytes == 32 || bytes == 64 || (bytes >= 128 && bytes % 128 == 0);
+}
+
+/* Is v a tile loaded from global memory in this iteration or carried to it by software pipelining (the
+ * loads the cp.async rings hold in shared memory)? */
+static bool loaded_tile(const Value *v)
+{
+    for (int depth = 0; depth < 16; depth++) {
+        if (v->def)
+            return v->def->code == OP_LOAD;
+        const Block *b = v->owner;
+        const Op *loop = b ? b->parent : NULL;
+        if (!loop || loop->code != OP_FOR || v->index < 1 || !b->last || b->last->code != OP_YIELD ||
+            v->index - 1 >= b->last->nopnds)
+            return false;
+        const Value *next = b->last->operands[v->index - 1];
+        if (!next->def && next->owner != b)
+            return false;
+        v = next;
+    }
+    return false;
+}
+
+/* sm_90a's wgmma: 64 rows per warpgroup of four warps (warps stacked along M), both operands read from
+ * the shared-memory stage buffers of software pipelining (num_stages >= 2), lines the descriptors'
+ * swizzles describe. A chained dot (attention) keeps mma.sync: its A operand is in registers. */
+static bool wgmma_fits(const Func *f, const Op *dot, int64_t M, int64_t N, int64_t K)
+{
+    int nw = f->opts.num_warps;
+    if (nw % 4 || M % (16 * nw) || K % 16 || N % 16 || f->opts.num_stages < 2)
+        return false;
+    if (!wgmma_line(K) || !wgmma_line(N) || (N > 256 && N % 256))
+        return false;
+    return !chained_dot(dot) && loaded_tile(dot->operands[0]) && loaded_tile(dot->operands[1]);
+}
+
+/* sm_90: wgmma where it fits, else mma.sync m16n8k16, for 16-bit floats with f32 accumulators. */
 static DotChoice choose_mma(const Func *f, const Op *dot)
 {
     DotChoice d;
@@ -366,6 +407,12 @@ static DotChoice choose_mma(const Func *f, const Op *dot)
     d.im = 16, d.in = 8, d.ik = 16;
     d.k_width = 2;
     int nw = f->opts.num_warps;
+    if (wgmma_fits(f, dot, M, N, K)) {
+        d.instr = ek == SK_F16 ? NV_WGMMA_F16 : NV_WGMMA_BF16;
+        d.wpc[0] = nw;
+        d.wpc[1] = 1;
+        return d;
+    }
     if (M / 16 >= nw && chained_dot(dot)) { /* the head's C fragments are the tail's A fragments */
         d.wpc[0] = nw;
         d.wpc[1] = 1;

@@ -95,6 +95,12 @@ typedef struct EmuFns {
     /* cp.async.wait_group n: completes this lane's groups but the n most recent (wait_all: n = 0 after
      * a commit). */
     void (*cp_async_wait)(EmuLane *l, int32_t n);
+    /* wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16} (op: NvMmaOp's wgmma ops, 2 or 3), n its N,
+     * a_desc and b_desc the shared-memory descriptors, trans_b its imm-trans-b (B MN-major); acc[n/2]
+     * this lane's accumulators, updated in place. Executed at issue (the emulator does not model the
+     * instruction running on after wgmma.commit_group); every element read is checked against the
+     * workgroup's LDS. */
+    void (*wgmma)(EmuLane *l, int32_t op, int32_t n, uint64_t a_desc, uint64_t b_desc, int32_t trans_b, float *acc);
 } EmuFns;
 
 struct EmuLane {

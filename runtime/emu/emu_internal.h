@@ -204,6 +204,7 @@ void emu_op_ldmatrix(EmuLane *l, const void *addr, int32_t trans, uint32_t *out)
 void emu_op_cp_async(EmuLane *l, void *dst, const void *src, int32_t bytes, int32_t src_bytes, const char *site);
 void emu_op_cp_async_commit(EmuLane *l);
 void emu_op_cp_async_wait(EmuLane *l, int32_t n);
+void emu_op_wgmma(EmuLane *l, int32_t op, int32_t n, uint64_t a_desc, uint64_t b_desc, int32_t trans_b, float *acc);
 
 /* DPP's source lane for lane n under dpp_ctrl: 0..63, -1 when out of range (bound_ctrl decides),
  * -2 when dpp_ctrl is not a CDNA3 control. */

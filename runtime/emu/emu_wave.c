@@ -410,6 +410,43 @@ void emu_op_mma_sync(EmuLane *el, int32_t op, const uint32_t *a, const uint32_t 
     op_wait(l, wv);
 }
 
+/* One 16-bit operand element of a wgmma, read from this workgroup's LDS through its descriptor. */
+static float wgmma_elem(Lane *l, int op, uint64_t desc, int mn_major, int mn, int k, const char *which)
+{
+    int64_t a = emu_wgmma_addr(desc, mn_major, mn, k);
+    const EmuLane *el = &l->abi;
+    if (a < 0)
+        emu_lane_fail(l, EMU_ERR_INVALID, "wgmma %s descriptor 0x%016llx has no swizzle mode", which,
+                      (unsigned long long)desc);
+    if (a + 2 > (int64_t)el->lds_size)
+        emu_lane_fail(l, EMU_ERR_ACCESS, "wgmma reads %s element (%d, %d) at LDS offset %lld, LDS is %u bytes", which,
+                      mn, k, (long long)a, el->lds_size);
+    const uint8_t *p = (const uint8_t *)el->lds + a;
+    return emu_mma_elem_value((EmuMmaOp)op, (uint32_t)p[0] | (uint32_t)p[1] << 8);
+}
+
+void emu_op_wgmma(EmuLane *el, int32_t op, int32_t n, uint64_t a_desc, uint64_t b_desc, int32_t trans_b, float *acc)
+{
+    Lane *l = (Lane *)el;
+    if (op != 2 && op != 3)
+        emu_lane_fail(l, EMU_ERR_INVALID, "wgmma op %d is not a wgmma NvMmaOp", op);
+    if (n < 8 || n > 256 || n % 8)
+        emu_lane_fail(l, EMU_ERR_INVALID, "wgmma with N = %d (8 to 256, a multiple of 8)", n);
+    if (l->wave->size != EMU_NV_WARP || el->block % 128)
+        emu_lane_fail(l, EMU_ERR_INVALID, "wgmma in a block of %u threads in waves of %d (warpgroups of 4 warps of 32)",
+                      el->block, l->wave->size);
+    EmuMmaOp eop = op == 2 ? EMU_MMA_F16 : EMU_MMA_BF16;
+    int t = (int)(el->lane % 128);
+    for (int i = 0; i < n / 2; i++) {
+        int row, col;
+        emu_wgmma_d_coord(t, i, &row, &col);
+        float sum = acc[i];
+        for (int k = 0; k < 16; k++)
+            sum += wgmma_elem(l, eop, a_desc, 0, row, k, "A") * wgmma_elem(l, eop, b_desc, trans_b != 0, col, k, "B");
+        acc[i] = sum;
+    }
+}
+
 void emu_op_ldmatrix(EmuLane *el, const void *addr, int32_t trans, uint32_t *out)
 {
     Lane *l = (Lane *)el;

@@ -83,6 +83,33 @@ void emu_mma_m16n8k16(EmuMmaOp op, const uint32_t *a, const uint32_t *b, const f
         }
 }
 
+float emu_mma_elem_value(EmuMmaOp op, uint32_t bits)
+{
+    return op == EMU_MMA_BF16 ? bf16_value(bits & 0xffff) : f16_value(bits & 0xffff);
+}
+
+void emu_wgmma_d_coord(int t, int i, int *row, int *col)
+{
+    *row = 16 * (t / 32) + (t % 32) / 4 + 8 * ((i / 2) % 2);
+    *col = 8 * (i / 4) + 2 * (t % 4) + i % 2;
+}
+
+int64_t emu_wgmma_addr(uint64_t desc, int mn_major, int mn, int k)
+{
+    int64_t start = (int64_t)(desc & 0x3fff) << 4, lbo = (int64_t)(desc >> 16 & 0x3fff) << 4,
+            sbo = (int64_t)(desc >> 32 & 0x3fff) << 4;
+    int mode = (int)(desc >> 62), S = mode == 1 ? 128 : mode == 2 ? 64 : mode == 3 ? 32 : 0;
+    if (!S)
+        return -1;
+    int64_t off;
+    if (!mn_major)
+        off = start + (int64_t)(mn / 8) * sbo + (int64_t)(mn % 8) * S + (int64_t)k * 2;
+    else
+        off = start + (int64_t)(mn / (S / 2)) * lbo + (int64_t)(mn % (S / 2)) * 2 + (int64_t)(k / 8) * sbo +
+              (int64_t)(k % 8) * S;
+    return off ^ (((off >> 7) & (S / 16 - 1)) << 4);
+}
+
 static uint32_t row_elem(const uint8_t *row, int col)
 {
     return (uint32_t)row[2 * col] | (uint32_t)row[2 * col + 1] << 8;

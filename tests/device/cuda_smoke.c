@@ -5,8 +5,10 @@
  *     cuda_smoke --load DIR                run the prebuilt cases of DIR (a runtime-only build: no LLVM)
  *
  * The cases: vector add (f32, 128-bit accesses and a masked tail), a row softmax and a layer norm
- * (reductions across a workgroup), and bf16 matmuls M = N = K = 256 with examples/matmul.tile's
- * default tiles and with tiles whose shared memory is above the 48 KiB a launch gets by default. Each
+ * (reductions across a workgroup), and bf16 matmuls 200 x 248 x 200 (partial tiles everywhere) with
+ * examples/matmul.tile's default tiles, with tiles whose shared memory is above the 48 KiB a launch
+ * gets by default, and with tiles that give wgmma every shared-memory line (32, 64, 128 and 256 bytes)
+ * and a 256-wide instruction. Each
  * result is compared with a float64 host reference (vector add: bit-exact with the host's f32 sum).
  * Then a module that does not compile must fail with the driver's JIT log in rk_error.
  *
@@ -42,6 +44,13 @@ static const Case cases[] = {
      {{"T", "bf16"}, {"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"BLOCK_K", "64"}, {"num_warps", "4"}}},
     {"matmul_big", "examples/matmul.tile", "matmul",
      {{"T", "bf16"}, {"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"BLOCK_K", "128"}, {"num_warps", "8"}}},
+    /* wgmma's other shared-memory lines (64 and 32 bytes, both operands) and a 256-wide instruction */
+    {"matmul_k32", "examples/matmul.tile", "matmul",
+     {{"T", "bf16"}, {"BLOCK_M", "64"}, {"BLOCK_N", "32"}, {"BLOCK_K", "32"}, {"num_warps", "4"}, {"num_stages", "3"}}},
+    {"matmul_k16", "examples/matmul.tile", "matmul",
+     {{"T", "bf16"}, {"BLOCK_M", "128"}, {"BLOCK_N", "16"}, {"BLOCK_K", "16"}, {"num_warps", "8"}, {"num_stages", "2"}}},
+    {"matmul_n256", "examples/matmul.tile", "matmul",
+     {{"T", "bf16"}, {"BLOCK_M", "128"}, {"BLOCK_N", "256"}, {"BLOCK_K", "64"}, {"num_warps", "8"}, {"num_stages", "3"}}},
 };
 
 typedef struct Smoke {
@@ -246,7 +255,7 @@ static void run_rows(Smoke *s, const Case *c, rk_kernel *k, bool layernorm)
 
 static void run_matmul(Smoke *s, const Case *c, rk_kernel *k)
 {
-    const int M = 256, N = 256, K = 256;
+    const int M = 200, N = 248, K = 200; /* partial tiles along M, N and K (N, K multiples of 8) */
     long bm = def_int(c, "BLOCK_M"), bn = def_int(c, "BLOCK_N");
     uint16_t *a = malloc((size_t)M * K * 2), *b = malloc((size_t)K * N * 2), *cm = malloc((size_t)M * N * 2);
     double *da = malloc((size_t)M * K * sizeof(double)), *db = malloc((size_t)K * N * sizeof(double));

@@ -40,6 +40,10 @@ static void setup_dot(Run *r)
             N = bn * (int)rng_range(R, 1, 2);
             K = bk * (int)rng_range(R, 1, 3);
         }
+        if (c->p[6]) { /* matmul_aligned: N and K multiples of 8 */
+            N = (N + 7) / 8 * 8;
+            K = (K + 7) / 8 * 8;
+        }
         in_buf(r, "a", t, (size_t)(M * K), dot_gen(t));
         in_buf(r, "b", t, (size_t)(K * N), dot_gen(t));
         HBuf *o = c->p[5] ? in_buf(r, "c", u, (size_t)(M * N), t == RK_I8 ? UNI(-1000, 1000) : UNI(-4, 4))
@@ -431,6 +435,28 @@ void gen_dot(void)
             c->dt[0] = t;
             case_define(c, "T=%s R=f32 BM=%d BN=%d BK=%d ACC=%s num_warps=%d num_stages=%d", tname(t), q[0], q[1], q[2],
                         s % 2 ? "true" : "false", q[3], stages);
+        }
+        /* matmul_aligned: N and K multiples of 8, so the pipelined loads go through cp.async and, on
+         * sm_90, the dot is a wgmma reading shared memory: every swizzle (lines of 32, 64, 128 and
+         * 256 bytes), 1 and 2 warpgroups, 1 to 4 instruction tiles, N up to 256 */
+        static const int wg[][5] = {{64, 64, 32, 4, 2},   {128, 128, 64, 4, 3}, {64, 32, 16, 4, 2},
+                                    {128, 16, 64, 8, 3},  {128, 256, 32, 8, 2}, {256, 64, 128, 4, 2},
+                                    {64, 128, 32, 4, 1}};
+        for (int s = 0; s < 7 && (t == RK_F16 || t == RK_BF16); s++) {
+            const int *q = wg[s];
+            bool acc = s % 2 == 1;
+            Case *c = add_case("dot.tile", "matmul_aligned", setup_dot, check_dot,
+                               "dot/matmul/%s/aligned/%dx%dx%d/w%d/s%d%s", tname(t), q[0], q[1], q[2], q[3], q[4],
+                               acc ? "/acc" : "");
+            c->p[0] = D_MATMUL;
+            c->p[1] = q[0];
+            c->p[2] = q[1];
+            c->p[3] = q[2];
+            c->p[5] = acc;
+            c->p[6] = 1;
+            c->dt[0] = t;
+            case_define(c, "T=%s R=f32 BM=%d BN=%d BK=%d ACC=%s num_warps=%d num_stages=%d", tname(t), q[0], q[1], q[2],
+                        acc ? "true" : "false", q[3], q[4]);
         }
         static const int mu[][3] = {{32, 32, 4}, {64, 16, 8}, {16, 64, 1}};
         for (int s = 0; s < 3 && t != RK_F64 && t != RK_I8; s++) {

@@ -13,6 +13,7 @@
 
 #include "compiler/layout/layout.h"
 #include "runtime/emu/mfma_ref.h"
+#include "runtime/emu/mma_ref.h"
 
 static int failures;
 
@@ -177,6 +178,32 @@ static void check_cover(LayoutTab *t, const Layout *l, int rank, const int64_t *
  *   A (16x16):   a_i at row groupID + 8*(i%4 >= 2), column (k) 2*tig + i%2 + 8*(i >= 4)
  *   B (16x8):    b_i at row (k) 2*tig + i%2 + 8*(i >= 2), column groupID
  * One warp, one instruction tile: register i of the layout must be fragment element i. */
+/* The wgmma accumulator layout over one warpgroup: registers 0 .. N/2-1 of thread t are, in order, the
+ * m64nNk16 D fragment's elements (the emulator's reference, written from the PTX ISA). */
+static void check_wgmma(LayoutTab *t)
+{
+    int wpc[2] = {4, 1};
+    const Layout *acc = lay_mma(t, NV_WGMMA_BF16, wpc);
+    for (int64_t n = 16; n <= 256; n *= 4) {
+        int64_t shape[2] = {64, n};
+        LinLayout ll;
+        bool ok = lay_linear(acc, 2, shape, 32, 4, &ll);
+        CHECK(ok && lin_nregs(&ll) == n / 2, "wgmma n%lld: no linear layout or %d registers", (long long)n,
+              ok ? lin_nregs(&ll) : -1);
+        int bad = 0;
+        for (int th = 0; ok && th < 128; th++)
+            for (int i = 0; i < n / 2; i++) {
+                int row, col;
+                emu_wgmma_d_coord(th, i, &row, &col);
+                int64_t c[2];
+                coords(&ll, i, th % 32, th / 32, c);
+                if ((c[0] != row || c[1] != col) && bad++ < 3)
+                    CHECK(0, "wgmma n%lld thread %d reg %d: layout has [%lld][%lld], PTX [%d][%d]", (long long)n, th, i,
+                          (long long)c[0], (long long)c[1], row, col);
+            }
+    }
+}
+
 static void check_nv_mma(LayoutTab *t, NvMmaOp op)
 {
     int one[2] = {1, 1};
@@ -280,6 +307,7 @@ int main(void)
 
     check_nv_mma(&t, NV_MMA_F16);
     check_nv_mma(&t, NV_MMA_BF16);
+    check_wgmma(&t);
 
     /* text round trip */
     const Layout *ls[] = {lay_dot_op(&t, 0, lay_mma(&t, NV_MMA_BF16, wpc22), 2), c2, lay_slice(&t, c2, 1), m16, lay_dot_op(&t, 1, m32, 8), mt,

@@ -7,7 +7,10 @@
 /cp\.async\.commit_group/ { commit++ }
 /ldmatrix/ { ldsm++ }
 /mma\.sync/ { mma++ }
+/wgmma\.mma_async/ { wgmma++ }
+/fence\.proxy\.async/ { fence++ }
 END {
     printf "st.shared %d\nld.shared %d\nbar.sync %d\ncp.async.wait_group %d\n", st, ld, bar, wait
     printf "cp.async.commit_group %d\nldmatrix %d\nmma.sync %d\n", commit, ldsm, mma
+    printf "wgmma.mma_async %d\nfence.proxy.async %d\n", wgmma, fence
 }

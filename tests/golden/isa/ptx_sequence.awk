@@ -10,6 +10,11 @@
     else if ($0 ~ /bar\.sync/) k = "bar.sync"
     else if ($0 ~ /ldmatrix/) k = "ldmatrix"
     else if ($0 ~ /mma\.sync/) k = "mma.sync"
+    else if ($0 ~ /fence\.proxy\.async/) k = "fence.proxy.async"
+    else if ($0 ~ /wgmma\.fence/) k = "wgmma.fence"
+    else if ($0 ~ /wgmma\.mma_async/) k = $1
+    else if ($0 ~ /wgmma\.commit_group/) k = "wgmma.commit_group"
+    else if ($0 ~ /wgmma\.wait_group/) k = "wgmma.wait_group " $2
     else if ($0 ~ /[ \t]bra(\.uni)?[ \t]/) k = "bra"
     if (k != "" && k != last) { print k; last = k }
 }
