@@ -122,6 +122,9 @@ static void plan_block(Lower *L, Block *b)
         for (int r = 0; r < op->nregions; r++)
             plan_block(L, op->regions[r]);
     }
+    for (Op *op = b->first; op; op = op->next)
+        if (op->code == OP_LOAD && is_shared(op->results[0].type))
+            L->shared_loads++;
     /* shared tiles outside rings: a buffer each */
     for (Op *op = b->first; op; op = op->next)
         if (op->code == OP_LOAD && is_shared(op->results[0].type) && !L->ring_of[op->results[0].scratch]) {
@@ -135,7 +138,7 @@ void async_plan(Lower *L, Func *f)
 {
     plan_block(L, f->body);
     L->lds_static = (L->lds_static + 15) / 16 * 16;
-    L->lds_pending = L->lds_static;
+    L->lds_pending = L->lds_floor = L->lds_static;
     if (L->lds_static > L->lds_bytes)
         L->lds_bytes = L->lds_static;
     if (L->lds_static > L->lds_limit)
@@ -225,6 +228,7 @@ void lower_async_load(Lower *L, Op *op)
         lower_error(L, "internal error: a shared tile without a buffer");
         return;
     }
+    L->shared_loads--;
     /* the buffer: fixed for the prologue's loads, the one before the front's for the loop's */
     LLVMValueRef buf;
     int slot = L->ring_slot[op->results[0].scratch];
@@ -280,12 +284,30 @@ void async_wait(Lower *L, const Value *src)
     L->async_synced = true;
 }
 
+/* Whether op is inside a loop (its stage buffers' copies then run again after it). */
+static bool in_loop(const Op *op)
+{
+    for (const Block *b = op->parent; b && b->parent; b = b->parent->parent)
+        if (b->parent->code == OP_FOR || b->parent->code == OP_WHILE)
+            return true;
+    return false;
+}
+
 void async_after_loop(Lower *L, const Op *loop)
 {
     Block *body = op_block((Op *)loop, 0);
     for (int i = 1; i < body->nargs; i++)
         if (is_shared(body->args[i].type)) {
             tgt_cp_async_wait(L, -1);
+            /* The last stage buffers of the kernel are dead: their region is free for what follows
+             * (an epilogue's transfer), every writer of which waits at a barrier first, after every
+             * thread's wait_all above; unless the loop is in another one, whose next iteration
+             * copies into them again. */
+            if (L->shared_loads == 0 && L->lds_floor && !in_loop(loop)) {
+                if (L->lds_pending == L->lds_floor)
+                    L->lds_pending = 0;
+                L->lds_floor = 0;
+            }
             return;
         }
 }

@@ -355,7 +355,7 @@ static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, cons
     int base = (L->lds_pending + 15) / 16 * 16;
     if (base + need > L->lds_limit)
         return NULL;
-    if (L->lds_pending == L->lds_static)
+    if (L->lds_pending == L->lds_floor)
         tgt_barrier(L);
     Deferred *d = ARENA_NEW(L->a, Deferred);
     d->to = to;

@@ -46,7 +46,9 @@ struct Lower {
     /* LDS: one scratch array; lds_bytes grows to the largest need */
     LLVMValueRef lds;
     int lds_bytes, lds_limit;
-    int lds_static;       /* bytes at the bottom reserved for the whole kernel (cp.async stage buffers) */
+    int lds_static;       /* bytes at the bottom reserved for the stage buffers (cp.async) */
+    int lds_floor;        /* where free LDS starts: lds_static, or 0 once no stage buffer is used again */
+    int shared_loads;     /* loads into stage buffers not lowered yet */
     Ring **ring_of;       /* by value id: the stage buffers of a shared tile (lower_async.c) */
     int *ring_slot;       /* by value id: its fixed buffer, or -1 (the loop's load) */
     bool has_loop;        /* the kernel has a for or while loop (lower_mem.c: masked loads) */

@@ -380,7 +380,9 @@ static bool loaded_tile(const Value *v)
 
 /* sm_90a's wgmma: 64 rows per warpgroup of four warps (warps stacked along M), both operands read from
  * the shared-memory stage buffers of software pipelining (num_stages >= 2), lines the descriptors'
- * swizzles describe. A chained dot (attention) keeps mma.sync: its A operand is in registers. */
+ * swizzles describe. Attention's first dot (Q and Kᵀ loaded) qualifies; its second, whose A operand
+ * is the first's result in registers, keeps mma.sync on the same layout (warps stacked along M, as
+ * chained dots want anyway). */
 static bool wgmma_fits(const Func *f, const Op *dot, int64_t M, int64_t N, int64_t K)
 {
     int nw = f->opts.num_warps;
@@ -388,7 +390,7 @@ static bool wgmma_fits(const Func *f, const Op *dot, int64_t M, int64_t N, int64
         return false;
     if (!wgmma_line(K) || !wgmma_line(N) || (N > 256 && N % 256))
         return false;
-    return !chained_dot(dot) && loaded_tile(dot->operands[0]) && loaded_tile(dot->operands[1]);
+    return loaded_tile(dot->operands[0]) && loaded_tile(dot->operands[1]);
 }
 
 /* sm_90: wgmma where it fits, else mma.sync m16n8k16, for 16-bit floats with f32 accumulators. */
@@ -1076,6 +1078,38 @@ static int lane_run(Ctx *c, const Layout *l, const Type *t)
     return 1 << k;
 }
 
+static bool block_has_async_load(Ctx *c, const Block *b)
+{
+    for (const Op *op = b->first; op; op = op->next) {
+        if (async_load(c, op))
+            return true;
+        for (int r = 0; r < op->nregions; r++)
+            if (block_has_async_load(c, op->regions[r]))
+                return true;
+    }
+    return false;
+}
+
+/* Is a stage buffer (an asynchronously loaded tile) in use at op: loaded after it, or in a loop
+ * around it? */
+static bool async_live_at(Ctx *c, const Op *op)
+{
+    for (const Op *o = op; o;) {
+        for (const Op *n = o->next; n; n = n->next) {
+            if (async_load(c, n))
+                return true;
+            for (int r = 0; r < n->nregions; r++)
+                if (block_has_async_load(c, n->regions[r]))
+                    return true;
+        }
+        const Op *owner = o->parent ? o->parent->parent : NULL;
+        if (owner && (owner->code == OP_FOR || owner->code == OP_WHILE) && block_has_async_load(c, o->parent))
+            return true;
+        o = owner;
+    }
+    return false;
+}
+
 /* A store of a value computed in an accumulator layout (directly or through elementwise ops) writes
  * from that layout when the pointers allow a lane's run of consecutive columns as one access:
  * no trip through LDS, no LDS to reserve. */
@@ -1091,6 +1125,15 @@ static const Layout *store_in_place(Ctx *c, const Op *st)
     int run = lane_run(c, v, pt);
     int bytes = ty_bits(ty_elem(pt)->pointee) / 8;
     if (dim != pt->rank - 1 || run < 2 || vec < run || run * bytes > 16)
+        return NULL;
+    /* NVIDIA's accumulator gives a lane 2 consecutive columns (4 or 8 bytes) per row: for a wgmma
+     * tile (64 to 128 accumulators a thread), when the pointers allow 16 bytes, the tile goes through
+     * shared memory to 16-byte stores instead (a quarter of the store instructions, whole 32-byte
+     * sectors: +8% for a 4096^3 bf16 matmul on the H200), if it fits there alone and no stage buffer
+     * is live (the lowering reuses their region once the last is dead). mma.sync tiles (attention's)
+     * store in place: there the transfer's registers made ptxas spill. */
+    if (v->kind == LAY_MMA && nv_is_wgmma(v->instr) && run * bytes < 16 && vec * bytes >= 16 &&
+        ty_numel(pt) * bytes <= 64 * 1024 && !async_live_at(c, st))
         return NULL;
     return v;
 }
