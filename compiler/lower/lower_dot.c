@@ -217,6 +217,15 @@ static LLVMValueRef pack_pair(Lower *L, int instr, LLVMValueRef *xs)
     return instr == NV_MMA_BF16 ? LLVMBuildBitCast(L->b, v, L->i32, "") : v;
 }
 
+void mma_a_fragment(Lower *L, const LinLayout *la, const LVal *A, int instr, int64_t m0, int64_t k0, LLVMValueRef *out)
+{
+    LLVMValueRef xs[2];
+    for (int p = 0; p < 4; p++) {
+        fragment(L, la, A, NULL, m0 + (p & 1) * 8, k0 + (p >> 1) * 8, 1, 2, xs);
+        out[p] = pack_pair(L, nv_mma_sync_op(instr), xs);
+    }
+}
+
 /* The wave's part of coordinate `dim` of a layout (separable: a sum of the set wave bits' bases). */
 static LLVMValueRef warp_part(Lower *L, const LinLayout *ll, int dim)
 {

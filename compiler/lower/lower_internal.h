@@ -199,6 +199,12 @@ void tgt_wgmma(Lower *L, int instr, int n, LLVMValueRef a_desc, LLVMValueRef b_d
 void tgt_wgmma_commit(Lower *L);
 /* wgmma.wait_group `pending`, the accumulators acc[n] passed through it. */
 void tgt_wgmma_wait(Lower *L, LLVMValueRef *acc, int n, int pending);
+/* lower_dot.c: this lane's mma.sync A fragment (4 pairs: rows +0/+8, k +0/+8) at register-part
+ * origin (m0, k0) of an A operand held in registers (dot_op k_width 2). */
+void mma_a_fragment(Lower *L, const LinLayout *la, const LVal *A, int instr, int64_t m0, int64_t k0, LLVMValueRef *out);
+/* tgt_wgmma with A from registers (a[4]: this thread's fragment, mma.sync's A fragment of its warp's
+ * 16 rows) instead of a descriptor. */
+void tgt_wgmma_rs(Lower *L, int instr, int n, LLVMValueRef *a, LLVMValueRef b_desc, bool trans_b, LLVMValueRef *acc);
 /* lower_wgmma.c: a dot whose layout is a wgmma one; false (nothing emitted) when an operand is not in
  * a stage buffer wgmma can read, and the caller issues mma.sync instead. */
 bool lower_dot_wgmma(Lower *L, Op *op);

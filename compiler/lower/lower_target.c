@@ -589,6 +589,61 @@ void tgt_wgmma(Lower *L, int instr, int n, LLVMValueRef a_desc, LLVMValueRef b_d
         acc[i] = LLVMBuildExtractValue(L->b, r, (unsigned)i, "");
 }
 
+void tgt_wgmma_rs(Lower *L, int instr, int n, LLVMValueRef *a, LLVMValueRef b_desc, bool trans_b, LLVMValueRef *acc)
+{
+    int nacc = n / 2;
+    LLVMValueRef w[4];
+    for (int i = 0; i < 4; i++)
+        w[i] = LLVMBuildBitCast(L->b, a[i], L->i32, "");
+    if (L->emu) { /* the emulator's wgmma_rs(lane, op, n, a[4], b_desc, trans_b, acc[n/2]): a warp operation */
+        LLVMValueRef pa = LLVMBuildAlloca(L->b, LLVMArrayType2(L->i32, 4), "");
+        LLVMValueRef pc = LLVMBuildAlloca(L->b, LLVMArrayType2(L->f32, (unsigned)nacc), "");
+        for (int i = 0; i < 4; i++)
+            LLVMBuildStore(L->b, w[i], LLVMBuildGEP2(L->b, L->i32, pa, (LLVMValueRef[]){const_i32(L, i)}, 1, ""));
+        for (int i = 0; i < nacc; i++)
+            LLVMBuildStore(L->b, acc[i], LLVMBuildGEP2(L->b, L->f32, pc, (LLVMValueRef[]){const_i32(L, i)}, 1, ""));
+        LLVMTypeRef pt[6] = {L->i32, L->i32, L->ptr0, L->i64, L->i32, L->ptr0};
+        LLVMValueRef args[6] = {const_i32(L, instr), const_i32(L, n), pa, b_desc, const_i32(L, trans_b), pc};
+        emu_call(L, offsetof(EmuFns, wgmma_rs), L->void_t, pt, args, 6);
+        for (int i = 0; i < nacc; i++)
+            acc[i] = LLVMBuildLoad2(L->b, L->f32,
+                                    LLVMBuildGEP2(L->b, L->f32, pc, (LLVMValueRef[]){const_i32(L, i)}, 1, ""), "");
+        return;
+    }
+    size_t cap = (size_t)nacc * 24 + 256;
+    char *text = arena_alloc(L->a, cap), *cons = arena_alloc(L->a, cap);
+    const char *ty = instr == NV_WGMMA_F16 ? "f16" : "bf16";
+    int t = snprintf(text, cap, "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {",
+                     n, ty, ty);
+    int c = 0;
+    for (int i = 0; i < nacc; i++) {
+        t += snprintf(text + t, cap - (size_t)t, "%s$%d", i ? "," : "", i);
+        c += snprintf(cons + c, cap - (size_t)c, "%s=f", i ? "," : "");
+    }
+    for (int i = 0; i < nacc; i++)
+        c += snprintf(cons + c, cap - (size_t)c, ",%d", i);
+    snprintf(cons + c, cap - (size_t)c, ",r,r,r,r,l");
+    snprintf(text + t, cap - (size_t)t, "}, {$%d,$%d,$%d,$%d}, $%d, p, 1, 1, %d;\n}", 2 * nacc, 2 * nacc + 1,
+             2 * nacc + 2, 2 * nacc + 3, 2 * nacc + 4, trans_b ? 1 : 0);
+    LLVMTypeRef *fields = ARENA_ARRAY(L->a, LLVMTypeRef, nacc);
+    LLVMTypeRef *pt = ARENA_ARRAY(L->a, LLVMTypeRef, nacc + 5);
+    LLVMValueRef *args = ARENA_ARRAY(L->a, LLVMValueRef, nacc + 5);
+    for (int i = 0; i < nacc; i++) {
+        fields[i] = pt[i] = L->f32;
+        args[i] = acc[i];
+    }
+    for (int i = 0; i < 4; i++) {
+        pt[nacc + i] = L->i32;
+        args[nacc + i] = w[i];
+    }
+    pt[nacc + 4] = L->i64;
+    args[nacc + 4] = b_desc;
+    LLVMValueRef r = inline_asm(L, LLVMStructTypeInContext(L->ctx, fields, (unsigned)nacc, 0), pt, args, nacc + 5,
+                                text, cons);
+    for (int i = 0; i < nacc; i++)
+        acc[i] = LLVMBuildExtractValue(L->b, r, (unsigned)i, "");
+}
+
 void tgt_wgmma_commit(Lower *L)
 {
     if (!L->emu)

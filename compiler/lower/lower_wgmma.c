@@ -7,7 +7,8 @@
  * wide; wider tiles take several.
  *
  * The operands are the cp.async stage buffers the converts left in place (lower_convert.c: a
- * Deferred with `stage`), laid out by stage_chunk_offset: lines of 32, 64 or 128 bytes, or 128-byte
+ * Deferred with `stage`), or for A its registers (wgmma's register form: a thread gives mma.sync's A
+ * fragment of its warp's 16 rows; attention's P, the previous dot's result), laid out by stage_chunk_offset: lines of 32, 64 or 128 bytes, or 128-byte
  * columns, swizzled as wgmma's 32/64/128-byte modes, at 1024-byte aligned addresses. A is K-major
  * (m along the lines); B is MN-major (k along the lines: imm-trans-b 1) when loaded row-major, K-major
  * when it was loaded column-major (Kᵀ). A descriptor points at the first element of the instruction's
@@ -59,16 +60,19 @@ static LLVMValueRef descriptor(Lower *L, const Deferred *d, bool mn_major, LLVMV
     return LLVMBuildOr(L->b, LLVMBuildZExt(L->b, lo, L->i64, ""), LLVMConstInt(L->i64, hi, 0), "desc");
 }
 
-/* Is the dot's result used only by the yield of the loop body it is in (a loop-carried accumulator)? */
+/* Is the dot's accumulator only carried around its loop: its result used by nothing but the body's
+ * yield, and the value that yield carries into the next iteration used by nothing but this dot, as
+ * its C? Then nothing reads the accumulators while the group still runs (acc = dot(a, b, acc * s)
+ * would: there the dot waits for its group). */
 static bool carried_only(Lower *L, const Op *op)
 {
-    const Block *b = op->parent;
+    Block *b = op->parent;
     const Op *y = b ? b->last : NULL;
     if (!y || y->code != OP_YIELD || !b->parent || b->parent->code != OP_FOR || L->uses[op->results[0].scratch] != 1)
         return false;
-    for (int i = 0; i < y->nopnds; i++)
+    for (int i = 0; i < y->nopnds && i + 1 < b->nargs; i++)
         if (y->operands[i] == &op->results[0])
-            return true;
+            return op->operands[2] == &b->args[i + 1] && L->uses[b->args[i + 1].scratch] == 1;
     return false;
 }
 
@@ -122,8 +126,10 @@ bool lower_dot_wgmma(Lower *L, Op *op)
     const Deferred *da = L->deferred[op->operands[0]->scratch], *db = L->deferred[op->operands[1]->scratch];
     int64_t M = ta->shape[0], K = ta->shape[1], N = tb->shape[1];
     int nw = L->nw;
-    if (!readable(da, false) || !readable(db, true) || cl->wpc[0] != nw || cl->wpc[1] != 1 || nw % 4 ||
-        M % (16 * nw) || K % 16 || N % 8 || (N > 256 && N % 256))
+    /* A from registers (wgmma's register form) when it is there: a chained dot's (attention's P) */
+    bool a_regs = !da && lval(L, op->operands[0])->n > 0;
+    if ((!a_regs && !readable(da, false)) || !readable(db, true) || cl->wpc[0] != nw || cl->wpc[1] != 1 ||
+        nw % 4 || M % (16 * nw) || K % 16 || N % 8 || (N > 256 && N % 256))
         return false;
     const LinLayout *lc = &lay_info(L, tc)->ll;
     LVal *C = lval(L, op->operands[2]);
@@ -151,15 +157,21 @@ bool lower_dot_wgmma(Lower *L, Op *op)
                                    : NULL;
     bool b_mn = !db->kmajor;
     LLVMValueRef *dA = ARENA_ARRAY(L->a, LLVMValueRef, nm), *dB = ARENA_ARRAY(L->a, LLVMValueRef, nn);
+    LLVMValueRef (*fA)[4] = arena_alloc(L->a, sizeof(LLVMValueRef[4]) * (size_t)nm);
     tgt_wgmma_fence(L);
     for (int64_t k0 = 0; k0 < K && !L->failed; k0 += 16) {
-        for (int i = 0; i < nm; i++)
+        for (int i = 0; i < nm && !a_regs; i++)
             dA[i] = descriptor(L, da, false, wg_lines, i * rows, k0);
+        for (int i = 0; i < nm && a_regs; i++)
+            mma_a_fragment(L, &lay_info(L, ta)->ll, lval(L, op->operands[0]), cl->instr, i * rows, k0, fA[i]);
         for (int j = 0; j < nn; j++)
             dB[j] = descriptor(L, db, b_mn, NULL, (int64_t)j * ni, k0);
         for (int i = 0; i < nm; i++)
             for (int j = 0; j < nn; j++)
-                tgt_wgmma(L, cl->instr, ni, dA[i], dB[j], b_mn, &acc[(i * nn + j) * nacc]);
+                if (a_regs)
+                    tgt_wgmma_rs(L, cl->instr, ni, fA[i], dB[j], b_mn, &acc[(i * nn + j) * nacc]);
+                else
+                    tgt_wgmma(L, cl->instr, ni, dA[i], dB[j], b_mn, &acc[(i * nn + j) * nacc]);
     }
     tgt_wgmma_commit(L);
     bool carried = carried_only(L, op);

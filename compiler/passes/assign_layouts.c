@@ -378,11 +378,10 @@ static bool loaded_tile(const Value *v)
     return false;
 }
 
-/* sm_90a's wgmma: 64 rows per warpgroup of four warps (warps stacked along M), both operands read from
- * the shared-memory stage buffers of software pipelining (num_stages >= 2), lines the descriptors'
- * swizzles describe. Attention's first dot (Q and Kᵀ loaded) qualifies; its second, whose A operand
- * is the first's result in registers, keeps mma.sync on the same layout (warps stacked along M, as
- * chained dots want anyway). */
+/* sm_90a's wgmma: 64 rows per warpgroup of four warps (warps stacked along M), B read from the
+ * shared-memory stage buffers of software pipelining (num_stages >= 2), A from them too or from
+ * registers (attention's P: chained dots stack their warps along M anyway), lines the descriptors'
+ * swizzles describe. */
 static bool wgmma_fits(const Func *f, const Op *dot, int64_t M, int64_t N, int64_t K)
 {
     int nw = f->opts.num_warps;
@@ -390,7 +389,7 @@ static bool wgmma_fits(const Func *f, const Op *dot, int64_t M, int64_t N, int64
         return false;
     if (!wgmma_line(K) || !wgmma_line(N) || (N > 256 && N % 256))
         return false;
-    return loaded_tile(dot->operands[0]) && loaded_tile(dot->operands[1]);
+    return loaded_tile(dot->operands[1]);
 }
 
 /* sm_90: wgmma where it fits, else mma.sync m16n8k16, for 16-bit floats with f32 accumulators. */

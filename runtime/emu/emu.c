@@ -379,6 +379,7 @@ const EmuFns emu_fns = {
     .cp_async_commit = emu_op_cp_async_commit,
     .cp_async_wait = emu_op_cp_async_wait,
     .wgmma = emu_op_wgmma,
+    .wgmma_rs = emu_op_wgmma_rs,
 };
 
 /* ---- workers ------------------------------------------------------------------------------------ */

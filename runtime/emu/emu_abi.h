@@ -101,6 +101,9 @@ typedef struct EmuFns {
      * instruction running on after wgmma.commit_group); every element read is checked against the
      * workgroup's LDS. */
     void (*wgmma)(EmuLane *l, int32_t op, int32_t n, uint64_t a_desc, uint64_t b_desc, int32_t trans_b, float *acc);
+    /* The same with A from registers: a[4] is this lane's mma.sync A fragment of its warp's 16 rows
+     * (so the warp's 32 lanes execute it together, as for mma_sync). */
+    void (*wgmma_rs)(EmuLane *l, int32_t op, int32_t n, const uint32_t *a, uint64_t b_desc, int32_t trans_b, float *acc);
 } EmuFns;
 
 struct EmuLane {

@@ -54,6 +54,7 @@ typedef enum WaveOpKind {
     WOP_MFMA,
     WOP_MMA_SYNC, /* 32-lane waves: mma.sync m16n8k16 */
     WOP_LDMATRIX, /* 32-lane waves: ldmatrix .x4 */
+    WOP_WGMMA_RS, /* 32-lane waves: a warp's part of wgmma with A from registers */
 } WaveOpKind;
 
 /* A wave operation and its wave-uniform parameters (DPP controls, readlane's lane, MFMA op): every
@@ -78,7 +79,7 @@ typedef struct Wave {
     uint64_t ballot;
     const uint32_t *ma[EMU_WAVE], *mb[EMU_WAVE], *mc[EMU_WAVE]; /* MFMA registers, on the lanes' stacks */
     uint32_t *md[EMU_WAVE];
-    const uint8_t *rows[EMU_WAVE]; /* ldmatrix: the row each lane gives (in LDS) */
+    const uint8_t *rows[EMU_WAVE]; /* ldmatrix: the row each lane gives (in LDS); wgmma_rs: the LDS */
 } Wave;
 
 /* ---- lanes and workers ------------------------------------------------------------------------ */
@@ -205,6 +206,7 @@ void emu_op_cp_async(EmuLane *l, void *dst, const void *src, int32_t bytes, int3
 void emu_op_cp_async_commit(EmuLane *l);
 void emu_op_cp_async_wait(EmuLane *l, int32_t n);
 void emu_op_wgmma(EmuLane *l, int32_t op, int32_t n, uint64_t a_desc, uint64_t b_desc, int32_t trans_b, float *acc);
+void emu_op_wgmma_rs(EmuLane *l, int32_t op, int32_t n, const uint32_t *a, uint64_t b_desc, int32_t trans_b, float *acc);
 
 /* DPP's source lane for lane n under dpp_ctrl: 0..63, -1 when out of range (bound_ctrl decides),
  * -2 when dpp_ctrl is not a CDNA3 control. */

@@ -26,7 +26,7 @@ static const char *const OP_NAMES[] = {
     [WOP_BPERMUTE] = "bpermute",   [WOP_PERMUTE] = "permute",
     [WOP_DPP] = "dpp",             [WOP_READLANE] = "readlane",
     [WOP_READFIRSTLANE] = "readfirstlane", [WOP_BALLOT] = "ballot",
-    [WOP_MFMA] = "mfma",           [WOP_MMA_SYNC] = "mma.sync",
+    [WOP_MFMA] = "mfma",           [WOP_MMA_SYNC] = "mma.sync", [WOP_WGMMA_RS] = "wgmma (A in registers)",
     [WOP_LDMATRIX] = "ldmatrix",
 };
 
@@ -209,6 +209,49 @@ static void ldmatrix_exec(Worker *w, Wave *wv)
         memcpy(wv->md[i], &out[i * 4], 4 * sizeof(uint32_t));
 }
 
+/* A warp's part of a wgmma with A from registers: its 16 rows of A from the 32 lanes' fragments, B
+ * from LDS through the descriptor (the same on every lane), each lane's N/2 accumulators. res[i]
+ * receives 0, or 1 for a descriptor that differs between lanes or has no swizzle, 2 for a B element
+ * outside the LDS: the lanes report it after the operation. */
+static void wgmma_rs_exec(Wave *wv)
+{
+    EmuMmaOp op = wv->op.p[0] == 2 ? EMU_MMA_F16 : EMU_MMA_BF16;
+    int n = wv->op.p[1], mn_major = wv->op.p[2] != 0;
+    uint32_t lds_size = (uint32_t)wv->op.p[3];
+    uint64_t desc = (uint64_t)(uint32_t)wv->x[0] | (uint64_t)(uint32_t)wv->y[0] << 32;
+    float A[16][16];
+    int err = 0;
+    for (int lane = 0; lane < EMU_NV_WARP; lane++) {
+        if (wv->x[lane] != wv->x[0] || wv->y[lane] != wv->y[0])
+            err = 1;
+        for (int i = 0; i < 8; i++) {
+            int r, k;
+            emu_mma_a_coord(lane, i, &r, &k);
+            A[r][k] = emu_mma_elem_value(op, wv->ma[lane][i / 2] >> (16 * (i % 2)));
+        }
+    }
+    for (int lane = 0; lane < EMU_NV_WARP && !err; lane++) {
+        float *acc = (float *)(void *)wv->md[lane];
+        for (int i = 0; i < n / 2 && !err; i++) {
+            int row, col;
+            emu_wgmma_d_coord(lane, i, &row, &col);
+            float sum = acc[i];
+            for (int k = 0; k < 16; k++) {
+                int64_t a = emu_wgmma_addr(desc, mn_major, col, k);
+                if (a < 0 || a + 2 > (int64_t)lds_size) {
+                    err = a < 0 ? 1 : 2;
+                    break;
+                }
+                const uint8_t *p = wv->rows[lane] + a;
+                sum += A[row][k] * emu_mma_elem_value(op, (uint32_t)p[0] | (uint32_t)p[1] << 8);
+            }
+            acc[i] = sum;
+        }
+    }
+    for (int lane = 0; lane < EMU_NV_WARP; lane++)
+        wv->res[lane] = err;
+}
+
 /* Out of line: only the last lane of the wave runs it. */
 __attribute__((noinline)) static void op_exec(Worker *w, Wave *wv)
 {
@@ -253,6 +296,9 @@ __attribute__((noinline)) static void op_exec(Worker *w, Wave *wv)
         break;
     case WOP_LDMATRIX:
         ldmatrix_exec(w, wv);
+        break;
+    case WOP_WGMMA_RS:
+        wgmma_rs_exec(wv);
         break;
     }
 }
@@ -445,6 +491,31 @@ void emu_op_wgmma(EmuLane *el, int32_t op, int32_t n, uint64_t a_desc, uint64_t 
             sum += wgmma_elem(l, eop, a_desc, 0, row, k, "A") * wgmma_elem(l, eop, b_desc, trans_b != 0, col, k, "B");
         acc[i] = sum;
     }
+}
+
+void emu_op_wgmma_rs(EmuLane *el, int32_t op, int32_t n, const uint32_t *a, uint64_t b_desc, int32_t trans_b, float *acc)
+{
+    Lane *l = (Lane *)el;
+    if (op != 2 && op != 3)
+        emu_lane_fail(l, EMU_ERR_INVALID, "wgmma op %d is not a wgmma NvMmaOp", op);
+    if (n < 8 || n > 256 || n % 8)
+        emu_lane_fail(l, EMU_ERR_INVALID, "wgmma with N = %d (8 to 256, a multiple of 8)", n);
+    if (l->wave->size != EMU_NV_WARP || el->block % 128)
+        emu_lane_fail(l, EMU_ERR_INVALID, "wgmma in a block of %u threads in waves of %d (warpgroups of 4 warps of 32)",
+                      el->block, l->wave->size);
+    Wave *wv = op_arrive(l, WOP_WGMMA_RS, op, n, trans_b != 0, (int32_t)el->lds_size);
+    wv->ma[l->wl] = a;
+    wv->md[l->wl] = (uint32_t *)(void *)acc;
+    wv->rows[l->wl] = (const uint8_t *)el->lds;
+    wv->x[l->wl] = (int32_t)(uint32_t)b_desc;
+    wv->y[l->wl] = (int32_t)(uint32_t)(b_desc >> 32);
+    op_wait(l, wv);
+    if (wv->res[l->wl] == 1)
+        emu_lane_fail(l, EMU_ERR_INVALID, "wgmma B descriptor 0x%016llx differs between the warp's lanes or has no swizzle",
+                      (unsigned long long)b_desc);
+    if (wv->res[l->wl] == 2)
+        emu_lane_fail(l, EMU_ERR_ACCESS, "wgmma reads a B element outside the %u bytes of LDS (descriptor 0x%016llx)",
+                      el->lds_size, (unsigned long long)b_desc);
 }
 
 void emu_op_ldmatrix(EmuLane *el, const void *addr, int32_t trans, uint32_t *out)

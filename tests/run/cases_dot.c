@@ -440,7 +440,7 @@ void gen_dot(void)
          * sm_90, the dot is a wgmma reading shared memory: every swizzle (lines of 32, 64, 128 and
          * 256 bytes), 1 and 2 warpgroups, 1 to 4 instruction tiles, N up to 256 */
         static const int wg[][5] = {{64, 64, 32, 4, 2},   {128, 128, 64, 4, 3}, {64, 32, 16, 4, 2},
-                                    {128, 16, 64, 8, 3},  {128, 256, 32, 8, 2}, {256, 64, 128, 4, 2},
+                                    {128, 16, 64, 8, 3},  {128, 256, 32, 8, 2}, {128, 64, 128, 4, 2},
                                     {64, 128, 32, 4, 1}};
         for (int s = 0; s < 7 && (t == RK_F16 || t == RK_BF16); s++) {
             const int *q = wg[s];
