@@ -542,74 +542,13 @@ void tgt_wgmma_fence(Lower *L)
         inline_asm(L, L->void_t, NULL, NULL, 0, "wgmma.fence.sync.aligned;", "~{memory}");
 }
 
-void tgt_wgmma(Lower *L, int instr, int n, LLVMValueRef a_desc, LLVMValueRef b_desc, bool trans_b, LLVMValueRef *acc)
+/* wgmma.mma_async as inline PTX: acc[n/2] tied in and out; A as a descriptor (na = 1, i64: the
+ * shared-memory form, with imm-trans-a 0) or as four 32-bit registers (na = 4: the register form,
+ * which has no imm-trans-a); scale-d 1 (accumulate), scale-a/b 1. */
+static void nv_wgmma(Lower *L, int instr, int n, const LLVMValueRef *a, int na, LLVMValueRef b_desc, bool trans_b,
+                     LLVMValueRef *acc)
 {
     int nacc = n / 2;
-    if (L->emu) { /* the emulator's wgmma(lane, op, n, a_desc, b_desc, trans_b, acc[n/2]) */
-        LLVMValueRef pa = LLVMBuildAlloca(L->b, LLVMArrayType2(L->f32, (unsigned)nacc), "");
-        for (int i = 0; i < nacc; i++)
-            LLVMBuildStore(L->b, acc[i], LLVMBuildGEP2(L->b, L->f32, pa, (LLVMValueRef[]){const_i32(L, i)}, 1, ""));
-        LLVMTypeRef pt[6] = {L->i32, L->i32, L->i64, L->i64, L->i32, L->ptr0};
-        LLVMValueRef args[6] = {const_i32(L, instr), const_i32(L, n), a_desc, b_desc, const_i32(L, trans_b), pa};
-        emu_call(L, offsetof(EmuFns, wgmma), L->void_t, pt, args, 6);
-        for (int i = 0; i < nacc; i++)
-            acc[i] = LLVMBuildLoad2(L->b, L->f32,
-                                    LLVMBuildGEP2(L->b, L->f32, pa, (LLVMValueRef[]){const_i32(L, i)}, 1, ""), "");
-        return;
-    }
-    /* {$0 .. $(nacc-1)}: the accumulators (outputs tied to inputs nacc .. 2 nacc - 1); then the
-     * descriptors; scale-d 1 (accumulate), scale-a/b 1, A K-major, B as trans_b says */
-    size_t cap = (size_t)nacc * 24 + 256;
-    char *text = arena_alloc(L->a, cap), *cons = arena_alloc(L->a, cap);
-    int t = snprintf(text, cap, "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {",
-                     n, instr == NV_WGMMA_F16 ? "f16" : "bf16", instr == NV_WGMMA_F16 ? "f16" : "bf16");
-    int c = 0;
-    for (int i = 0; i < nacc; i++) {
-        t += snprintf(text + t, cap - (size_t)t, "%s$%d", i ? "," : "", i);
-        c += snprintf(cons + c, cap - (size_t)c, "%s=f", i ? "," : "");
-    }
-    for (int i = 0; i < nacc; i++)
-        c += snprintf(cons + c, cap - (size_t)c, ",%d", i);
-    snprintf(cons + c, cap - (size_t)c, ",l,l");
-    snprintf(text + t, cap - (size_t)t, "}, $%d, $%d, p, 1, 1, 0, %d;\n}", 2 * nacc, 2 * nacc + 1, trans_b ? 1 : 0);
-    LLVMTypeRef *fields = ARENA_ARRAY(L->a, LLVMTypeRef, nacc);
-    LLVMTypeRef *pt = ARENA_ARRAY(L->a, LLVMTypeRef, nacc + 2);
-    LLVMValueRef *args = ARENA_ARRAY(L->a, LLVMValueRef, nacc + 2);
-    for (int i = 0; i < nacc; i++) {
-        fields[i] = L->f32;
-        pt[i] = L->f32;
-        args[i] = acc[i];
-    }
-    pt[nacc] = pt[nacc + 1] = L->i64;
-    args[nacc] = a_desc;
-    args[nacc + 1] = b_desc;
-    LLVMValueRef r = inline_asm(L, LLVMStructTypeInContext(L->ctx, fields, (unsigned)nacc, 0), pt, args, nacc + 2,
-                                text, cons);
-    for (int i = 0; i < nacc; i++)
-        acc[i] = LLVMBuildExtractValue(L->b, r, (unsigned)i, "");
-}
-
-void tgt_wgmma_rs(Lower *L, int instr, int n, LLVMValueRef *a, LLVMValueRef b_desc, bool trans_b, LLVMValueRef *acc)
-{
-    int nacc = n / 2;
-    LLVMValueRef w[4];
-    for (int i = 0; i < 4; i++)
-        w[i] = LLVMBuildBitCast(L->b, a[i], L->i32, "");
-    if (L->emu) { /* the emulator's wgmma_rs(lane, op, n, a[4], b_desc, trans_b, acc[n/2]): a warp operation */
-        LLVMValueRef pa = LLVMBuildAlloca(L->b, LLVMArrayType2(L->i32, 4), "");
-        LLVMValueRef pc = LLVMBuildAlloca(L->b, LLVMArrayType2(L->f32, (unsigned)nacc), "");
-        for (int i = 0; i < 4; i++)
-            LLVMBuildStore(L->b, w[i], LLVMBuildGEP2(L->b, L->i32, pa, (LLVMValueRef[]){const_i32(L, i)}, 1, ""));
-        for (int i = 0; i < nacc; i++)
-            LLVMBuildStore(L->b, acc[i], LLVMBuildGEP2(L->b, L->f32, pc, (LLVMValueRef[]){const_i32(L, i)}, 1, ""));
-        LLVMTypeRef pt[6] = {L->i32, L->i32, L->ptr0, L->i64, L->i32, L->ptr0};
-        LLVMValueRef args[6] = {const_i32(L, instr), const_i32(L, n), pa, b_desc, const_i32(L, trans_b), pc};
-        emu_call(L, offsetof(EmuFns, wgmma_rs), L->void_t, pt, args, 6);
-        for (int i = 0; i < nacc; i++)
-            acc[i] = LLVMBuildLoad2(L->b, L->f32,
-                                    LLVMBuildGEP2(L->b, L->f32, pc, (LLVMValueRef[]){const_i32(L, i)}, 1, ""), "");
-        return;
-    }
     size_t cap = (size_t)nacc * 24 + 256;
     char *text = arena_alloc(L->a, cap), *cons = arena_alloc(L->a, cap);
     const char *ty = instr == NV_WGMMA_F16 ? "f16" : "bf16";
@@ -622,26 +561,66 @@ void tgt_wgmma_rs(Lower *L, int instr, int n, LLVMValueRef *a, LLVMValueRef b_de
     }
     for (int i = 0; i < nacc; i++)
         c += snprintf(cons + c, cap - (size_t)c, ",%d", i);
-    snprintf(cons + c, cap - (size_t)c, ",r,r,r,r,l");
-    snprintf(text + t, cap - (size_t)t, "}, {$%d,$%d,$%d,$%d}, $%d, p, 1, 1, %d;\n}", 2 * nacc, 2 * nacc + 1,
-             2 * nacc + 2, 2 * nacc + 3, 2 * nacc + 4, trans_b ? 1 : 0);
+    t += snprintf(text + t, cap - (size_t)t, "}, %s", na > 1 ? "{" : "");
+    for (int i = 0; i < na; i++) {
+        t += snprintf(text + t, cap - (size_t)t, "%s$%d", i ? "," : "", 2 * nacc + i);
+        c += snprintf(cons + c, cap - (size_t)c, ",%s", na > 1 ? "r" : "l");
+    }
+    snprintf(cons + c, cap - (size_t)c, ",l");
+    snprintf(text + t, cap - (size_t)t, "%s, $%d, p, 1, 1, %s%d;\n}", na > 1 ? "}" : "", 2 * nacc + na,
+             na > 1 ? "" : "0, ", trans_b ? 1 : 0);
     LLVMTypeRef *fields = ARENA_ARRAY(L->a, LLVMTypeRef, nacc);
-    LLVMTypeRef *pt = ARENA_ARRAY(L->a, LLVMTypeRef, nacc + 5);
-    LLVMValueRef *args = ARENA_ARRAY(L->a, LLVMValueRef, nacc + 5);
+    LLVMTypeRef *pt = ARENA_ARRAY(L->a, LLVMTypeRef, nacc + na + 1);
+    LLVMValueRef *args = ARENA_ARRAY(L->a, LLVMValueRef, nacc + na + 1);
     for (int i = 0; i < nacc; i++) {
         fields[i] = pt[i] = L->f32;
         args[i] = acc[i];
     }
-    for (int i = 0; i < 4; i++) {
-        pt[nacc + i] = L->i32;
-        args[nacc + i] = w[i];
+    for (int i = 0; i < na; i++) {
+        args[nacc + i] = na > 1 ? LLVMBuildBitCast(L->b, a[i], L->i32, "") : a[i];
+        pt[nacc + i] = LLVMTypeOf(args[nacc + i]);
     }
-    pt[nacc + 4] = L->i64;
-    args[nacc + 4] = b_desc;
-    LLVMValueRef r = inline_asm(L, LLVMStructTypeInContext(L->ctx, fields, (unsigned)nacc, 0), pt, args, nacc + 5,
-                                text, cons);
+    pt[nacc + na] = L->i64;
+    args[nacc + na] = b_desc;
+    LLVMValueRef r = inline_asm(L, LLVMStructTypeInContext(L->ctx, fields, (unsigned)nacc, 0), pt, args,
+                                nacc + na + 1, text, cons);
     for (int i = 0; i < nacc; i++)
         acc[i] = LLVMBuildExtractValue(L->b, r, (unsigned)i, "");
+}
+
+/* The emulator's wgmma (A a descriptor) or wgmma_rs (A four registers): acc through a stack array. */
+static void emu_wgmma(Lower *L, int instr, int n, const LLVMValueRef *a, int na, LLVMValueRef b_desc, bool trans_b,
+                      LLVMValueRef *acc)
+{
+    int nacc = n / 2;
+    LLVMValueRef pc = LLVMBuildAlloca(L->b, LLVMArrayType2(L->f32, (unsigned)nacc), "");
+    for (int i = 0; i < nacc; i++)
+        LLVMBuildStore(L->b, acc[i], LLVMBuildGEP2(L->b, L->f32, pc, (LLVMValueRef[]){const_i32(L, i)}, 1, ""));
+    LLVMValueRef av = a[0];
+    LLVMTypeRef at = L->i64;
+    if (na > 1) {
+        av = LLVMBuildAlloca(L->b, LLVMArrayType2(L->i32, 4), "");
+        at = L->ptr0;
+        for (int i = 0; i < 4; i++)
+            LLVMBuildStore(L->b, LLVMBuildBitCast(L->b, a[i], L->i32, ""),
+                           LLVMBuildGEP2(L->b, L->i32, av, (LLVMValueRef[]){const_i32(L, i)}, 1, ""));
+    }
+    LLVMTypeRef pt[6] = {L->i32, L->i32, at, L->i64, L->i32, L->ptr0};
+    LLVMValueRef args[6] = {const_i32(L, instr), const_i32(L, n), av, b_desc, const_i32(L, trans_b), pc};
+    emu_call(L, na > 1 ? offsetof(EmuFns, wgmma_rs) : offsetof(EmuFns, wgmma), L->void_t, pt, args, 6);
+    for (int i = 0; i < nacc; i++)
+        acc[i] = LLVMBuildLoad2(L->b, L->f32, LLVMBuildGEP2(L->b, L->f32, pc, (LLVMValueRef[]){const_i32(L, i)}, 1, ""),
+                                "");
+}
+
+void tgt_wgmma(Lower *L, int instr, int n, LLVMValueRef a_desc, LLVMValueRef b_desc, bool trans_b, LLVMValueRef *acc)
+{
+    (L->emu ? emu_wgmma : nv_wgmma)(L, instr, n, &a_desc, 1, b_desc, trans_b, acc);
+}
+
+void tgt_wgmma_rs(Lower *L, int instr, int n, LLVMValueRef *a, LLVMValueRef b_desc, bool trans_b, LLVMValueRef *acc)
+{
+    (L->emu ? emu_wgmma : nv_wgmma)(L, instr, n, a, 4, b_desc, trans_b, acc);
 }
 
 void tgt_wgmma_commit(Lower *L)

@@ -471,9 +471,10 @@ static float wgmma_elem(Lane *l, int op, uint64_t desc, int mn_major, int mn, in
     return emu_mma_elem_value((EmuMmaOp)op, (uint32_t)p[0] | (uint32_t)p[1] << 8);
 }
 
-void emu_op_wgmma(EmuLane *el, int32_t op, int32_t n, uint64_t a_desc, uint64_t b_desc, int32_t trans_b, float *acc)
+/* What every wgmma needs: a wgmma op, an N it has, a block of whole warpgroups of 32-lane warps. */
+static void wgmma_check(Lane *l, int32_t op, int32_t n)
 {
-    Lane *l = (Lane *)el;
+    const EmuLane *el = &l->abi;
     if (op != 2 && op != 3)
         emu_lane_fail(l, EMU_ERR_INVALID, "wgmma op %d is not a wgmma NvMmaOp", op);
     if (n < 8 || n > 256 || n % 8)
@@ -481,6 +482,12 @@ void emu_op_wgmma(EmuLane *el, int32_t op, int32_t n, uint64_t a_desc, uint64_t 
     if (l->wave->size != EMU_NV_WARP || el->block % 128)
         emu_lane_fail(l, EMU_ERR_INVALID, "wgmma in a block of %u threads in waves of %d (warpgroups of 4 warps of 32)",
                       el->block, l->wave->size);
+}
+
+void emu_op_wgmma(EmuLane *el, int32_t op, int32_t n, uint64_t a_desc, uint64_t b_desc, int32_t trans_b, float *acc)
+{
+    Lane *l = (Lane *)el;
+    wgmma_check(l, op, n);
     EmuMmaOp eop = op == 2 ? EMU_MMA_F16 : EMU_MMA_BF16;
     int t = (int)(el->lane % 128);
     for (int i = 0; i < n / 2; i++) {
@@ -496,13 +503,7 @@ void emu_op_wgmma(EmuLane *el, int32_t op, int32_t n, uint64_t a_desc, uint64_t 
 void emu_op_wgmma_rs(EmuLane *el, int32_t op, int32_t n, const uint32_t *a, uint64_t b_desc, int32_t trans_b, float *acc)
 {
     Lane *l = (Lane *)el;
-    if (op != 2 && op != 3)
-        emu_lane_fail(l, EMU_ERR_INVALID, "wgmma op %d is not a wgmma NvMmaOp", op);
-    if (n < 8 || n > 256 || n % 8)
-        emu_lane_fail(l, EMU_ERR_INVALID, "wgmma with N = %d (8 to 256, a multiple of 8)", n);
-    if (l->wave->size != EMU_NV_WARP || el->block % 128)
-        emu_lane_fail(l, EMU_ERR_INVALID, "wgmma in a block of %u threads in waves of %d (warpgroups of 4 warps of 32)",
-                      el->block, l->wave->size);
+    wgmma_check(l, op, n);
     Wave *wv = op_arrive(l, WOP_WGMMA_RS, op, n, trans_b != 0, (int32_t)el->lds_size);
     wv->ma[l->wl] = a;
     wv->md[l->wl] = (uint32_t *)(void *)acc;
