@@ -49,6 +49,7 @@ typedef struct Ctx {
     Use **uses;
     const Layout **pref;
     char *pref_state; /* 0 unknown, 1 busy, 2 done (strong), 3 done (weak) */
+    int pref_depth;   /* pref_of calls on the stack */
     BlockPair *blocks;
     int nblocks, capblocks;
     Builder b;
@@ -500,8 +501,18 @@ static const Layout *pref_of(Ctx *c, const Value *v, bool *strong)
         *strong = false;
         return NULL;
     }
+    /* A chain of thousands of elementwise ops would recurse as deep: past PREF_MAX_DEPTH a value has no
+     * opinion (not remembered, so a shallower call still computes it), and the stack stays small
+     * whatever the program's length and the thread's stack. */
+    enum { PREF_MAX_DEPTH = 2000 };
+    if (c->pref_depth >= PREF_MAX_DEPTH) {
+        *strong = false;
+        return NULL;
+    }
     c->pref_state[id] = 1;
+    c->pref_depth++;
     const Layout *l = pref_compute(c, v, strong);
+    c->pref_depth--;
     c->pref[id] = l;
     c->pref_state[id] = *strong ? 2 : 3;
     return l;
