@@ -245,9 +245,17 @@ void lower_async_load(Lower *L, Op *op)
      * loop: the convert, then the load). A loop whose load comes first (attention's second dot) needs
      * it: its buffer was read in the previous iteration, and nothing in between synchronised. */
     bool barrier_first = slot < 0 ? !fenced_before(op) : !r->front;
-    if (slot < 0 && L->hold_copies && L->nheld < (int)(sizeof L->held / sizeof L->held[0])) {
+    if (slot < 0 && L->hold_copies) {
         /* the previous iteration's wgmma may still read this buffer: the copies wait for the dot
          * (async_release) */
+        if (L->nheld == L->held_cap) {
+            int cap = L->held_cap ? 2 * L->held_cap : 8;
+            struct HeldCopy *h = ARENA_ARRAY(L->a, struct HeldCopy, cap);
+            if (L->nheld)
+                memcpy(h, L->held, sizeof *h * (size_t)L->nheld);
+            L->held = h;
+            L->held_cap = cap;
+        }
         L->held[L->nheld].op = op;
         L->held[L->nheld].buf = buf;
         L->held[L->nheld].barrier_first = barrier_first;

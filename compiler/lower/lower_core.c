@@ -263,8 +263,7 @@ static bool block_has_loop(const Block *b)
 static bool block_has_wgmma(const Block *b)
 {
     for (const Op *op = b->first; op; op = op->next) {
-        const Layout *l = op->code == OP_DOT ? op->results[0].type->layout : NULL;
-        if (l && l->kind == LAY_MMA && nv_is_wgmma(l->instr))
+        if (is_wgmma_dot(op))
             return true;
         for (int r = 0; r < op->nregions; r++)
             if (block_has_wgmma(op->regions[r]))

@@ -56,12 +56,12 @@ struct Lower {
     /* a loop body whose wgmma stays in flight into the next iteration (lower_wgmma.c): its ring loads'
      * copies are held until the dot has waited for the previous iteration's group */
     bool hold_copies;
-    int nheld, held_base; /* held[held_base .. nheld): this loop's */
-    struct {
+    int nheld, held_cap, held_base; /* held[held_base .. nheld): this loop's */
+    struct HeldCopy {
         Op *op;
         LLVMValueRef buf;
         bool barrier_first;
-    } held[16];
+    } *held;
     bool *inflight;       /* by value id: a dot result whose wgmma group may still be running */
     bool async_synced;    /* the copies issued so far were waited for (no copy since the last wait) */
     LVal *vals; /* by value id (Value.scratch) */
@@ -208,6 +208,7 @@ void tgt_wgmma_rs(Lower *L, int instr, int n, LLVMValueRef *a, LLVMValueRef b_de
 /* lower_wgmma.c: a dot whose layout is a wgmma one; false (nothing emitted) when an operand is not in
  * a stage buffer wgmma can read, and the caller issues mma.sync instead. */
 bool lower_dot_wgmma(Lower *L, Op *op);
+bool is_wgmma_dot(const Op *op); /* a dot whose accumulator layout is a wgmma one */
 /* Around a loop: wgmma_loop_begin before its body (holds the ring copies when its wgmma will stay in
  * flight), wgmma_loop_end after the body, wgmma_after_loop after the loop (waits for the groups still
  * running and passes the accumulators through the wait). */

@@ -35,7 +35,7 @@ static bool line_ok(int64_t pitch)
 
 static bool readable(const Deferred *d, bool is_b)
 {
-    return d && d->stage && d->base_v && d->bytes == 2 && d->rank == 2 && (is_b || !d->kmajor) &&
+    return d && d->stage && d->bytes == 2 && d->rank == 2 && (is_b || !d->kmajor) &&
            line_ok(d->shape[1] * 2) && d->shape[0] % 8 == 0;
 }
 
@@ -76,7 +76,7 @@ static bool carried_only(Lower *L, const Op *op)
     return false;
 }
 
-static bool is_wgmma_dot(const Op *op)
+bool is_wgmma_dot(const Op *op)
 {
     const Layout *l = op->code == OP_DOT ? op->results[0].type->layout : NULL;
     return l && l->kind == LAY_MMA && nv_is_wgmma(l->instr);

@@ -881,15 +881,24 @@ static int lane_run(Ctx *c, const Layout *l, const Type *t)
     return 1 << k;
 }
 
+static bool block_has_async_load(Ctx *c, const Block *b);
+
+/* Is op an asynchronous load, or one nested in its regions? */
+static bool op_has_async_load(Ctx *c, const Op *op)
+{
+    if (async_load(c, op))
+        return true;
+    for (int r = 0; r < op->nregions; r++)
+        if (block_has_async_load(c, op->regions[r]))
+            return true;
+    return false;
+}
+
 static bool block_has_async_load(Ctx *c, const Block *b)
 {
-    for (const Op *op = b->first; op; op = op->next) {
-        if (async_load(c, op))
+    for (const Op *op = b->first; op; op = op->next)
+        if (op_has_async_load(c, op))
             return true;
-        for (int r = 0; r < op->nregions; r++)
-            if (block_has_async_load(c, op->regions[r]))
-                return true;
-    }
     return false;
 }
 
@@ -898,13 +907,9 @@ static bool block_has_async_load(Ctx *c, const Block *b)
 static bool async_live_at(Ctx *c, const Op *op)
 {
     for (const Op *o = op; o;) {
-        for (const Op *n = o->next; n; n = n->next) {
-            if (async_load(c, n))
+        for (const Op *n = o->next; n; n = n->next)
+            if (op_has_async_load(c, n))
                 return true;
-            for (int r = 0; r < n->nregions; r++)
-                if (block_has_async_load(c, n->regions[r]))
-                    return true;
-        }
         const Op *owner = o->parent ? o->parent->parent : NULL;
         if (owner && (owner->code == OP_FOR || owner->code == OP_WHILE) && block_has_async_load(c, o->parent))
             return true;
