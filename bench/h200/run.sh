@@ -3,13 +3,16 @@
 # PyTorch and Triton installed; no LLVM, no network), from the PTX that bench/h200/prepare.sh compiled
 # on the build machine into bench/h200/ptx/ (carried with the working tree).
 #
-#     bash bench/h200/run.sh [all|smoke|rk|py]      (default: all)
+#     bash bench/h200/run.sh [all|smoke|rk|py|cases]      (default: all)
 #
 #   smoke  tests/device/cuda_smoke.c on the prebuilt cases of ptx/smoke: vecadd, softmax, layernorm,
 #          bf16 matmuls checked against float64 host references, and a JIT error reported with its log
 #   rk     bench/h200/rk_bench.c: rk's kernels through the cuda device          -> $WORK/rk.tsv
 #   py     bench/h200/torch_triton.py: Triton and torch on the same sizes       -> $WORK/py.tsv
 #   all    the three, then the markdown table (bench/h200/table.py) on stdout
+#   cases  the run tests (tests/run) on the GPU against interp, from the programs that
+#          `run_harness --save DIR` wrote on the build machine: $RK_CASES (a folder, or a .tar.gz of
+#          one; default build/h200_cases.tar.gz, carried as an ignored path); RK_RUN_* as for run_harness
 #
 # With $OUT set, the table goes to $OUT/h200.md and the logs and TSV files to $OUT as well.
 # The top-level CMakeLists.txt needs LLVM, which this machine lacks, so the runtime (rk_support and
@@ -23,7 +26,7 @@ H="$ROOT/bench/h200"
 PTX="$H/ptx"
 WORK="${RK_H200_WORK:-/tmp/rk-h200}"
 MODE="${1:-all}"
-case "$MODE" in all | smoke | rk | py) ;; *) echo "usage: run.sh [all|smoke|rk|py]" >&2; exit 2 ;; esac
+case "$MODE" in all | smoke | rk | py | cases) ;; *) echo "usage: run.sh [all|smoke|rk|py|cases]" >&2; exit 2 ;; esac
 mkdir -p "$WORK"
 exec > >(tee "$WORK/run.log") 2>&1
 START=$(date +%s)
@@ -33,7 +36,7 @@ STATUS=0
 finish() {
     if [ -n "${OUT:-}" ]; then
         mkdir -p "$OUT"
-        for f in h200.md rk.tsv py.tsv smoke.log rk.log py.log build.log; do
+        for f in h200.md rk.tsv py.tsv smoke.log rk.log py.log build.log cases.log; do
             [ -f "$WORK/$f" ] && cp "$WORK/$f" "$OUT/"
         done
         sleep 1 # let tee write the last lines
@@ -100,7 +103,9 @@ EOF
         -lpthread -ldl -lm -o "$WORK/cuda_smoke" || return 1
     $CC $RK_CFLAGS bench/h200/rk_bench.c tests/device/prebuilt.c "$WORK/librk_rt.a" -lpthread -ldl -lm \
         -o "$WORK/rk_bench" || return 1
-    echo "built $(ls "$obj" | wc -l) runtime objects, cuda_smoke and rk_bench"
+    $CC $RK_CFLAGS -DRK_RUN_NO_COMPILER -DRK_RUN_KERNELS=\"tests/run/kernels\" tests/run/*.c tests/device/prebuilt.c \
+        "$WORK/librk_rt.a" -lpthread -ldl -lm -o "$WORK/run_harness" || return 1
+    echo "built $(ls "$obj" | wc -l) runtime objects, cuda_smoke, rk_bench and run_harness"
 }
 
 if [ "$MODE" != py ]; then
@@ -120,6 +125,21 @@ if [ "$MODE" = all ] || [ "$MODE" = smoke ]; then
     (cd "$ROOT" && timeout 120 "$WORK/cuda_smoke" --load "$PTX/smoke") 2>&1 | tee "$WORK/smoke.log"
     rc=${PIPESTATUS[0]}
     say "cuda smoke test: exit $rc$([ "$rc" = 77 ] && echo ' (skipped: no CUDA device)')"
+    [ "$rc" = 0 ] || STATUS=1
+fi
+
+# ---- the run tests ----------------------------------------------------------------------------------
+if [ "$MODE" = cases ]; then
+    CASES="${RK_CASES:-$ROOT/build/h200_cases.tar.gz}"
+    if [ -f "$CASES" ]; then
+        rm -rf "$WORK/cases" && mkdir -p "$WORK/cases" && tar -C "$WORK/cases" -xzf "$CASES" || STATUS=1
+        CASES="$(find "$WORK/cases" -mindepth 1 -maxdepth 1 -type d | head -1)"
+    fi
+    say "run tests on cuda against interp, programs from $CASES"
+    (cd "$ROOT" && timeout 500 "$WORK/run_harness" --load "$CASES" --device=cuda ${RK_CASE_FILTERS:-}) 2>&1 |
+        tee "$WORK/cases.log" | grep -v "^ok " | tail -60
+    rc=${PIPESTATUS[0]}
+    say "run tests: exit $rc$([ "$rc" = 124 ] && echo ' (timed out)')"
     [ "$rc" = 0 ] || STATUS=1
 fi
 

@@ -150,6 +150,10 @@ static void put_variant(Out *o, const Variant *v, bool first)
             "\"scratch_bytes\": %d,\n         \"grid\": ",
          d->num_warps, d->block, d->lds_bytes, v->vgpr_spills, v->sgpr_spills, v->scratch_bytes);
     put_str(o, d->grid_tir);
+    if (d->tma) { /* only sm_90 TMA kernels have one: other manifests stay as they were */
+        puts_(o, ",\n         \"tma\": ");
+        put_str(o, d->tma);
+    }
     puts_(o, "}");
 }
 

@@ -258,7 +258,8 @@ RtKernelDesc *compile_describe(Arena *a, const DriverResult *r)
         const DriverKernel *dk = &r->kernels[i];
         const KernelMeta *m = dk->meta;
         ks[i] = (RtKernelDesc){m->name,      dk->symbol,   compile_params(a, m), m->nparams, m->opts.num_warps,
-                               dk->block,    dk->lds_bytes, dk->grid_tir,        NULL};
+                               dk->block,    dk->lds_bytes, dk->grid_tir,        NULL,
+                               dk->tma};
     }
     return ks;
 }

@@ -380,6 +380,7 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
             for (int k = 0; k < out->nkernels; k++)
                 if (strcmp(out->kernels[k].symbol, lir->funcs[i]->name) == 0) {
                     out->kernels[k].lds_bytes = lr.lds_bytes;
+                    out->kernels[k].tma = lr.tma ? arena_strdup(a, lr.tma) : NULL;
                     out->kernels[k].block = lr.block;
                 }
             ki++;

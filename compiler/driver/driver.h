@@ -57,6 +57,7 @@ typedef struct DriverKernel {
     int block;            /* work-items per workgroup: num_warps * wave size */
     int lds_bytes;        /* static LDS (shared memory) */
     const char *grid_tir; /* the @grid function as TIR text, or NULL */
+    const char *tma;      /* sm_90: the tensor maps it takes after its parameters (LowerResult), or NULL */
 } DriverKernel;
 
 typedef struct DriverResult {

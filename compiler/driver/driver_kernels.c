@@ -136,6 +136,7 @@ int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, cons
         for (int k = 0; k < out->nkernels; k++)
             if (strcmp(out->kernels[k].symbol, lir->funcs[i]->name) == 0) {
                 out->kernels[k].lds_bytes = lr.lds_bytes;
+                out->kernels[k].tma = lr.tma ? arena_strdup(a, lr.tma) : NULL;
                 out->kernels[k].block = lr.block;
             }
     }

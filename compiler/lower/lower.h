@@ -21,6 +21,9 @@ typedef struct LowerOptions {
 typedef struct LowerResult {
     int lds_bytes; /* LDS the kernel uses */
     int block;     /* work-items per workgroup */
+    /* sm_90: the tensor maps the kernel takes after its parameters, one line each (lower_tma.c), or
+     * NULL: what the runtime builds at launch (runtime/api/tma.c) */
+    const char *tma;
 } LowerResult;
 
 /* Lowers one LIR kernel into `mod` (created by the caller in its own LLVMContext). Errors (an op or

@@ -35,6 +35,8 @@ struct Ring {
     int per_iter;   /* rings of the same loop (copy groups issued per iteration) */
     const Value *front; /* the loop-carried handle the dot reads (NULL: a standalone buffer) */
     const Op *loop;
+    int tma;  /* the tensor its copies come from by TMA (lower_tma.c), or -1: cp.async */
+    int bars; /* TMA: byte offset of its S barriers */
 };
 
 static bool is_shared(const Type *t)
@@ -54,6 +56,7 @@ static Ring *new_ring(Lower *L, const Type *t, int S, const Value *front, const 
     r->S = S;
     r->front = front;
     r->loop = loop;
+    r->tma = -1;
     L->lds_static += r->slot_bytes * S;
     return r;
 }
@@ -101,17 +104,36 @@ static void plan_loop(Lower *L, Op *loop)
         L->ring_of[load->results[0].scratch] = r;
         L->ring_slot[load->results[0].scratch] = -1;
         /* the prologue's loads: chain position d holds the tile of iteration d, in buffer d */
+        Op *loads[17];
+        int nloads = 0;
+        loads[nloads++] = (Op *)load;
         for (int d = 0; d < n; d++) {
             const Value *init = loop->operands[3 + chain[d]->index - 1];
             if (init->def && init->def->code == OP_LOAD && is_shared(init->type)) {
                 L->ring_of[init->scratch] = r;
                 L->ring_slot[init->scratch] = d;
+                loads[nloads++] = init->def;
             }
         }
         L->ring_of[front->scratch] = r;
+        const Value *st = loop->operands[2];
+        while (st->def && st->def->code == OP_HINT)
+            st = st->def->operands[0];
+        bool const_step = st->def && st->def->code == OP_CONST && st->def->at.value.i > 0;
+        if (const_step && nloads == n + 1 && L->ntma_rings < MAX_TMA_RINGS &&
+            (r->tma = tma_ring(L, front->type, loads, nloads)) >= 0) {
+            L->lds_static = (L->lds_static + 7) / 8 * 8;
+            r->bars = L->lds_static;
+            L->lds_static += 8 * r->S;
+            L->tma_rings[L->ntma_rings++] = r;
+        }
     }
+    int ncp = 0; /* copy groups per iteration: the cp.async rings' */
     for (int i = 0; i < nr; i++)
-        rings[i]->per_iter = nr;
+        ncp += rings[i]->tma < 0;
+    L->cp_buffers += ncp;
+    for (int i = 0; i < nr; i++)
+        rings[i]->per_iter = ncp;
 }
 
 static void plan_block(Lower *L, Block *b)
@@ -129,6 +151,7 @@ static void plan_block(Lower *L, Block *b)
     for (Op *op = b->first; op; op = op->next)
         if (op->code == OP_LOAD && is_shared(op->results[0].type) && !L->ring_of[op->results[0].scratch]) {
             Ring *r = new_ring(L, op->results[0].type, 1, NULL, NULL);
+            L->cp_buffers++;
             L->ring_of[op->results[0].scratch] = r;
             L->ring_slot[op->results[0].scratch] = 0;
         }
@@ -137,6 +160,11 @@ static void plan_block(Lower *L, Block *b)
 void async_plan(Lower *L, Func *f)
 {
     plan_block(L, f->body);
+    if (L->ntma_rings) {
+        L->lds_static = (L->lds_static + 7) / 8 * 8;
+        L->tma_flag = L->lds_static;
+        L->lds_static += 8;
+    }
     L->lds_static = (L->lds_static + 15) / 16 * 16;
     L->lds_pending = L->lds_floor = L->lds_static;
     if (L->lds_static > L->lds_bytes)
@@ -199,6 +227,13 @@ static void issue_copies(Lower *L, Op *op, LLVMValueRef buf, bool barrier_first)
     const Type *rt = op->results[0].type, *pt = op->operands[0]->type;
     if (barrier_first)
         tgt_barrier(L);
+    const Ring *ring = L->ring_of[op->results[0].scratch];
+    if (ring && ring->tma >= 0) {
+        LLVMValueRef slot = LLVMBuildUDiv(L->b, LLVMBuildSub(L->b, buf, const_i32(L, ring->base), ""),
+                                          const_i32(L, ring->slot_bytes), "");
+        tma_issue(L, op, ring->tma, ring->bars, slot, buf);
+        return;
+    }
     const LayInfo *li = lay_info(L, pt);
     LVal *ptr = lval(L, op->operands[0]);
     LVal *mask = op->nopnds >= 2 ? lval(L, op->operands[1]) : NULL;
@@ -279,11 +314,44 @@ void async_release(Lower *L, bool synced)
     L->nheld = L->held_base;
 }
 
+/* A TMA ring's reader: tile t of the loop (t = (iv - lo) / step) is the (t div S)-th fill of buffer
+ * t mod S, whose barrier this thread waits for; then the block synchronises (every warp is done with
+ * the buffers that the copies issued after this point overwrite). */
+static void tma_read(Lower *L, const Ring *r, const Value *src)
+{
+    LLVMValueRef handle = lval(L, src)->r[0];
+    LLVMValueRef slot = LLVMBuildUDiv(L->b, LLVMBuildSub(L->b, handle, const_i32(L, r->base), ""),
+                                      const_i32(L, r->slot_bytes), "");
+    const Block *body = op_block((Op *)r->loop, 0);
+    const Value *stv = r->loop->operands[2];
+    while (stv->def && stv->def->code == OP_HINT)
+        stv = stv->def->operands[0];
+    LLVMValueRef t = LLVMBuildSub(L->b, lval(L, &body->args[0])->r[0], lval(L, r->loop->operands[0])->r[0], "");
+    t = LLVMBuildUDiv(L->b, t, const_i32(L, stv->def->at.value.i), "");
+    LLVMValueRef parity = LLVMBuildAnd(L->b, LLVMBuildUDiv(L->b, t, const_i32(L, r->S), ""), const_i32(L, 1), "");
+    tma_wait(L, r->bars, slot, parity);
+    /* No barrier when the loop's copies are held until after its wgmma's barrier. async_synced, which
+     * also stands for cp.async's waits, is only used when the kernel has no cp.async buffer. */
+    bool pure = L->cp_buffers == 0;
+    if (!L->hold_copies && !(pure && L->async_synced))
+        tgt_barrier(L);
+    if (pure)
+        L->async_synced = true;
+}
+
 void async_wait(Lower *L, const Value *src)
 {
+    Ring *r = L->ring_of[src->scratch];
+    if (r && r->tma >= 0 && src == r->front) {
+        tma_read(L, r, src);
+        return;
+    }
     if (L->async_synced)
         return;
-    Ring *r = L->ring_of[src->scratch];
+    if (r && r->tma >= 0) {
+        lower_error(L, "internal error: a TMA stage buffer read other than by its loop");
+        return;
+    }
     int pending = r && r->front && r->S >= 2 ? (r->S - 2) * r->per_iter : 0;
     tgt_cp_async_wait(L, pending);
     if (L->wgmma) /* this thread's copies are complete: make them visible to wgmma's (async proxy) reads */
@@ -301,17 +369,45 @@ static bool in_loop(const Op *op)
     return false;
 }
 
+void async_init(Lower *L)
+{
+    if (L->ntma_rings)
+        tma_flag_init(L); /* before the barriers' initialisation and its block barrier */
+    for (int i = 0; i < L->ntma_rings; i++)
+        tma_init(L, L->tma_rings[i]->bars, L->tma_rings[i]->S, i == L->ntma_rings - 1);
+}
+
+/* After a loop whose rings use TMA: a nested loop's barriers count again from phase 0 when it runs
+ * again; the last rings' barriers are invalidated when their memory becomes free. */
+static void tma_after_loop(Lower *L, const Op *loop, bool freed)
+{
+    for (int i = 0; i < L->ntma_rings; i++) {
+        const Ring *r = L->tma_rings[i];
+        if (r->loop == loop && in_loop(loop))
+            tma_reinit(L, r->bars, r->S);
+        if (freed)
+            tma_inval(L, r->bars, r->S);
+    }
+    if (freed && L->ntma_rings && !L->tma_checked) { /* the flag's word is about to be reused */
+        tma_check(L);
+        L->tma_checked = true;
+    }
+}
+
 void async_after_loop(Lower *L, const Op *loop)
 {
     Block *body = op_block((Op *)loop, 0);
     for (int i = 1; i < body->nargs; i++)
         if (is_shared(body->args[i].type)) {
-            tgt_cp_async_wait(L, -1);
+            if (L->cp_buffers) /* TMA's copies were all waited for by their readers */
+                tgt_cp_async_wait(L, -1);
             /* The last stage buffers of the kernel are dead: their region is free for what follows
              * (an epilogue's transfer), every writer of which waits at a barrier first, after every
              * thread's wait_all above; unless the loop is in another one, whose next iteration
              * copies into them again. */
-            if (L->shared_loads == 0 && L->lds_floor && !in_loop(loop)) {
+            bool freed = L->shared_loads == 0 && L->lds_floor && !in_loop(loop);
+            tma_after_loop(L, loop, freed);
+            if (freed) {
                 if (L->lds_pending == L->lds_floor)
                     L->lds_pending = 0;
                 L->lds_floor = 0;

@@ -535,6 +535,8 @@ static void lower_op(Lower *L, Op *op)
     case OP_CONDITION:
         return; /* read by the owning op */
     case OP_RETURN:
+        if (L->ntma_rings && !L->tma_checked)
+            tma_check(L);
         LLVMBuildRetVoid(L->b);
         return;
     case OP_LOAD:
@@ -757,7 +759,12 @@ static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const
     L->ring_of = ARENA_ARRAY(L->a, Ring *, n + 1);
     L->ring_slot = ARENA_ARRAY(L->a, int, n + 1);
     L->inflight = ARENA_ARRAY(L->a, bool, n + 1);
+    L->tma_of = ARENA_ARRAY(L->a, const TmaMatch *, n + 1);
     count_uses(f->body, L->uses);
+    /* the stage buffers first: a ring filled by TMA adds a parameter (its tensor's map) */
+    L->wgmma = L->nv && block_has_wgmma(f->body);
+    L->lds_limit = L->nv ? 227 * 1024 : L->gfx950 ? 160 * 1024 : 64 * 1024;
+    async_plan(L, f);
 
     /* The signature: gfx kernels take their parameters directly (LLVM lays out the kernarg segment
      * as HIP does); emu kernels take the kernarg block and the lane. */
@@ -767,13 +774,16 @@ static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const
         LLVMTypeRef params[2] = {L->ptr0, L->ptr0};
         L->fn = LLVMAddFunction(mod, f->name, LLVMFunctionType(L->void_t, params, 2, 0));
     } else {
-        LLVMTypeRef *params = ARENA_ARRAY(L->a, LLVMTypeRef, np + 1);
+        LLVMTypeRef *params = ARENA_ARRAY(L->a, LLVMTypeRef, np + L->ntma + 1);
         for (int i = 0; i < np; i++) {
             const Type *t = body->args[i].type;
             params[i] = t->kind == TY_SCALAR && t->sk == SK_BOOL ? L->i8 : llvm_type(L, t);
         }
-        L->fn = LLVMAddFunction(mod, f->name, LLVMFunctionType(L->void_t, params, (unsigned)np, 0));
+        for (int i = 0; i < L->ntma; i++)
+            params[np + i] = L->ptr0;
+        L->fn = LLVMAddFunction(mod, f->name, LLVMFunctionType(L->void_t, params, (unsigned)(np + L->ntma), 0));
         LLVMSetFunctionCallConv(L->fn, L->nv ? LLVMPTXKernelCallConv : LLVMAMDGPUKERNELCallConv);
+        tma_bind_params(L, np);
     }
     L->b = LLVMCreateBuilderInContext(L->ctx);
     LLVMBasicBlockRef setup_bb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "setup");
@@ -814,9 +824,8 @@ static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const
         lval_set(L, &body->args[i], x);
     }
     LLVMPositionBuilderAtEnd(L->b, start);
-    async_plan(L, f);
+    async_init(L);
     L->has_loop = block_has_loop(body);
-    L->wgmma = L->nv && block_has_wgmma(body);
     lower_block(L, body);
     if (!L->failed) {
         fold_rebuilt_vectors(L);
@@ -825,5 +834,6 @@ static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const
     }
     out->lds_bytes = L->lds_bytes;
     out->block = L->nw * L->wave;
+    out->tma = tma_spec(L);
     return !L->failed;
 }

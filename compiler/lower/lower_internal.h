@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "compiler/lower/lower.h"
+#include "compiler/passes/tma_match.h"
 
 /* A lowered LIR value: one LLVM value per register (scalars: n == 1, ll == NULL). */
 typedef struct LVal {
@@ -17,6 +18,16 @@ typedef struct LVal {
 
 typedef struct Lower Lower;
 typedef struct Ring Ring; /* lower_async.c */
+
+/* A tensor whose boxes TMA copies into stage buffers (lower_tma.c). */
+typedef struct TmaTensor {
+    TmaMatch m;      /* the first load's match (tensor fields shared by all its loads) */
+    int box[2];      /* elements: inner (one copy's line), outer (lines) */
+    int swizzle;     /* bytes: 32, 64, 128 */
+    int cols;        /* copies per tile (128-byte columns of the buffer) */
+    int param;       /* the LLVM parameter holding its map */
+    const char *spec; /* the runtime's description */
+} TmaTensor;
 
 /* Per-layout facts computed once per kernel: the linear layout and, per dimension, this lane's (and
  * wave's) part of the coordinates as LLVM values. */
@@ -63,6 +74,15 @@ struct Lower {
         bool barrier_first;
     } *held;
     bool *inflight;       /* by value id: a dot result whose wgmma group may still be running */
+    TmaTensor *tma;       /* tensors copied by TMA: one hidden kernel parameter each (lower_tma.c) */
+    int ntma, tma_cap;
+    const TmaMatch **tma_of; /* by value id: a ring load's match when its ring uses TMA */
+#define MAX_TMA_RINGS 16
+    Ring *tma_rings[MAX_TMA_RINGS]; /* the rings filled by TMA (their barriers) */
+    int ntma_rings;
+    int cp_buffers; /* rings and buffers filled by cp.async */
+    int tma_flag;   /* shared-memory word set when a TMA copy had a negative coordinate */
+    bool tma_checked; /* tma_check done, before the flag's memory was reused */
     bool async_synced;    /* the copies issued so far were waited for (no copy since the last wait) */
     LVal *vals; /* by value id (Value.scratch) */
     int *uses;  /* by value id: number of uses */
@@ -139,6 +159,7 @@ void async_plan(Lower *L, Func *f);       /* allocates the stage buffers, before
 void lower_async_load(Lower *L, Op *op);
 void async_wait(Lower *L, const Value *src); /* before reading a shared tile */
 void async_after_loop(Lower *L, const Op *loop);
+void async_init(Lower *L); /* at the kernel's start: the TMA rings' barriers */
 /* Issues the copies held by the current loop (hold_copies); synced: every thread passed a barrier after the buffers'
  * last readers, so none needs a barrier of its own. */
 void async_release(Lower *L, bool synced);
@@ -149,6 +170,25 @@ void async_release(Lower *L, bool synced);
  * or 8 chunks), which is wgmma's 32-, 64- or 128-byte swizzle over a 1024-byte aligned buffer, and
  * lets ldmatrix's eight rows land in different banks. */
 LLVMValueRef stage_chunk_offset(Lower *L, LLVMValueRef line, LLVMValueRef chunk, int64_t pitch, int64_t lines);
+
+/* ---- lower_tma.c: stage buffers filled by TMA (sm_90) ---- */
+/* The tensor index when every load of a ring (tile: its shared type) is a box of one tensor TMA can
+ * copy, else -1. Before the signature is built: each tensor becomes a parameter. */
+int tma_ring(Lower *L, const Type *tile, Op **loads, int n);
+void tma_bind_params(Lower *L, int np); /* the tensor map parameters' attributes, after np real ones */
+const char *tma_spec(Lower *L);         /* the runtime's description of the parameters, NULL if none */
+/* The S barriers at byte offset bars: initialised at the kernel's start, again after a nested loop,
+ * invalidated before their memory is reused. */
+void tma_init(Lower *L, int bars, int S, bool last); /* last: then fence and synchronise */
+void tma_reinit(Lower *L, int bars, int S);
+void tma_inval(Lower *L, int bars, int S);
+/* The negative-coordinate flag: cleared at the start, checked at every return (a trap if set). */
+void tma_flag_init(Lower *L);
+void tma_check(Lower *L);
+/* Thread 0 copies load's box into buffer buf (byte offset), completing on barrier `slot` (i32). */
+void tma_issue(Lower *L, const Op *load, int tensor, int bars, LLVMValueRef slot, LLVMValueRef buf);
+/* Every thread waits for phase `parity` (i32 0/1) of barrier `slot`. */
+void tma_wait(Lower *L, int bars, LLVMValueRef slot, LLVMValueRef parity);
 
 /* ---- per op family ---- */
 void lower_elementwise(Lower *L, Op *op);  /* lower_elem.c: arithmetic, casts, math, consts, shapes */

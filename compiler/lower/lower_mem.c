@@ -77,7 +77,11 @@ static void set_scope(Lower *L, LLVMValueRef inst, int64_t scope)
 {
     if (L->emu)
         return; /* the host has one scope */
-    const char *s = scope == SCOPE_CTA ? "workgroup" : scope == SCOPE_GPU ? "agent" : NULL;
+    /* the system scope is LLVM's default; NVPTX names the others block and device (LLVM aborts on
+     * AMDGPU's names there) */
+    const char *s = scope == SCOPE_CTA ? (L->nv ? "block" : "workgroup")
+                    : scope == SCOPE_GPU ? (L->nv ? "device" : "agent")
+                                         : NULL;
     if (s)
         LLVMSetAtomicSyncScopeID(inst, LLVMGetSyncScopeID(L->ctx, s, strlen(s)));
 }
@@ -138,8 +142,16 @@ static LLVMValueRef atomic_one(Lower *L, Op *op, LLVMValueRef ptr, LLVMValueRef 
     case KIND_XOR: bop = LLVMAtomicRMWBinOpXor; break;
     default: bop = LLVMAtomicRMWBinOpXchg; break;
     }
-    LLVMValueRef x = LLVMBuildAtomicRMW(L->b, bop, ptr, vals[0], ord, 0);
+    /* NVPTX (LLVM 22) emits every atomicrmw as a relaxed `atom`, dropping its order: on sm_90 the
+     * order is given by fences around a relaxed one (fence.acq_rel.<scope>, the PTX memory model's
+     * release and acquire patterns), which it does emit */
+    bool fences = L->nv && !L->emu && ord != LLVMAtomicOrderingMonotonic;
+    if (fences && (ord == LLVMAtomicOrderingRelease || ord == LLVMAtomicOrderingAcquireRelease))
+        set_scope(L, LLVMBuildFence(L->b, LLVMAtomicOrderingRelease, 0, ""), op->at.scope);
+    LLVMValueRef x = LLVMBuildAtomicRMW(L->b, bop, ptr, vals[0], fences ? LLVMAtomicOrderingMonotonic : ord, 0);
     set_scope(L, x, op->at.scope);
+    if (fences && (ord == LLVMAtomicOrderingAcquire || ord == LLVMAtomicOrderingAcquireRelease))
+        set_scope(L, LLVMBuildFence(L->b, LLVMAtomicOrderingAcquire, 0, ""), op->at.scope);
     return x;
 }
 

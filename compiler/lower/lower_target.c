@@ -93,7 +93,6 @@ void tgt_entry(Lower *L)
         w = noundef_ret(L, LLVMBuildCall2(b, LLVMGlobalGetValueType(f), f, &w, 1, "warp"));
     }
     L->warp = w;
-    L->lds_limit = L->nv ? 227 * 1024 : L->gfx950 ? 160 * 1024 : 64 * 1024;
 }
 
 LLVMValueRef tgt_program_id(Lower *L, int axis)

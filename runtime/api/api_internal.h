@@ -81,7 +81,11 @@ struct rk_kernel {
     bool grid_known;
     RtFunc *fn;             /* resolved at the first launch */
     unsigned char *kernarg; /* the block, built anew by each launch */
-    const void **argptrs;   /* pointers to each argument inside it */
+    const void **argptrs;   /* pointers to each argument inside it, then to each tensor map */
+    const char *tma_spec;   /* sm_90: the tensor maps it takes after its parameters (tma.c), or NULL */
+    const char *grid_text;  /* the @grid function's TIR text (RtKernelDesc.grid_tir), or NULL */
+    struct RtTma *tma;      /* those maps, parsed, with the last launch's inputs and maps */
+    int ntma;
 };
 
 struct rk_program {
@@ -104,10 +108,17 @@ typedef struct RtKernelDesc {
     int num_warps, block, lds_bytes;
     const char *grid_tir; /* the @grid function as TIR text, or NULL */
     const char *config;   /* the autotune config as -D pairs ("BLOCK=64 num_warps=4"), or NULL */
+    const char *tma;      /* sm_90: the tensor maps after the parameters, one line each (tma.c), or NULL */
 } RtKernelDesc;
 
 /* A program from a code object and its kernels' descriptions (everything is copied). Sets the
  * context's error on failure. The bundle loader and the tests use it directly. */
+/* tma.c: a kernel's tensor maps (k->tma_spec): parsed when the kernel is built (false after setting
+ * the context's error), built for each launch from its arguments in k->kernarg (k->argptrs after the
+ * parameters point at them). */
+bool rt_tma_parse(rk_ctx *ctx, Arena *a, rk_kernel *k);
+rk_status rt_tma_build(rk_kernel *k);
+
 rk_status rt_program_new(rk_ctx *ctx, const char *target, const void *binary, size_t size, const RtKernelDesc *kernels,
                          int nkernels, rk_program **out);
 

@@ -351,7 +351,7 @@ rk_status rk_launch(rk_kernel *k, const uint32_t *grid, const rk_arg *args, int 
     if ((uint64_t)g[0] * (uint64_t)(k->block > 0 ? k->block : 1) > UINT32_MAX)
         return rt_fail(ctx, RK_ELAUNCH, "kernel %s: grid x %u times %d work-items per workgroup exceeds 2^32 - 1",
                        k->name, g[0], k->block);
-    if ((st = kernel_ready(k)))
+    if ((st = kernel_ready(k)) || (st = rt_tma_build(k)))
         return st;
     RtLaunch l = {.fn = k->fn,
                   .name = k->name,
@@ -361,7 +361,7 @@ rk_status rk_launch(rk_kernel *k, const uint32_t *grid, const rk_arg *args, int 
                   .kernarg = k->kernarg,
                   .kernarg_size = k->kernarg_size,
                   .args = k->argptrs,
-                  .nargs = k->nparams,
+                  .nargs = k->nparams + k->ntma,
                   .threads = ctx->host_threads,
                   .print = ctx->print,
                   .print_ud = ctx->print_ud};

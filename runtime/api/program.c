@@ -125,7 +125,11 @@ static bool build_kernel(rk_ctx *ctx, rk_program *p, rk_kernel *k, const RtKerne
     }
     k->kernarg_size = (off + 7) / 8 * 8;
     k->kernarg = arena_alloc(a, k->kernarg_size ? k->kernarg_size : 8);
-    k->argptrs = ARENA_ARRAY(a, const void *, d->nparams + 1);
+    k->tma_spec = d->tma ? arena_strdup(a, d->tma) : NULL;
+    k->grid_text = d->grid_tir ? arena_strdup(a, d->grid_tir) : NULL;
+    if (k->tma_spec && !rt_tma_parse(ctx, a, k))
+        return false;
+    k->argptrs = ARENA_ARRAY(a, const void *, d->nparams + k->ntma + 1);
     k->num_warps = d->num_warps;
     k->block = d->block;
     k->lds_bytes = d->lds_bytes;

@@ -7,7 +7,10 @@
  *                   "variants": [{"symbol": "matmul__c0", "config": {...}, "config_text": "BLOCK_M=64 ...",
  *                                 "params": [{"name": "a", "kind": "pointer", "dtype": "bf16"}, ...],
  *                                 "num_warps": 4, "block": 256, "lds_bytes": 8192, "grid": "<TIR>",
- *                                 "vgpr_spills": 0, "sgpr_spills": 0, "scratch_bytes": 0}, ...]}]}
+ *                                 "vgpr_spills": 0, "sgpr_spills": 0, "scratch_bytes": 0,
+ *                                 "tma": "tma 0 2 64 128 128 0+1*5 0+1*3 0+1*6\n..."}, ...]}]}
+ * "tma" (sm_90 kernels whose dot operands are copied by TMA: runtime/api/tma.c) is present only
+ * when the kernel takes tensor maps; a manifest without it loads as before.
  * The program holds every variant as a kernel named by its symbol. Tuning times them as rk_autotune
  * does (runtime/tune), after dropping spilling variants when a variant without spills exists, and
  * remembers the winner in the bundle and on disk ("btune" entries) by (the bundle's SHA-256, kernel,
@@ -152,6 +155,8 @@ static bool variant_desc(Arena *a, const Json *v, RtKernelDesc *d, int *spills, 
     d->lds_bytes = (int)json_num(v, "lds_bytes", 0);
     const char *grid = json_str(v, "grid", NULL);
     d->grid_tir = grid ? arena_strdup(a, grid) : NULL;
+    const char *tma = json_str(v, "tma", NULL); /* absent or null: no tensor maps */
+    d->tma = tma ? arena_strdup(a, tma) : NULL;
     *spills = (int)json_num(v, "vgpr_spills", 0) + (int)json_num(v, "sgpr_spills", 0);
     if (d->block <= 0 || d->num_warps <= 0 || d->lds_bytes < 0) {
         *why = "a variant without num_warps, block or lds_bytes";

@@ -8,7 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { REC_MAGIC = 0x31435252 /* "RRC1" */, NULL_STR = 0xFFFFFFFFu };
+/* The magic names the record format: a record of an older one (RRC1 had no tensor maps) fails to
+ * read and is rebuilt as any corrupt entry is. */
+enum { REC_MAGIC = 0x32435252 /* "RRC2" */, NULL_STR = 0xFFFFFFFFu };
 
 /* ---- writing ---- */
 
@@ -197,6 +199,7 @@ void record_write(Blob *b, const ProgRecord *r)
         blob_i32(b, k->block);
         blob_i32(b, k->lds_bytes);
         blob_str(b, k->grid_tir);
+        blob_str(b, k->tma);
     }
     blob_u32(b, (uint32_t)r->ndiags);
     for (int i = 0; i < r->ndiags; i++) {
@@ -254,6 +257,7 @@ bool record_read(BlobReader *rd, ProgRecord *r)
         k->block = rd_i32(rd);
         k->lds_bytes = rd_i32(rd);
         k->grid_tir = rd_str(rd);
+        k->tma = rd_str(rd);
         if (!k->name || !k->symbol)
             rd->bad = true;
     }

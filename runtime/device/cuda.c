@@ -83,6 +83,10 @@ typedef struct CudaApi {
     CUresult (*EventDestroy)(CUevent e);
     CUresult (*GetErrorName)(CUresult e, const char **s);
     CUresult (*GetErrorString)(CUresult e, const char **s);
+    /* optional: drivers before CUDA 12 lack it, and then no TMA kernel runs */
+    CUresult (*TensorMapEncodeTiled)(void *map, int dtype, unsigned rank, void *base, const uint64_t *dims,
+                                     const uint64_t *strides, const unsigned *box, const unsigned *estrides,
+                                     int interleave, int swizzle, int l2promotion, int oobfill);
 } CudaApi;
 
 /* Process-wide: the library, its entry points, the outcome of cuInit, and each GPU's primary context. */
@@ -152,7 +156,8 @@ static void cuda_load_once(void)
         {&C.EventDestroy, "cuEventDestroy_v2", "cuEventDestroy", true},
         {&C.GetErrorName, "cuGetErrorName", NULL, false},
         {&C.GetErrorString, "cuGetErrorString", NULL, false},
-    };
+        {&C.TensorMapEncodeTiled, "cuTensorMapEncodeTiled", NULL, false},
+};
     for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
         void *p = dlsym(lib, syms[i].name);
         if (!p && syms[i].alt)
@@ -399,6 +404,28 @@ static rk_status cuda_launch(RtDevice *d, const RtLaunch *l)
     return RK_OK;
 }
 
+/* CUtensorMap's enums (cuda.h): data types UINT8 0, UINT16 1, UINT32 2 (TMA only moves the bytes);
+ * interleave none 0; swizzle none 0, 32B 1, 64B 2, 128B 3; L2 promotion 128B 2; out-of-bounds fill
+ * with zeros 0. */
+static rk_status cuda_tensor_map(RtDevice *d, void *map, const RtTensorMapDesc *t)
+{
+    if (!C.TensorMapEncodeTiled)
+        return rt_dev_fail(d, RK_EDEVICE, "the CUDA driver lacks cuTensorMapEncodeTiled (CUDA 12 or later is needed for TMA)");
+    int dtype = t->esize == 1 ? 0 : t->esize == 2 ? 1 : 2;
+    int swizzle = t->swizzle == 128 ? 3 : t->swizzle == 64 ? 2 : t->swizzle == 32 ? 1 : 0;
+    unsigned estrides[2] = {1, 1};
+    CUresult e = C.TensorMapEncodeTiled(map, dtype, 2, (void *)(uintptr_t)t->base, t->dim, &t->stride_bytes, t->box,
+                                        estrides, 0, swizzle, 2, 0);
+    if (e)
+        return rt_dev_fail(d, RK_EDEVICE,
+                           "cuTensorMapEncodeTiled failed: %s (base 0x%llx, dims %llu x %llu, row stride %llu bytes, "
+                           "box %u x %u, swizzle %d bytes)",
+                           cu_err(e), (unsigned long long)t->base, (unsigned long long)t->dim[0],
+                           (unsigned long long)t->dim[1], (unsigned long long)t->stride_bytes, t->box[0], t->box[1],
+                           t->swizzle);
+    return RK_OK;
+}
+
 static rk_status cuda_synchronize(RtDevice *d)
 {
     rk_status st = cuda_enter(d);
@@ -459,6 +486,7 @@ static void cuda_release(RtDevice *d)
 
 static const RtDeviceOps cuda_ops = {
     .kind = "cuda",
+    .tensor_map = cuda_tensor_map,
     .malloc = cuda_malloc,
     .free = cuda_free,
     .memcpy = cuda_memcpy,

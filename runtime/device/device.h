@@ -44,6 +44,15 @@ typedef struct RtLaunch {
     void *print_ud;
 } RtLaunch;
 
+/* A 2-D tensor map for TMA (sm_90): the tensor at `base`, dim[0] elements of esize bytes along its
+ * contiguous dimension, dim[1] rows stride_bytes apart; each copy moves box[0] x box[1] elements into
+ * shared memory with the given swizzle (0, 32, 64, 128 bytes); out-of-bounds elements read as zeros. */
+typedef struct RtTensorMapDesc {
+    uint64_t base, dim[2], stride_bytes;
+    uint32_t box[2];
+    int esize, swizzle;
+} RtTensorMapDesc;
+
 typedef struct RtDeviceOps {
     const char *kind;
     rk_status (*malloc)(RtDevice *d, size_t bytes, void **ptr);
@@ -61,6 +70,8 @@ typedef struct RtDeviceOps {
     rk_status (*event_elapsed)(RtDevice *d, RtEvent *start, RtEvent *end, float *ms);
     void (*event_destroy)(RtDevice *d, RtEvent *ev);
     void (*release)(RtDevice *d); /* frees the device itself */
+    /* Encodes a tensor map (128 bytes, 64-byte aligned) for TMA; NULL on devices without TMA. */
+    rk_status (*tensor_map)(RtDevice *d, void *map, const RtTensorMapDesc *t);
 } RtDeviceOps;
 
 typedef struct RtProps {

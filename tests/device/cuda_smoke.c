@@ -2,6 +2,7 @@
  *
  *     cuda_smoke [--root DIR]              compile for the device's target (sm_90) and run
  *     cuda_smoke --save DIR [--root DIR]   compile for sm_90 without a device, write DIR/<case>.ptx/.meta
+ *                                          (and read each back: its kernels' TMA specs must survive)
  *     cuda_smoke --load DIR                run the prebuilt cases of DIR (a runtime-only build: no LLVM)
  *
  * The cases: vector add (f32, 128-bit accesses and a masked tail), a row softmax and a layer norm
@@ -328,6 +329,28 @@ static void run_bad_ptx(Smoke *s)
     rk_program_destroy(p);
 }
 
+/* The prebuilt files just written, read back: each kernel's tensor map spec (the matmuls' TMA
+ * operands) must be the compiled one exactly, or the loaded kernel would take other maps. */
+static void check_saved(Smoke *s, rk_program *prog, const char *base)
+{
+    rk_program *back = NULL;
+    char err[1024];
+    if (pb_load(s->ctx, base, &back, err, sizeof err) != RK_OK) {
+        fprintf(stderr, "cuda_smoke: reading back: %s\n", err);
+        s->failures++;
+        return;
+    }
+    for (int i = 0; i < prog->nkernels; i++) {
+        const char *want = prog->kernels[i].tma_spec, *got = i < back->nkernels ? back->kernels[i].tma_spec : NULL;
+        if (want != got && (!want || !got || strcmp(want, got) != 0)) {
+            fprintf(stderr, "cuda_smoke: %s.meta: kernel %s: tma spec '%s', compiled '%s'\n", base,
+                    prog->kernels[i].name, got ? got : "(none)", want ? want : "(none)");
+            s->failures++;
+        }
+    }
+    rk_program_destroy(back);
+}
+
 static void run_case(Smoke *s, const Case *c, rk_program *prog)
 {
     rk_kernel *k;
@@ -470,6 +493,7 @@ int main(int argc, char **argv)
                 rk_program_kernel(prog, c->kernel, &k);
                 rk_kernel_get_info(k, &ki);
                 printf("cuda_smoke: wrote %s.ptx (%d warps, %d B shared)\n", base, ki.num_warps, ki.lds_bytes);
+                check_saved(&s, prog, base);
             }
         } else {
             run_case(&s, c, prog);

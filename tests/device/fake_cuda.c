@@ -22,6 +22,7 @@
  * the token not_an_instruction fails to load with CUDA_ERROR_INVALID_PTX and a two-line log. The
  * counters in `fake_cuda_counters` let a test check that everything made was freed. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -584,6 +585,47 @@ static uint16_t f16_put(double x)
     return sign | (uint16_t)((e + 14) << 10 | ((uint32_t)ldexp(v, 11 - e) & 1023));
 }
 
+/* cuTensorMapEncodeTiled: checks what TMA checks of a 2-D map and writes the fields where the models
+ * read them back (a real map's bytes are opaque). */
+typedef struct FakeMap {
+    uint64_t magic, base, dim[2], stride;
+    unsigned box[2];
+    int dtype, swizzle;
+} FakeMap;
+#define FAKE_MAP_MAGIC 0x70614d6b61466b72ull
+
+CUresult cuTensorMapEncodeTiled(void *map, int dtype, unsigned rank, void *base, const uint64_t *dims,
+                                const uint64_t *strides, const unsigned *box, const unsigned *estrides, int interleave,
+                                int swizzle, int l2promotion, int oobfill)
+{
+    int esize = dtype == 0 ? 1 : dtype == 1 ? 2 : dtype == 2 ? 4 : 0;
+    int span = swizzle == 1 ? 32 : swizzle == 2 ? 64 : swizzle == 3 ? 128 : 0;
+    if (!map || (uintptr_t)map % 64 || rank != 2 || !esize || (uintptr_t)base % 16 || interleave || oobfill ||
+        swizzle < 0 || swizzle > 3)
+        return E_INVALID_VALUE;
+    for (unsigned i = 0; i < rank; i++)
+        if (dims[i] < 1 || dims[i] > ((uint64_t)1 << 32) || box[i] < 1 || box[i] > 256 || estrides[i] != 1)
+            return E_INVALID_VALUE;
+    if (strides[0] % 16 || strides[0] >= ((uint64_t)1 << 40) || (box[0] * (unsigned)esize) % 16 ||
+        (span && box[0] * (unsigned)esize > (unsigned)span))
+        return E_INVALID_VALUE;
+    FakeMap m = {FAKE_MAP_MAGIC, (uint64_t)(uintptr_t)base, {dims[0], dims[1]}, strides[0], {box[0], box[1]}, dtype, span};
+    memset(map, 0, 128);
+    memcpy(map, &m, sizeof m);
+    (void)l2promotion;
+    return 0;
+}
+
+/* Whether parameter i is the map of the tensor at base, dims d0 (contiguous) x d1, stride bytes apart. */
+static bool map_is(const unsigned char *buf, const size_t *off, int i, const void *base, int64_t d0, int64_t d1,
+                   int64_t stride)
+{
+    FakeMap m;
+    memcpy(&m, buf + off[i], sizeof m);
+    return m.magic == FAKE_MAP_MAGIC && m.base == (uint64_t)(uintptr_t)base && (int64_t)m.dim[0] == d0 &&
+           (int64_t)m.dim[1] == d1 && (int64_t)m.stride == stride;
+}
+
 /* Runs the model of entry `e` with the packed parameters; the grid decides how many rows are done. */
 static void run_model(const Entry *e, const unsigned char *buf, const size_t *off, const unsigned grid[3])
 {
@@ -622,11 +664,16 @@ static void run_model(const Entry *e, const unsigned char *buf, const size_t *of
                     yr[j] = (float)(exp(xr[j] - a) / s);
             }
         }
-    } else if (strcmp(e->name, "matmul") == 0 && e->nparams == 9) {
+    } else if (strcmp(e->name, "matmul") == 0 && e->nparams >= 9 && e->nparams <= 11) {
         const uint16_t *a = ptr_at(buf, off, 0), *b = ptr_at(buf, off, 1);
         uint16_t *c = ptr_at(buf, off, 2);
         int M = i32_at(buf, off, 3), N = i32_at(buf, off, 4), K = i32_at(buf, off, 5);
         int lda = i32_at(buf, off, 6), ldb = i32_at(buf, off, 7), ldc = i32_at(buf, off, 8);
+        /* TMA: after the parameters, the maps of A (K x M) and/or B (N x K), in that order; a wrong
+         * one leaves C untouched */
+        for (int i = 9, want_a = 1; i < e->nparams; i++, want_a = 0)
+            if (!(want_a && map_is(buf, off, i, a, K, M, 2 * (int64_t)lda)) && !map_is(buf, off, i, b, N, K, 2 * (int64_t)ldb))
+                return;
         for (int i = 0; i < M; i++)
             for (int j = 0; j < N; j++) {
                 double acc = 0;

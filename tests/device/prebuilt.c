@@ -9,7 +9,7 @@
 
 #include "runtime/api/api_internal.h"
 
-enum { PB_MAX_KERNELS = 64, PB_MAX_PARAMS = 64 };
+enum { PB_MAX_KERNELS = 64, PB_MAX_PARAMS = 64, PB_MAX_TMA = 4096, PB_MAX_GRID = 16384 };
 
 static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -19,6 +19,30 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     vsnprintf(err, errlen, fmt, ap);
     va_end(ap);
     return -1;
+}
+
+/* A kernel's tensor maps, one `tma` line each: the spec's own lines, which start with "tma " already.
+ * False when a line does not, since the reader could not tell it from another key. */
+static bool save_tma(FILE *f, const char *spec)
+{
+    while (spec && *spec) {
+        size_t len = strcspn(spec, "\n");
+        if (len < 4 || strncmp(spec, "tma ", 4) != 0)
+            return false;
+        fprintf(f, "%.*s\n", (int)len, spec);
+        spec += len + (spec[len] == '\n');
+    }
+    return true;
+}
+
+/* A kernel's @grid function, one `grid` line per line of its TIR text. */
+static void save_grid(FILE *f, const char *text)
+{
+    while (text && *text) {
+        size_t len = strcspn(text, "\n");
+        fprintf(f, "grid %.*s\n", (int)len, text);
+        text += len + (text[len] == '\n');
+    }
 }
 
 int pb_save(rk_program *prog, const char *config, const char *base, char *err, size_t errlen)
@@ -58,7 +82,7 @@ int pb_save(rk_program *prog, const char *config, const char *base, char *err, s
     snprintf(path, sizeof path, "%s.meta", base);
     if (!(f = fopen(path, "w")))
         return fail(err, errlen, "cannot write %s: %s", path, strerror(errno));
-    fprintf(f, "rk-prebuilt 1\ntarget %s\n", target);
+    fprintf(f, "rk-prebuilt 2\ntarget %s\n", target);
     for (int i = 0; i < rk_program_kernel_count(prog); i++) {
         rk_kernel *k;
         rk_kernel_info ki;
@@ -71,6 +95,11 @@ int pb_save(rk_program *prog, const char *config, const char *base, char *err, s
             rk_kernel_get_param(k, j, &p);
             fprintf(f, "param %s %s %s\n", p.name, p.kind == RK_PARAM_POINTER ? "pointer" : "scalar",
                     rk_dtype_name(p.dtype));
+        }
+        save_grid(f, k->grid_text);
+        if (!save_tma(f, k->tma_spec)) {
+            fclose(f);
+            return fail(err, errlen, "kernel %s: a tensor map line that does not start with 'tma '", ki.name);
         }
         fprintf(f, "end\n");
     }
@@ -116,6 +145,8 @@ static bool dtype_of(const char *s, rk_dtype *t)
 
 typedef struct PbKernel {
     char name[128], config[512];
+    char tma[PB_MAX_TMA]; /* the tensor maps' spec, its lines joined again, or "" */
+    char grid[PB_MAX_GRID]; /* the @grid function's TIR text, or "" */
     int num_warps, block, lds_bytes, nparams;
     char pnames[PB_MAX_PARAMS][64];
     rk_param params[PB_MAX_PARAMS];
@@ -135,8 +166,8 @@ static int parse_meta(char *text, char *target, size_t tlen, PbKernel *ks, char 
         else
             val = line + strlen(line);
         if (!header) {
-            if (strcmp(line, "rk-prebuilt") != 0 || strcmp(val, "1") != 0)
-                return fail(err, errlen, "not an rk-prebuilt 1 file");
+            if (strcmp(line, "rk-prebuilt") != 0 || (strcmp(val, "1") != 0 && strcmp(val, "2") != 0))
+                return fail(err, errlen, "not an rk-prebuilt 1 or 2 file");
             header = true;
         } else if (strcmp(line, "target") == 0) {
             snprintf(target, tlen, "%s", val);
@@ -166,6 +197,18 @@ static int parse_meta(char *text, char *target, size_t tlen, PbKernel *ks, char 
             p->name = k->pnames[k->nparams];
             p->kind = strcmp(kind, "pointer") == 0 ? RK_PARAM_POINTER : RK_PARAM_SCALAR;
             k->nparams++;
+        } else if (strcmp(line, "grid") == 0) {
+            size_t used = strlen(k->grid);
+            int n = snprintf(k->grid + used, sizeof k->grid - used, "%s\n", val);
+            if (n < 0 || (size_t)n >= sizeof k->grid - used)
+                return fail(err, errlen, "line %d: the @grid function of %s takes more than %d bytes", lineno, k->name,
+                            PB_MAX_GRID);
+        } else if (strcmp(line, "tma") == 0) {
+            size_t used = strlen(k->tma);
+            int n = snprintf(k->tma + used, sizeof k->tma - used, "tma %s\n", val);
+            if (n < 0 || (size_t)n >= sizeof k->tma - used)
+                return fail(err, errlen, "line %d: the tensor maps of %s take more than %d bytes", lineno, k->name,
+                            PB_MAX_TMA);
         } else if (strcmp(line, "end") == 0) {
             if (k->block <= 0 || k->num_warps <= 0)
                 return fail(err, errlen, "line %d: kernel %s without block or num_warps", lineno, k->name);
@@ -217,7 +260,9 @@ rk_status pb_load(rk_ctx *ctx, const char *base, rk_program **prog, char *err, s
                                   .num_warps = ks[i].num_warps,
                                   .block = ks[i].block,
                                   .lds_bytes = ks[i].lds_bytes,
-                                  .config = ks[i].config};
+                                  .config = ks[i].config,
+                                  .tma = ks[i].tma[0] ? ks[i].tma : NULL,
+                                  .grid_tir = ks[i].grid[0] ? ks[i].grid : NULL};
     rk_status st = rt_program_new(ctx, target, bin, blen, descs, nk, prog);
     if (st)
         fail(err, errlen, "%s: %s", base, rk_error(ctx));

@@ -3,7 +3,7 @@
  *
  *     NAME.ptx    the code object as rk_program_binary gives it (PTX text for sm_90)
  *     NAME.meta   what the runtime needs to launch its kernels, one fact per line:
- *                     rk-prebuilt 1
+ *                     rk-prebuilt 2
  *                     target sm_90
  *                     kernel vecadd                 (then, for each kernel:)
  *                     config T=f32 ALIGN=16         (the -D pairs it was compiled with; may be empty)
@@ -12,11 +12,17 @@
  *                     lds_bytes 0
  *                     param x pointer f32           (each run-time parameter in order)
  *                     param n scalar i32
+ *                     grid kernel @g(...) {         (each line of its @grid function's TIR text, if any)
+ *                     tma 0 4 128 1 0 0+1*1 1 0+1*1
+ *                                               (sm_90 TMA kernels: each line of its tensor map spec,
+ *                                                runtime/api/tma.c, as it is; none for other kernels)
  *                     end
  *
- * pb_save needs only the public API (a compiler build writes them); pb_load builds the program with the
- * runtime's rt_program_new (runtime/api/api_internal.h, as rk_bundle_load does), so it links the static
- * rk_runtime, not librk.so. The @grid function is not carried: launch prebuilt kernels with a grid.
+ * Version 2 added the tma and grid lines; pb_load reads version 1 files too (they have none).
+ *
+ * pb_save needs the public API (a compiler build writes them) and, for the tma lines, rk_kernel's
+ * tma_spec; pb_load builds the program with the runtime's rt_program_new (runtime/api/api_internal.h,
+ * as rk_bundle_load does), so it links the static rk_runtime, not librk.so.
  * Used by tests/device/cuda_smoke.c and bench/h200/rk_bench.c. */
 #ifndef RK_TESTS_PREBUILT_H
 #define RK_TESTS_PREBUILT_H

@@ -1,10 +1,15 @@
 /* The run-test harness: see harness.h for the model, tests/run/README.md for how to run it.
  *
  *   run_harness [--list] [--time] [--device=emu|emu_sm90] [FILTER...]
+ *   run_harness --save DIR [FILTER...]                 compile each case for interp and sm_90, no run
+ *   run_harness --load DIR --device=cuda [FILTER...]   run those programs: interp against the GPU
  *
  * A FILTER selects the cases whose name contains it ("=NAME" for exactly NAME); none selects all.
- * --device names the emulated device compared with interp: `emu` (the gfx942 lowering, the default) or
- * `emu_sm90` (the sm_90 lowering: 32-lane warps, mma.sync, ldmatrix, cp.async).
+ * --device names the device compared with interp: `emu` (the gfx942 lowering, the default),
+ * `emu_sm90` (the sm_90 lowering: 32-lane warps, mma.sync, ldmatrix, cp.async) or, with --load,
+ * `cuda`. --save and --load carry the cases to a GPU machine without LLVM (bench/h200/run.sh cases):
+ * each case's two programs are prebuilt files (tests/device/prebuilt.h) named by a hash of its name.
+ * Built with RK_RUN_NO_COMPILER (the GPU machine's runtime-only build), only --load works.
  * Environment:
  *   RK_RUN_SEED=N      the base seed (default: fresh from the clock); every case's inputs derive from it
  *                      and the case's name, so a failure replays with the seed and the name it prints
@@ -22,9 +27,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tests/device/prebuilt.h"
 #include "tests/run/harness.h"
 
 static const char *DEV_NAME[NDEV] = {"interp", "emu"}; /* DEV_EMU: --device */
+static const char *save_dir, *load_dir;            /* --save, --load */
 
 /* ---- random numbers ---------------------------------------------------------------------------- */
 
@@ -471,8 +478,8 @@ void expect_buf(Run *r, HBuf *b, Tol t)
             show(e, sizeof e, b->dt, b->ref, i);
             show(g0, sizeof g0, b->dt, b->got[0], i);
             show(g1, sizeof g1, b->dt, b->got[1], i);
-            failf(r, "  %s: ref %s%s, interp %s%s, emu %s%s", w, b->written[i] ? "" : "(poison) ", e, g0,
-                  ok0 ? "" : " WRONG", g1, ok1 ? "" : " WRONG");
+            failf(r, "  %s: ref %s%s, interp %s%s, %s %s%s", w, b->written[i] ? "" : "(poison) ", e, g0,
+                  ok0 ? "" : " WRONG", strcmp(DEV_NAME[DEV_EMU], "cuda") == 0 ? "cuda" : "emu", g1, ok1 ? "" : " WRONG");
         }
     }
     if (bad)
@@ -544,12 +551,44 @@ static double now_ms(void)
 
 static double compile_ms_total;
 
+static uint64_t hash_name(const char *s);
+
+/* The prebuilt files of case c for device d: DIR/<hash of its name>.<interp|dev>. */
+static void prebuilt_base(char *buf, size_t n, const char *dir, const Case *c, int d)
+{
+    snprintf(buf, n, "%s/%016" PRIx64 ".%s", dir, hash_name(c->name), d == DEV_INTERP ? "interp" : "dev");
+}
+
+/* --load: the case's programs from load_dir. */
+static bool load_case(Case *c, Run *r)
+{
+    for (int d = 0; d < NDEV; d++) {
+        char base[1024], err[1024];
+        prebuilt_base(base, sizeof base, load_dir, c, d);
+        rk_status st = pb_load(ctxs[d], base, &c->prog[d], err, sizeof err);
+        if (st == RK_OK)
+            st = rk_program_kernel(c->prog[d], c->kernel, &c->kern[d]);
+        if (st != RK_OK) {
+            failf(r, "  prebuilt %s for %s: %s: %s", base, DEV_NAME[d], rk_status_name(st), err);
+            c->compile_failed = true;
+        }
+    }
+    return !c->compile_failed;
+}
+
 /* Compiles the case for both devices (once; the programs are kept for later rounds). */
 static bool compile_case(Case *c, Run *r)
 {
     if (c->compiled)
         return !c->compile_failed;
     c->compiled = true;
+    if (load_dir)
+        return load_case(c, r);
+#ifdef RK_RUN_NO_COMPILER
+    failf(r, "  this run_harness has no compiler: run it with --load DIR");
+    c->compile_failed = true;
+    return false;
+#else
     char path[512];
     snprintf(path, sizeof path, "%s/%s", RK_RUN_KERNELS, c->file);
     size_t len;
@@ -572,7 +611,9 @@ static bool compile_case(Case *c, Run *r)
     }
     double t0 = now_ms();
     for (int d = 0; d < NDEV; d++) {
-        rk_compile_options co = {.filename = path, .defines = defs, .ndefines = nd, .kernel = c->kernel};
+        /* --save: the GPU side for sm_90 (its context has no device) */
+        const char *target = save_dir && d == DEV_EMU ? "sm_90" : NULL;
+        rk_compile_options co = {.filename = path, .target = target, .defines = defs, .ndefines = nd, .kernel = c->kernel};
         rk_status st = rk_compile(ctxs[d], src, len, &co, &c->prog[d]);
         if (st == RK_OK)
             st = rk_program_kernel(c->prog[d], c->kernel, &c->kern[d]);
@@ -593,6 +634,28 @@ static bool compile_case(Case *c, Run *r)
     }
     free(src);
     return !c->compile_failed;
+#endif
+}
+
+/* --save: compiles the case and writes its two programs to save_dir. */
+static bool save_case(Case *c)
+{
+    Run r;
+    memset(&r, 0, sizeof r);
+    r.c = c;
+    bool ok = compile_case(c, &r);
+    for (int d = 0; d < NDEV && ok; d++) {
+        char base[1024], err[1024];
+        prebuilt_base(base, sizeof base, save_dir, c, d);
+        if (pb_save(c->prog[d], c->defines, base, err, sizeof err) != 0) {
+            failf(&r, "  %s", err);
+            ok = false;
+        }
+    }
+    if (!ok)
+        printf("FAIL %s [%s] %s\n%s", c->name, c->file, c->defines, r.log ? r.log : "");
+    free(r.log);
+    return ok;
 }
 
 static void launch_on(Case *c, Run *r, int d)
@@ -701,7 +764,9 @@ static bool run_case(Case *c, uint64_t base)
     if (!pass) {
         total_fail++;
         printf("FAIL %s [%s] %s\n%s  replay: RK_RUN_SEED=0x%016" PRIx64 " run_harness%s '=%s'\n", c->name, c->file,
-               c->defines, r.log ? r.log : "", base, strcmp(DEV_NAME[DEV_EMU], "emu") ? " --device=emu_sm90" : "",
+               c->defines, r.log ? r.log : "", base,
+               strcmp(DEV_NAME[DEV_EMU], "emu") == 0 ? "" : strcmp(DEV_NAME[DEV_EMU], "emu_sm90") == 0 ? " --device=emu_sm90"
+               : " --load DIR --device=cuda",
                c->name);
     } else if (verbose || show_time) {
         printf("ok   %s  (interp %.1f ms, %s %.1f ms)\n", c->name, r.ms[0], DEV_NAME[DEV_EMU], r.ms[1]);
@@ -738,10 +803,17 @@ int main(int argc, char **argv)
             list = true;
         else if (strcmp(argv[i], "--time") == 0)
             show_time = true;
-        else if (strcmp(argv[i], "--device=emu") == 0 || strcmp(argv[i], "--device=emu_sm90") == 0)
+        else if (strcmp(argv[i], "--device=emu") == 0 || strcmp(argv[i], "--device=emu_sm90") == 0 ||
+                 strcmp(argv[i], "--device=cuda") == 0)
             DEV_NAME[DEV_EMU] = argv[i] + strlen("--device=");
+        else if (strcmp(argv[i], "--save") == 0 && i + 1 < argc)
+            save_dir = argv[++i];
+        else if (strcmp(argv[i], "--load") == 0 && i + 1 < argc)
+            load_dir = argv[++i];
         else if (strncmp(argv[i], "--", 2) == 0) {
-            fprintf(stderr, "run_harness: unknown option %s (--list, --time, --device=emu|emu_sm90)\n", argv[i]);
+            fprintf(stderr, "run_harness: unknown option %s (--list, --time, --device=emu|emu_sm90|cuda, --save DIR, "
+                            "--load DIR)\n",
+                    argv[i]);
             return 2;
         }
         else
@@ -775,6 +847,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "run_harness: no case matches\n");
         return 1;
     }
+    if (save_dir && load_dir) {
+        fprintf(stderr, "run_harness: --save and --load exclude each other\n");
+        return 2;
+    }
+    if (strcmp(DEV_NAME[DEV_EMU], "cuda") == 0 && !load_dir) {
+        fprintf(stderr, "run_harness: --device=cuda runs prebuilt programs: give --load DIR (from --save DIR)\n");
+        return 2;
+    }
+    if (save_dir)
+        DEV_NAME[DEV_EMU] = "none"; /* compiles for sm_90 without a GPU */
     for (int d = 0; d < NDEV; d++) {
         rk_ctx_options o = {.device = DEV_NAME[d], .print = on_print};
         if (rk_ctx_create(&o, &ctxs[d]) != RK_OK) {
@@ -791,6 +873,15 @@ int main(int argc, char **argv)
     if (sample == 0)
         sample = 1;
     double t0 = now_ms();
+    if (save_dir) {
+        int saved = 0, failed = 0;
+        for (int i = 0; i < ncases; i++)
+            if (selected(cases[i], nf, filters))
+                save_case(cases[i]) ? saved++ : failed++;
+        printf("run_harness: %d cases saved to %s for interp and sm_90, %d failed, %.1f s\n", saved, save_dir, failed,
+               (now_ms() - t0) / 1e3);
+        return failed ? 1 : 0;
+    }
     if (sample > 1)
         printf("run_harness: %d cases, one in %" PRIu64 " of them per round, base seed 0x%016" PRIx64 "\n", nsel, sample,
                base);
@@ -816,6 +907,7 @@ int main(int argc, char **argv)
     }
     printf("run_harness: %" PRIu64 " round(s), %ld case runs, %ld failed, %.1f s (%.1f s compiling)\n", round,
            total_runs, total_fail, (now_ms() - t0) / 1e3, compile_ms_total / 1e3);
+
     for (int i = 0; i < ncases; i++) {
         for (int d = 0; d < NDEV; d++)
             rk_program_destroy(cases[i]->prog[d]);

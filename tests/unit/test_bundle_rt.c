@@ -4,11 +4,14 @@
  * (RK_TEST_BUNDLE). It checks the kernels and variants, tunes over the variants on emu and launches the
  * winner with correct results, finds the winner again on disk from a second context without timing,
  * zeroes `reset` buffers, and refuses what is not a bundle: a missing file, a manifest that does not
- * parse or is not one, a code object that does not match its manifest. Also the JSON reader alone. */
+ * parse or is not one, a code object that does not match its manifest. A variant's "tma" (its tensor
+ * maps, many lines) reaches its kernel exactly; without one the kernel has none. Also the JSON reader
+ * alone. */
 #include <stdint.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "runtime/api/api_internal.h"
 #include "runtime/bundle/json.h"
 #include "tests/unit/test_api_util.h"
 
@@ -193,6 +196,43 @@ static void test_bad_bundles(void)
     rk_ctx_destroy(ctx);
 }
 
+/* The test bundle with a "tma" given to vadd's first variant, the way bundle_write.c writes it. */
+static void test_tma(void)
+{
+    char dir[600], path[700], mpath[800], src_m[800];
+    snprintf(dir, sizeof dir, "%s/cache", root);
+    snprintf(path, sizeof path, "%s/tma.so", root);
+    snprintf(mpath, sizeof mpath, "%s/tma.so.json", root);
+    snprintf(src_m, sizeof src_m, "%s.json", RK_TEST_BUNDLE);
+    copy_file(RK_TEST_BUNDLE, path, -1, NULL);
+    FILE *in = fopen(src_m, "rb"), *out = fopen(mpath, "wb");
+    CHECK(in && out);
+    if (!in || !out)
+        return;
+    static char m[1 << 20];
+    size_t n = fread(m, 1, sizeof m - 1, in);
+    m[n] = 0;
+    fclose(in);
+    const char *spec = "tma 0 4 64 1 0 0+1*3 1 0+1*3\ntma 1 4 64 1 0 0+1*3 1 0+1*3\n";
+    char *at = strstr(m, "{\"symbol\": ");
+    CHECK(at != NULL);
+    if (at) {
+        fwrite(m, 1, (size_t)(at + 1 - m), out);
+        fputs("\"tma\": \"tma 0 4 64 1 0 0+1*3 1 0+1*3\\ntma 1 4 64 1 0 0+1*3 1 0+1*3\\n\", ", out);
+        fputs(at + 1, out);
+    }
+    fclose(out);
+    rk_ctx *ctx = ctx_in(dir);
+    rk_bundle *b = NULL;
+    rk_kernel *v0 = NULL, *v1 = NULL;
+    CHECK_OK(ctx, rk_bundle_load(ctx, path, &b));
+    CHECK_OK(ctx, rk_bundle_variant(b, "vadd", 0, &v0));
+    CHECK_OK(ctx, rk_bundle_variant(b, "vadd", 1, &v1));
+    CHECK(v0 && v0->tma_spec && strcmp(v0->tma_spec, spec) == 0 && v0->ntma == 2);
+    CHECK(v1 && !v1->tma_spec);
+    rk_ctx_destroy(ctx);
+}
+
 int main(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -204,6 +244,7 @@ int main(void)
     test_json();
     test_bundle();
     test_bad_bundles();
+    test_tma();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     if (system(cmd) != 0)

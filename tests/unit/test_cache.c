@@ -1,9 +1,10 @@
 /* Tests of the compile cache (runtime/cache, rk_compile): SHA-256 against the FIPS 180-4 examples, the
  * entry format (a round trip; a flipped byte, a truncated file, an entry under another key's name and
- * a missing one), rk_compile through the cache (a miss writes, a hit compiles nothing and runs, warnings
- * are replayed), corrupt and truncated entries rebuilt, a changed import making an entry stale, an
- * unwritable folder degrading to compiling without the cache (one note), RK_ALWAYS_COMPILE, and two
- * processes filling the same entries at the same moment, round after round.
+ * a missing one), the record format (a kernel's tensor maps kept; an older record refused), rk_compile
+ * through the cache (a miss writes, a hit compiles nothing and runs, warnings are replayed), corrupt
+ * and truncated entries rebuilt, a changed import making an entry stale, an unwritable folder
+ * degrading to compiling without the cache (one note), RK_ALWAYS_COMPILE, and two processes filling
+ * the same entries at the same moment, round after round.
  *
  * Every context here uses a private folder under $TMPDIR. */
 #include <dirent.h>
@@ -16,6 +17,7 @@
 
 #include "runtime/cache/cache.h"
 #include "runtime/cache/hash.h"
+#include "runtime/cache/record.h"
 #include "tests/unit/test_api_util.h"
 
 static char root[512];
@@ -158,6 +160,34 @@ static void test_entries(void)
     /* a folder that cannot be made: a file is in the way */
     CHECK(!cache_put("/dev/null/rk", "test", &k, payload, 10, why, sizeof why));
     CHECK(strstr(why, "cannot create the cache folder") != NULL);
+}
+
+/* A record round trip keeps each kernel's tensor map spec, many lines or none; a record of the older
+ * format (magic RRC1, without the specs) does not read. */
+static void test_record(void)
+{
+    rk_param ps[] = {{"a", RK_PARAM_POINTER, RK_BF16}, {"n", RK_PARAM_SCALAR, RK_I32}};
+    const char *tma = "tma 0 2 64 128 128 0+1*1 0+1*1 0+1*1\ntma 0 2 64 64 128 0+1*1 0+2*1 0+1*1\n";
+    RtKernelDesc ks[2] = {{.name = "mm", .symbol = "mm", .params = ps, .nparams = 2, .num_warps = 4, .block = 128,
+                           .tma = tma},
+                          {.name = "plain", .symbol = "plain", .params = ps, .nparams = 2, .num_warps = 1, .block = 32}};
+    ProgRecord in = {.target = "sm_90", .binary = "ptx", .size = 3, .kernels = ks, .nkernels = 2};
+    Blob b;
+    blob_init(&b, default_allocator);
+    record_write(&b, &in);
+    CHECK(!b.oom);
+    Arena a;
+    arena_init(&a, default_allocator);
+    ProgRecord out;
+    BlobReader rd = {b.p, b.p + b.n, &a, false};
+    CHECK(record_read(&rd, &out) && out.nkernels == 2);
+    if (out.nkernels == 2)
+        CHECK(out.kernels[0].tma && strcmp(out.kernels[0].tma, tma) == 0 && !out.kernels[1].tma);
+    memcpy(b.p, "RRC1", 4);
+    rd = (BlobReader){b.p, b.p + b.n, &a, false};
+    CHECK(!record_read(&rd, &out));
+    arena_free(&a);
+    blob_free(&b);
 }
 
 /* ---- rk_compile through the cache ---- */
@@ -465,6 +495,7 @@ int main(void)
     }
     test_sha256();
     test_entries();
+    test_record();
     test_compile_cache("interp");
     test_compile_cache("emu");
     test_imports();

@@ -9,8 +9,11 @@
 /mma\.sync/ { mma++ }
 /wgmma\.mma_async/ { wgmma++ }
 /fence\.proxy\.async/ { fence++ }
+/cp\.async\.bulk\.tensor/ { tma += gsub(/cp\.async\.bulk\.tensor/, "&") }
+/mbarrier\.try_wait/ { mwait++ }
 END {
     printf "st.shared %d\nld.shared %d\nbar.sync %d\ncp.async.wait_group %d\n", st, ld, bar, wait
     printf "cp.async.commit_group %d\nldmatrix %d\nmma.sync %d\n", commit, ldsm, mma
     printf "wgmma.mma_async %d\nfence.proxy.async %d\n", wgmma, fence
+    printf "cp.async.bulk.tensor %d\nmbarrier.try_wait %d\n", tma, mwait
 }

@@ -3,6 +3,10 @@
 {
     k = ""
     if ($0 ~ /^\$L__BB[0-9_]+:/) k = "label"
+    else if ($0 ~ /cp\.async\.bulk\.tensor/) k = "tma"
+    else if ($0 ~ /mbarrier\.try_wait/) k = "mbarrier.wait"
+    else if ($0 ~ /mbarrier\.init/) k = "mbarrier.init"
+    else if ($0 ~ /mbarrier\.inval/) k = "mbarrier.inval"
     else if ($0 ~ /cp\.async\.wait_group/) k = "wait_group " $2
     else if ($0 ~ /cp\.async\.wait_all/) k = "wait_all"
     else if ($0 ~ /cp\.async\.commit_group/) k = "commit_group"

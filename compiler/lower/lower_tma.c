@@ -1,0 +1,310 @@
+/* sm_90: the stage buffers of a ring filled by the bulk tensor copy engine (TMA) instead of cp.async.
+ *
+ * A ring's loads (the prologue's and the loop's) qualify when tma_match (passes/tma_match.h) finds
+ * the same tensor behind each: a 2-byte element tile whose contiguous dimension is the stage
+ * buffer's lines (32, 64 or 128 bytes, or 128-byte columns), 8 to 256 lines. The tensor's map is a
+ * kernel parameter the runtime builds at launch (a CUtensorMap, 128 bytes, `.param .align 64`, read
+ * through its generic address: nvvm.grid_constant) from the description this file leaves in the
+ * kernel's `tma` string (LowerResult); the copy lands exactly where stage_chunk_offset puts the cp.async
+ * chunks, since TMA's 32/64/128-byte swizzles are wgmma's.
+ *
+ * Completion: one mbarrier per buffer (8 bytes of shared memory after the ring's buffers),
+ * initialised with an arrival count of 1 at the kernel's start. Thread 0 issues: arrive.expect_tx of
+ * the tile's bytes, then one copy per 128-byte column, each completing its bytes on that barrier; when
+ * the copy's uniform conditions fail (an iteration past the loop's end), a plain arrive, so that every
+ * buffer's phases keep counting fills. Tile t of a loop is in buffer t mod S, the (t div S)-th fill of
+ * it: readers wait for phase parity (t div S) & 1. A loop nested in another re-initialises its
+ * barriers after it, so each run of it counts from 0; the barriers are invalidated before their
+ * shared memory serves anything else.
+ *
+ * Coordinates are i32 in elements, inner first. A negative one (which TMA would fill with zeros
+ * where the mask reads memory) traps. A dimension that is 0 or less at launch makes the whole box
+ * out of bounds: the runtime gives the map a dimension of 1 and the copy a coordinate of 1 there. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/lower/lower_internal.h"
+
+static LLVMValueRef asm_call(Lower *L, LLVMTypeRef ret, LLVMTypeRef *pt, LLVMValueRef *args, int n, const char *text,
+                             const char *constraints)
+{
+    LLVMTypeRef ft = LLVMFunctionType(ret, pt, (unsigned)n, 0);
+    LLVMValueRef f = LLVMGetInlineAsm(ft, text, strlen(text), constraints, strlen(constraints), 1, 0,
+                                      LLVMInlineAsmDialectATT, 0);
+    return LLVMBuildCall2(L->b, ft, f, args, (unsigned)n, "");
+}
+
+static void lin_text(char *buf, size_t cap, const Func *f, const TmaLin *l)
+{
+    int w = snprintf(buf, cap, "%lld", (long long)l->k);
+    for (int i = 0; i < l->n && w > 0 && (size_t)w < cap; i++)
+        w += snprintf(buf + w, cap - (size_t)w, "%+lld*%d", (long long)l->t[i].c, tma_param_index(f, l->t[i].a));
+}
+
+/* The runtime's description of tensor i: one line, see runtime/api/tma.c. */
+static const char *spec_of(Lower *L, const TmaTensor *t)
+{
+    char d0[160], d1[160], s[160];
+    lin_text(d0, sizeof d0, L->f, &t->m.dim[0]);
+    lin_text(d1, sizeof d1, L->f, &t->m.dim[1]);
+    lin_text(s, sizeof s, L->f, &t->m.stride);
+    return arena_printf(L->a, "tma %d %d %d %d %d %s %s %s", t->m.ptr_param, t->m.esize, t->box[0], t->box[1],
+                        t->swizzle, d0, d1, s);
+}
+
+/* What the kernel's multiple_of hints on argument v promise to divide it: those of the body's own
+ * block only (a hint in a branch not taken promises nothing). */
+static int64_t hinted_div(const Block *body, const Value *v)
+{
+    int64_t d = 1;
+    for (const Op *op = body->first; op; op = op->next)
+        if (op->code == OP_HINT && op->at.kind == KIND_MULTIPLE_OF && op->operands[0] == v && op->at.n > d)
+            d = op->at.n;
+    return d;
+}
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    a = a < 0 ? -a : a;
+    b = b < 0 ? -b : b;
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* The stride's bytes must be a multiple of 16 for every launch: from its constants and the hints. */
+static bool stride_aligned(Lower *L, const TmaMatch *m)
+{
+    int64_t g = m->stride.k;
+    for (int i = 0; i < m->stride.n; i++) {
+        const Value *a = m->stride.t[i].a;
+        while (a->def && a->def->code == OP_HINT)
+            a = a->def->operands[0];
+        g = gcd64(g, m->stride.t[i].c * hinted_div(L->f->body, a));
+    }
+    return g != 0 && (g * m->esize) % 16 == 0;
+}
+
+int tma_ring(Lower *L, const Type *tile, Op **loads, int n)
+{
+    if (!L->nv || L->emu || !L->wgmma || getenv("RK_NO_TMA"))
+        return -1;
+    const Layout *lay = tile->layout;
+    int fast = lay->order[0], slow = 1 - fast;
+    int64_t lines = tile->shape[slow], pitch = tile->shape[fast] * 2;
+    if (tile->rank != 2 || lines % 8 || lines > 256 || !(pitch == 32 || pitch == 64 || pitch % 128 == 0))
+        return -1;
+    TmaMatch *ms = ARENA_ARRAY(L->a, TmaMatch, n);
+    const char *spec = NULL;
+    TmaTensor t;
+    memset(&t, 0, sizeof t);
+    for (int i = 0; i < n; i++) {
+        if (!tma_match(L->f, loads[i], &ms[i]) || ms[i].esize != 2 || ms[i].inner != fast || !stride_aligned(L, &ms[i]))
+            return -1;
+        t.m = ms[i];
+        t.box[0] = (int)(pitch > 128 ? 64 : pitch / 2);
+        t.box[1] = (int)lines;
+        t.swizzle = (int)(pitch > 128 ? 128 : pitch);
+        t.cols = (int)(pitch > 128 ? pitch / 128 : 1);
+        const char *s = spec_of(L, &t);
+        if (spec && strcmp(spec, s) != 0)
+            return -1;
+        spec = s;
+    }
+    /* the same tensor as an earlier ring's: one parameter */
+    int k = 0;
+    while (k < L->ntma && strcmp(L->tma[k].spec, spec) != 0)
+        k++;
+    if (k == L->ntma) {
+        if (L->ntma == L->tma_cap) {
+            int cap = L->tma_cap ? 2 * L->tma_cap : 4;
+            TmaTensor *x = ARENA_ARRAY(L->a, TmaTensor, cap);
+            if (L->ntma)
+                memcpy(x, L->tma, sizeof *x * (size_t)L->ntma);
+            L->tma = x;
+            L->tma_cap = cap;
+        }
+        t.spec = spec;
+        L->tma[L->ntma++] = t;
+    }
+    for (int i = 0; i < n; i++)
+        L->tma_of[loads[i]->results[0].scratch] = &ms[i];
+    return k;
+}
+
+void tma_bind_params(Lower *L, int np)
+{
+    LLVMTypeRef map = LLVMArrayType2(L->i8, 128);
+    for (int i = 0; i < L->ntma; i++) {
+        unsigned idx = (unsigned)(np + i) + 1;
+        LLVMAddAttributeAtIndex(L->fn, idx, LLVMCreateTypeAttribute(L->ctx, LLVMGetEnumAttributeKindForName("byval", 5), map));
+        LLVMAddAttributeAtIndex(L->fn, idx, LLVMCreateEnumAttribute(L->ctx, LLVMGetEnumAttributeKindForName("align", 5), 64));
+        LLVMAddAttributeAtIndex(L->fn, idx, LLVMCreateStringAttribute(L->ctx, "nvvm.grid_constant", 18, "", 0));
+        L->tma[i].param = np + i;
+    }
+}
+
+const char *tma_spec(Lower *L)
+{
+    if (!L->ntma)
+        return NULL;
+    size_t len = 1;
+    for (int i = 0; i < L->ntma; i++)
+        len += strlen(L->tma[i].spec) + 1;
+    char *s = arena_alloc(L->diags->arena, len), *p = s; /* outlives the lowering's arena */
+    for (int i = 0; i < L->ntma; i++)
+        p += sprintf(p, "%s\n", L->tma[i].spec);
+    *p = 0;
+    return s;
+}
+
+static LLVMValueRef bar_addr(Lower *L, int bars, LLVMValueRef slot)
+{
+    return tgt_smem_addr(L, LLVMBuildAdd(L->b, const_i32(L, bars), LLVMBuildShl(L->b, slot, const_i32(L, 3), ""), ""));
+}
+
+static void init_bars(Lower *L, int bars, int S, bool inval_first, bool sync)
+{
+    LLVMTypeRef pt[2] = {L->i32, L->i32};
+    for (int s = 0; s < S; s++) {
+        LLVMValueRef args[2] = {L->tid, bar_addr(L, bars, const_i32(L, s))};
+        asm_call(L, L->void_t, pt, args, 2,
+                 inval_first ? "{ .reg .pred p; setp.eq.u32 p, $0, 0; @p mbarrier.inval.shared::cta.b64 [$1]; "
+                               "@p mbarrier.init.shared::cta.b64 [$1], 1; }"
+                             : "{ .reg .pred p; setp.eq.u32 p, $0, 0; @p mbarrier.init.shared::cta.b64 [$1], 1; }",
+                 "r,r,~{memory}");
+    }
+    if (!sync)
+        return;
+    asm_call(L, L->void_t, NULL, NULL, 0, "fence.mbarrier_init.release.cluster;", "~{memory}");
+    tgt_barrier(L);
+}
+
+void tma_init(Lower *L, int bars, int S, bool last) { init_bars(L, bars, S, false, last); }
+
+void tma_flag_init(Lower *L)
+{
+    LLVMTypeRef pt[2] = {L->i32, L->i32};
+    LLVMValueRef args[2] = {L->tid, tgt_smem_addr(L, const_i32(L, L->tma_flag))};
+    asm_call(L, L->void_t, pt, args, 2, "{ .reg .pred p; setp.eq.u32 p, $0, 0; @p st.shared.u32 [$1], 0; }",
+             "r,r,~{memory}");
+}
+
+void tma_check(Lower *L)
+{
+    LLVMTypeRef pt[2] = {L->i32, L->i32};
+    LLVMValueRef args[2] = {L->tid, tgt_smem_addr(L, const_i32(L, L->tma_flag))};
+    asm_call(L, L->void_t, pt, args, 2,
+             "{ .reg .pred p; .reg .b32 f; setp.eq.u32 p, $0, 0; @p ld.shared.u32 f, [$1]; "
+             "@p setp.ne.u32 p, f, 0; @p trap; }",
+             "r,r,~{memory}");
+}
+
+void tma_reinit(Lower *L, int bars, int S)
+{
+    tgt_barrier(L); /* every thread has waited for its last phase */
+    init_bars(L, bars, S, true, true);
+}
+
+void tma_inval(Lower *L, int bars, int S)
+{
+    LLVMTypeRef pt[2] = {L->i32, L->i32};
+    for (int s = 0; s < S; s++) {
+        LLVMValueRef args[2] = {L->tid, bar_addr(L, bars, const_i32(L, s))};
+        asm_call(L, L->void_t, pt, args, 2, "{ .reg .pred p; setp.eq.u32 p, $0, 0; @p mbarrier.inval.shared::cta.b64 [$1]; }",
+                 "r,r,~{memory}");
+    }
+}
+
+/* A TmaLin of the kernel's values at this point (i32). */
+static LLVMValueRef lin_value(Lower *L, const TmaLin *l)
+{
+    LLVMValueRef v = const_i32(L, l->k);
+    for (int i = 0; i < l->n; i++) {
+        LLVMValueRef x = LLVMBuildMul(L->b, lval(L, l->t[i].a)->r[0], const_i32(L, l->t[i].c), "");
+        if (l->t[i].b)
+            x = LLVMBuildMul(L->b, x, lval(L, l->t[i].b)->r[0], "");
+        v = LLVMBuildAdd(L->b, v, x, "");
+    }
+    return v;
+}
+
+void tma_issue(Lower *L, const Op *load, int tensor, int bars, LLVMValueRef slot, LLVMValueRef buf)
+{
+    const TmaTensor *t = &L->tma[tensor];
+    const TmaMatch *m = L->tma_of[load->results[0].scratch];
+    LLVMValueRef c[2], zero = const_i32(L, 0);
+    for (int k = 0; k < 2; k++) {
+        c[k] = lin_value(L, &m->coord[k]);
+        /* a dimension of 0 or less: nothing is in bounds (the map's dimension is 1, the coordinate 1) */
+        if (!(m->dim[k].n == 0 && m->dim[k].k > 0)) {
+            LLVMValueRef empty = LLVMBuildICmp(L->b, LLVMIntSLE, lin_value(L, &m->dim[k]), zero, "");
+            c[k] = LLVMBuildSelect(L->b, empty, const_i32(L, 1), c[k], "");
+        }
+    }
+    LLVMValueRef go = LLVMConstInt(L->i1, 1, 0);
+    for (int i = 0; i < m->npred; i++)
+        go = LLVMBuildAnd(L->b, go, lval(L, m->pred[i])->r[0], "");
+    LLVMValueRef first = LLVMBuildICmp(L->b, LLVMIntEQ, L->tid, zero, "");
+    LLVMValueRef issue = LLVMBuildZExt(L->b, LLVMBuildAnd(L->b, first, go, ""), L->i32, "");
+    LLVMValueRef arrive = LLVMBuildZExt(L->b, LLVMBuildAnd(L->b, first, LLVMBuildNot(L->b, go, ""), ""), L->i32, "");
+    LLVMValueRef neg = LLVMBuildICmp(L->b, LLVMIntSLT, LLVMBuildOr(L->b, c[0], c[1], ""), zero, "");
+    neg = LLVMBuildZExt(L->b, LLVMBuildAnd(L->b, LLVMBuildAnd(L->b, first, go, ""), neg, ""), L->i32, "");
+    LLVMValueRef flag = tgt_smem_addr(L, const_i32(L, L->tma_flag));
+    LLVMValueRef map = LLVMBuildPtrToInt(L->b, LLVMGetParam(L->fn, (unsigned)t->param), L->i64, "");
+    LLVMValueRef bar = bar_addr(L, bars, slot);
+    int bytes = t->box[0] * t->box[1] * t->cols * 2;
+    /* $0 issue, $1 arrive, $2 negative, $3 barrier, $4 map, $5 inner, $6 outer, $7 the flag, $8..
+     * destinations. A negative coordinate sets the flag (tma_check traps at the end: a trap here
+     * would make ptxas serialise the loop's wgmma) */
+    char text[2048];
+    int w = snprintf(text, sizeof text,
+                     "{ .reg .pred p, q, pn; .reg .b64 st; setp.ne.u32 p, $0, 0; setp.ne.u32 q, $1, 0; "
+                     "setp.ne.u32 pn, $2, 0; @pn st.shared.u32 [$7], 1; "
+                     "@p mbarrier.arrive.expect_tx.shared::cta.b64 st, [$3], %d; "
+                     "@q mbarrier.arrive.shared::cta.b64 st, [$3]; ",
+                     bytes);
+    int n = 8 + t->cols;
+    LLVMTypeRef *pt = ARENA_ARRAY(L->a, LLVMTypeRef, n);
+    LLVMValueRef *args = ARENA_ARRAY(L->a, LLVMValueRef, n);
+    LLVMValueRef in[8] = {issue, arrive, neg, bar, map, c[0], c[1], flag};
+    char cons[256] = "r,r,r,r,l,r,r,r";
+    for (int i = 0; i < 8; i++) {
+        args[i] = in[i];
+        pt[i] = LLVMTypeOf(in[i]);
+    }
+    for (int col = 0; col < t->cols; col++) {
+        LLVMValueRef dst = LLVMBuildAdd(L->b, buf, const_i32(L, (int64_t)col * t->box[1] * 128), "");
+        args[8 + col] = tgt_smem_addr(L, dst);
+        pt[8 + col] = L->i32;
+        strcat(cons, ",r");
+        if (col == 0)
+            w += snprintf(text + w, sizeof text - (size_t)w,
+                          "@p cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+                          "[$%d], [$4, {$5, $6}], [$3]; ",
+                          8 + col);
+        else
+            w += snprintf(text + w, sizeof text - (size_t)w,
+                          "{ .reg .b32 cx; add.s32 cx, $5, %d; "
+                          "@p cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+                          "[$%d], [$4, {cx, $6}], [$3]; } ",
+                          col * t->box[0], 8 + col);
+    }
+    snprintf(text + w, sizeof text - (size_t)w, "}");
+    strcat(cons, ",~{memory}");
+    asm_call(L, L->void_t, pt, args, n, text, cons);
+}
+
+void tma_wait(Lower *L, int bars, LLVMValueRef slot, LLVMValueRef parity)
+{
+    LLVMTypeRef pt[2] = {L->i32, L->i32};
+    LLVMValueRef args[2] = {bar_addr(L, bars, slot), parity};
+    asm_call(L, L->void_t, pt, args, 2,
+             "{ .reg .pred p; TMA_WAIT: mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1; "
+             "@!p bra TMA_WAIT; }",
+             "r,r,~{memory}");
+}
