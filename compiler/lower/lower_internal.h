@@ -142,6 +142,8 @@ void tgt_loop_tick(Lower *L);
 /* A math function the target computes its own way (sm_90: no libm); NULL when the generic LLVM
  * intrinsic serves. */
 LLVMValueRef tgt_math(Lower *L, OpCode code, LLVMValueRef a);
+/* Float remainder (C's fmod): frem, except on sm_90, whose frem expansion is inexact (lower_target.c). */
+LLVMValueRef tgt_frem(Lower *L, LLVMValueRef a, LLVMValueRef b);
 void tgt_finish(Lower *L); /* kernel attributes, LDS size */
 
 /* ---- lower_fp.c: 16-bit floats (i16 bit patterns on the emulator) ---- */

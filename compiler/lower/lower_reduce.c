@@ -202,9 +202,11 @@ void lower_reduce(Lower *L, Op *op)
         int W = 1 << nwb;
         LLVMTypeRef vt = LLVMTypeOf(parts[0].v);
         int vb = elem_bytes_of(vt);
-        int stride = arg ? vb + 4 : vb; /* values, then indices after all values */
-        int64_t need = onumel * W * stride;
-        int base = lds_free_offset(L);
+        /* values, then the indices after all values at a 4-byte boundary (sm_90 faults on a misaligned
+         * 4-byte access: argmin of i8 once put them 2 bytes in) */
+        int64_t ioff = (onumel * W * vb + 3) / 4 * 4;
+        int64_t need = arg ? ioff + onumel * W * 4 : onumel * W * vb;
+        int base = (lds_free_offset(L) + 7) / 8 * 8;
         if (base + need > L->lds_limit) {
             lower_error(L, "this reduction needs %lld bytes of LDS, more than the %d available", (long long)need,
                         L->lds_limit);
@@ -240,7 +242,7 @@ void lower_reduce(Lower *L, Op *op)
             tgt_check(L, ptr, vb, EMU_ACCESS_STORE | EMU_ACCESS_LDS);
             LLVMBuildStore(L->b, parts[p].v, ptr);
             if (arg) {
-                LLVMValueRef ip = tgt_lds_ptr(L, LLVMBuildAdd(L->b, const_i32(L, base + (int)(onumel * W * vb)),
+                LLVMValueRef ip = tgt_lds_ptr(L, LLVMBuildAdd(L->b, const_i32(L, base + (int)ioff),
                                                                LLVMBuildMul(L->b, e, const_i32(L, 4), ""), ""));
                 tgt_check(L, ip, 4, EMU_ACCESS_STORE | EMU_ACCESS_LDS);
                 LLVMBuildStore(L->b, parts[p].idx, ip);
@@ -255,7 +257,7 @@ void lower_reduce(Lower *L, Op *op)
                 tgt_check(L, ptr, vb, EMU_ACCESS_LOAD | EMU_ACCESS_LDS);
                 Part x = {LLVMBuildLoad2(L->b, vt, ptr, ""), NULL};
                 if (arg) {
-                    LLVMValueRef ip = tgt_lds_ptr(L, LLVMBuildAdd(L->b, const_i32(L, base + (int)(onumel * W * vb)),
+                    LLVMValueRef ip = tgt_lds_ptr(L, LLVMBuildAdd(L->b, const_i32(L, base + (int)ioff),
                                                                    LLVMBuildMul(L->b, e, const_i32(L, 4), ""), ""));
                     tgt_check(L, ip, 4, EMU_ACCESS_LOAD | EMU_ACCESS_LDS);
                     x.idx = LLVMBuildLoad2(L->b, L->i32, ip, "");

@@ -247,8 +247,14 @@ static void fn_check(EmuLane *el, const void *addr, uint64_t bytes, int32_t flag
         return; /* a masked-off lane: no access */
     if (flags & EMU_ACCESS_LDS) {
         uintptr_t lo = (uintptr_t)el->lds;
-        if (a >= lo && bytes <= el->lds_size && a - lo <= el->lds_size - bytes)
+        if (a >= lo && bytes <= el->lds_size && a - lo <= el->lds_size - bytes) {
+            /* naturally aligned, as sm_90 requires (a misaligned 4-byte access faults there) */
+            if ((bytes & (bytes - 1)) == 0 && (a - lo) % bytes != 0)
+                emu_lane_fail(l, EMU_ERR_ACCESS, "misaligned LDS %s of %" PRIu64 " bytes at offset %" PRIuPTR "%s%s%s",
+                              flags & EMU_ACCESS_STORE ? "store" : "load", bytes, a - lo, site ? " (" : "",
+                              site ? site : "", site ? ")" : "");
             return;
+        }
         access_fail(l, a, bytes, flags, site);
     }
     if (a >= l->hit_lo && a < l->hit_hi && bytes <= l->hit_hi - a)

@@ -26,13 +26,13 @@ void emu_op_cp_async(EmuLane *el, void *dst, const void *src, int32_t bytes, int
         emu_lane_fail(l, EMU_ERR_INVALID, "cp.async of %d bytes (4, 8 or 16)", bytes);
     if (src_bytes < 0 || src_bytes > bytes)
         emu_lane_fail(l, EMU_ERR_INVALID, "cp.async of %d bytes with a source size of %d", bytes, src_bytes);
-    el->fns->check(el, dst, (uint64_t)bytes, EMU_ACCESS_STORE | EMU_ACCESS_LDS, site);
-    if (src_bytes > 0)
-        el->fns->check(el, src, (uint64_t)src_bytes, EMU_ACCESS_LOAD, site);
-    /* the PTX ISA: both operands aligned to the copy size */
+    /* the PTX ISA: both operands aligned to the copy size (checked first: the message names the copy) */
     if ((uintptr_t)dst % (uintptr_t)bytes || (src_bytes > 0 && (uintptr_t)src % (uintptr_t)bytes))
         emu_lane_fail(l, EMU_ERR_ACCESS, "cp.async of %d bytes from %p to LDS offset %td: misaligned%s%s", bytes, src,
                       (char *)dst - el->lds, site ? " at " : "", site ? site : "");
+    el->fns->check(el, dst, (uint64_t)bytes, EMU_ACCESS_STORE | EMU_ACCESS_LDS, site);
+    if (src_bytes > 0)
+        el->fns->check(el, src, (uint64_t)src_bytes, EMU_ACCESS_LOAD, site);
     if (l->cp_n == l->cp_cap) {
         if (l->cp_head > 0) { /* reuse the completed prefix */
             memmove(l->cp, l->cp + l->cp_head, (size_t)(l->cp_n - l->cp_head) * sizeof *l->cp);
