@@ -12,7 +12,8 @@
 #   all    the three, then the markdown table (bench/h200/table.py) on stdout
 #   cases  the run tests (tests/run) on the GPU against interp, from the programs that
 #          `run_harness --save DIR` wrote on the build machine: $RK_CASES (a folder, or a .tar.gz of
-#          one; default build/h200_cases.tar.gz, carried as an ignored path); RK_RUN_* as for run_harness
+#          one; default build/h200_cases.tar.gz, carried as an ignored path: the cases saved there run);
+#          RK_RUN_SEED and RK_CASE_FILTERS (run_harness filters) narrow or replay them
 #
 # With $OUT set, the table goes to $OUT/h200.md and the logs and TSV files to $OUT as well.
 # The top-level CMakeLists.txt needs LLVM, which this machine lacks, so the runtime (rk_support and

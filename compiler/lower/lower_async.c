@@ -61,6 +61,8 @@ static Ring *new_ring(Lower *L, const Type *t, int S, const Value *front, const 
     return r;
 }
 
+static bool in_loop(const Op *op);
+
 /* The rings of one loop: from each carried handle that a convert reads (the front), back through the
  * yields to the load in the body; the loop inputs of the chain are the prologue's loads. */
 static void plan_loop(Lower *L, Op *loop)
@@ -120,7 +122,9 @@ static void plan_loop(Lower *L, Op *loop)
         while (st->def && st->def->code == OP_HINT)
             st = st->def->operands[0];
         bool const_step = st->def && st->def->code == OP_CONST && st->def->at.value.i > 0;
-        if (const_step && nloads == n + 1 && L->ntma_rings < MAX_TMA_RINGS &&
+        /* not in a loop nested in another: its barriers would have to start again at each run of it,
+         * which nothing has tested on a GPU yet */
+        if (const_step && nloads == n + 1 && L->ntma_rings < MAX_TMA_RINGS && !in_loop(loop) &&
             (r->tma = tma_ring(L, front->type, loads, nloads)) >= 0) {
             L->lds_static = (L->lds_static + 7) / 8 * 8;
             r->bars = L->lds_static;
@@ -377,17 +381,12 @@ void async_init(Lower *L)
         tma_init(L, L->tma_rings[i]->bars, L->tma_rings[i]->S, i == L->ntma_rings - 1);
 }
 
-/* After a loop whose rings use TMA: a nested loop's barriers count again from phase 0 when it runs
- * again; the last rings' barriers are invalidated when their memory becomes free. */
+/* After a loop whose rings use TMA (never one nested in another loop): the last rings' barriers are
+ * invalidated when their memory becomes free. */
 static void tma_after_loop(Lower *L, const Op *loop, bool freed)
 {
-    for (int i = 0; i < L->ntma_rings; i++) {
-        const Ring *r = L->tma_rings[i];
-        if (r->loop == loop && in_loop(loop))
-            tma_reinit(L, r->bars, r->S);
-        if (freed)
-            tma_inval(L, r->bars, r->S);
-    }
+    for (int i = 0; i < L->ntma_rings && freed; i++)
+        tma_inval(L, L->tma_rings[i]->bars, L->tma_rings[i]->S);
     if (freed && L->ntma_rings && !L->tma_checked) { /* the flag's word is about to be reused */
         tma_check(L);
         L->tma_checked = true;

@@ -142,6 +142,8 @@ void tgt_loop_tick(Lower *L);
 /* A math function the target computes its own way (sm_90: no libm); NULL when the generic LLVM
  * intrinsic serves. */
 LLVMValueRef tgt_math(Lower *L, OpCode code, LLVMValueRef a);
+/* lower_nvmath.c: sin, cos, log, log2 of an f32 on sm_90 (accurate; NVPTX has no libm). */
+LLVMValueRef nvmath_call(Lower *L, OpCode code, LLVMValueRef x);
 /* Float remainder (C's fmod): frem, except on sm_90, whose frem expansion is inexact (lower_target.c). */
 LLVMValueRef tgt_frem(Lower *L, LLVMValueRef a, LLVMValueRef b);
 void tgt_finish(Lower *L); /* kernel attributes, LDS size */
@@ -179,10 +181,9 @@ LLVMValueRef stage_chunk_offset(Lower *L, LLVMValueRef line, LLVMValueRef chunk,
 int tma_ring(Lower *L, const Type *tile, Op **loads, int n);
 void tma_bind_params(Lower *L, int np); /* the tensor map parameters' attributes, after np real ones */
 const char *tma_spec(Lower *L);         /* the runtime's description of the parameters, NULL if none */
-/* The S barriers at byte offset bars: initialised at the kernel's start, again after a nested loop,
- * invalidated before their memory is reused. */
+/* The S barriers at byte offset bars: initialised at the kernel's start, invalidated before their
+ * memory is reused. */
 void tma_init(Lower *L, int bars, int S, bool last); /* last: then fence and synchronise */
-void tma_reinit(Lower *L, int bars, int S);
 void tma_inval(Lower *L, int bars, int S);
 /* The negative-coordinate flag: cleared at the start, checked at every return (a trap if set). */
 void tma_flag_init(Lower *L);
@@ -235,6 +236,9 @@ void tgt_cp_async_wait(Lower *L, int n);
  * a_desc, b_desc (i64), acc[n/2] updated in place; tgt_wgmma_fence before the first of a dot;
  * tgt_wgmma_commit after the last (one group). */
 LLVMValueRef tgt_smem_addr(Lower *L, LLVMValueRef byte_offset);
+/* A call of inline PTX (side effects, AT&T dialect) with the given operand constraints. */
+LLVMValueRef tgt_inline_asm(Lower *L, LLVMTypeRef ret, LLVMTypeRef *pt, LLVMValueRef *args, int n, const char *text,
+                            const char *constraints);
 void tgt_fence_proxy_async(Lower *L);
 void tgt_wgmma_fence(Lower *L);
 void tgt_wgmma(Lower *L, int instr, int n, LLVMValueRef a_desc, LLVMValueRef b_desc, bool trans_b, LLVMValueRef *acc);

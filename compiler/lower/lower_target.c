@@ -470,42 +470,22 @@ LLVMValueRef tgt_math(Lower *L, OpCode code, LLVMValueRef a)
     if (t != L->f32 && t != L->f16 && t != L->bf16)
         return NULL;
     LLVMValueRef x = t == L->f32 ? a : LLVMBuildFPExt(L->b, a, L->f32, "");
+    if (code != OP_EXP) { /* accurate functions of our own (lower_nvmath.c) */
+        LLVMValueRef r = nvmath_call(L, code, x);
+        return t == L->f32 ? r : LLVMBuildFPTrunc(L->b, r, t, "");
+    }
+    /* exp: t = x*log2e rounded; e = its rounding error (exact by FMA) + x*log2e_lo; exp = 2^t (1 + e ln2) */
     LLVMTypeRef f1[1] = {L->f32}, f3[3] = {L->f32, L->f32, L->f32};
-    LLVMValueRef r;
 #define FMA(p, q, s) call(L, "llvm.fma.f32", L->f32, f3, (LLVMValueRef[]){p, q, s}, 3)
 #define C(v) LLVMConstReal(L->f32, v)
-    switch (code) {
-    case OP_EXP: {
-        /* t = x*log2e rounded; e = its rounding error (exact by FMA) + x*log2e_lo; exp = 2^t * (1 + e ln2) */
-        const double l2e = 1.4426950408889634, l2e_hi = (float)1.4426950408889634;
-        LLVMValueRef th = LLVMBuildFMul(L->b, x, C(l2e_hi), "");
-        LLVMValueRef e = FMA(x, C(l2e_hi), LLVMBuildFNeg(L->b, th, ""));
-        e = FMA(x, C(l2e - l2e_hi), e);
-        LLVMValueRef p = call(L, "llvm.exp2.f32", L->f32, f1, &th, 1);
-        r = FMA(LLVMBuildFMul(L->b, p, C(0.6931471805599453), ""), e, p);
-        /* x infinite (e is NaN then) or 2^t overflowed: the correction is NaN, 2^t is the answer */
-        r = LLVMBuildSelect(L->b, LLVMBuildFCmp(L->b, LLVMRealUNO, r, r, ""), p, r, "");
-        break;
-    }
-    case OP_LOG:
-    case OP_LOG2:
-        r = call(L, L->emu ? "llvm.log2.f32" : "llvm.nvvm.lg2.approx.f", L->f32, f1, &x, 1);
-        if (code == OP_LOG)
-            r = LLVMBuildFMul(L->b, r, C(0.6931471805599453), "");
-        break;
-    default: {
-        const double two_pi = 6.283185307179586, hi = (float)6.283185307179586;
-        LLVMValueRef k = call(L, "llvm.rint.f32", L->f32, f1,
-                              (LLVMValueRef[]){LLVMBuildFMul(L->b, x, C(1.0 / two_pi), "")}, 1);
-        LLVMValueRef nk = LLVMBuildFNeg(L->b, k, "");
-        LLVMValueRef red = FMA(nk, C(hi), x);
-        red = FMA(nk, C(two_pi - hi), red);
-        const char *f = code == OP_SIN ? (L->emu ? "llvm.sin.f32" : "llvm.nvvm.sin.approx.f")
-                                       : (L->emu ? "llvm.cos.f32" : "llvm.nvvm.cos.approx.f");
-        r = call(L, f, L->f32, f1, &red, 1);
-        break;
-    }
-    }
+    const double l2e = 1.4426950408889634, l2e_hi = (float)1.4426950408889634;
+    LLVMValueRef th = LLVMBuildFMul(L->b, x, C(l2e_hi), "");
+    LLVMValueRef e = FMA(x, C(l2e_hi), LLVMBuildFNeg(L->b, th, ""));
+    e = FMA(x, C(l2e - l2e_hi), e);
+    LLVMValueRef p = call(L, "llvm.exp2.f32", L->f32, f1, &th, 1);
+    LLVMValueRef r = FMA(LLVMBuildFMul(L->b, p, C(0.6931471805599453), ""), e, p);
+    /* x infinite (e is NaN then) or 2^t overflowed: the correction is NaN, 2^t is the answer */
+    r = LLVMBuildSelect(L->b, LLVMBuildFCmp(L->b, LLVMRealUNO, r, r, ""), p, r, "");
 #undef FMA
 #undef C
     return t == L->f32 ? r : LLVMBuildFPTrunc(L->b, r, t, "");
@@ -588,8 +568,8 @@ LLVMValueRef tgt_frem(Lower *L, LLVMValueRef a, LLVMValueRef b)
 
 /* ---- wgmma (sm_90a): inline PTX, as LLVM 22 has no intrinsic for wgmma.mma_async ---- */
 
-static LLVMValueRef inline_asm(Lower *L, LLVMTypeRef ret, LLVMTypeRef *pt, LLVMValueRef *args, int n, const char *text,
-                               const char *constraints)
+LLVMValueRef tgt_inline_asm(Lower *L, LLVMTypeRef ret, LLVMTypeRef *pt, LLVMValueRef *args, int n, const char *text,
+                            const char *constraints)
 {
     LLVMTypeRef ft = LLVMFunctionType(ret, pt, (unsigned)n, 0);
     LLVMValueRef f = LLVMGetInlineAsm(ft, text, strlen(text), constraints, strlen(constraints), 1, 0,
@@ -607,13 +587,13 @@ LLVMValueRef tgt_smem_addr(Lower *L, LLVMValueRef byte_offset)
 void tgt_fence_proxy_async(Lower *L)
 {
     if (!L->emu)
-        inline_asm(L, L->void_t, NULL, NULL, 0, "fence.proxy.async.shared::cta;", "~{memory}");
+        tgt_inline_asm(L, L->void_t, NULL, NULL, 0, "fence.proxy.async.shared::cta;", "~{memory}");
 }
 
 void tgt_wgmma_fence(Lower *L)
 {
     if (!L->emu)
-        inline_asm(L, L->void_t, NULL, NULL, 0, "wgmma.fence.sync.aligned;", "~{memory}");
+        tgt_inline_asm(L, L->void_t, NULL, NULL, 0, "wgmma.fence.sync.aligned;", "~{memory}");
 }
 
 /* wgmma.mma_async as inline PTX: acc[n/2] tied in and out; A as a descriptor (na = 1, i64: the
@@ -656,7 +636,7 @@ static void nv_wgmma(Lower *L, int instr, int n, const LLVMValueRef *a, int na, 
     }
     pt[nacc + na] = L->i64;
     args[nacc + na] = b_desc;
-    LLVMValueRef r = inline_asm(L, LLVMStructTypeInContext(L->ctx, fields, (unsigned)nacc, 0), pt, args,
+    LLVMValueRef r = tgt_inline_asm(L, LLVMStructTypeInContext(L->ctx, fields, (unsigned)nacc, 0), pt, args,
                                 nacc + na + 1, text, cons);
     for (int i = 0; i < nacc; i++)
         acc[i] = LLVMBuildExtractValue(L->b, r, (unsigned)i, "");
@@ -700,7 +680,7 @@ void tgt_wgmma_rs(Lower *L, int instr, int n, LLVMValueRef *a, LLVMValueRef b_de
 void tgt_wgmma_commit(Lower *L)
 {
     if (!L->emu)
-        inline_asm(L, L->void_t, NULL, NULL, 0, "wgmma.commit_group.sync.aligned;", "~{memory}");
+        tgt_inline_asm(L, L->void_t, NULL, NULL, 0, "wgmma.commit_group.sync.aligned;", "~{memory}");
 }
 
 void tgt_wgmma_wait(Lower *L, LLVMValueRef *acc, int n, int pending)
@@ -721,7 +701,7 @@ void tgt_wgmma_wait(Lower *L, LLVMValueRef *acc, int n, int pending)
     for (int i = 0; i < n; i++)
         fields[i] = L->f32;
     LLVMTypeRef rt = n > 1 ? LLVMStructTypeInContext(L->ctx, fields, (unsigned)n, 0) : n ? L->f32 : L->void_t;
-    LLVMValueRef r = inline_asm(L, rt, fields, acc, n, text, cons);
+    LLVMValueRef r = tgt_inline_asm(L, rt, fields, acc, n, text, cons);
     if (n == 1)
         acc[0] = r;
     for (int i = 0; n > 1 && i < n; i++)

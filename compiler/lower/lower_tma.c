@@ -13,9 +13,9 @@
  * the tile's bytes, then one copy per 128-byte column, each completing its bytes on that barrier; when
  * the copy's uniform conditions fail (an iteration past the loop's end), a plain arrive, so that every
  * buffer's phases keep counting fills. Tile t of a loop is in buffer t mod S, the (t div S)-th fill of
- * it: readers wait for phase parity (t div S) & 1. A loop nested in another re-initialises its
- * barriers after it, so each run of it counts from 0; the barriers are invalidated before their
- * shared memory serves anything else.
+ * it: readers wait for phase parity (t div S) & 1. Only loops not nested in another use TMA (each run
+ * of a nested one would have to start its barriers again: not built); the barriers are invalidated
+ * before their shared memory serves anything else.
  *
  * Coordinates are i32 in elements, inner first. A negative one (which TMA would fill with zeros
  * where the mask reads memory) traps. A dimension that is 0 or less at launch makes the whole box
@@ -25,15 +25,6 @@
 #include <string.h>
 
 #include "compiler/lower/lower_internal.h"
-
-static LLVMValueRef asm_call(Lower *L, LLVMTypeRef ret, LLVMTypeRef *pt, LLVMValueRef *args, int n, const char *text,
-                             const char *constraints)
-{
-    LLVMTypeRef ft = LLVMFunctionType(ret, pt, (unsigned)n, 0);
-    LLVMValueRef f = LLVMGetInlineAsm(ft, text, strlen(text), constraints, strlen(constraints), 1, 0,
-                                      LLVMInlineAsmDialectATT, 0);
-    return LLVMBuildCall2(L->b, ft, f, args, (unsigned)n, "");
-}
 
 static void lin_text(char *buf, size_t cap, const Func *f, const TmaLin *l)
 {
@@ -167,30 +158,25 @@ static LLVMValueRef bar_addr(Lower *L, int bars, LLVMValueRef slot)
     return tgt_smem_addr(L, LLVMBuildAdd(L->b, const_i32(L, bars), LLVMBuildShl(L->b, slot, const_i32(L, 3), ""), ""));
 }
 
-static void init_bars(Lower *L, int bars, int S, bool inval_first, bool sync)
+void tma_init(Lower *L, int bars, int S, bool last)
 {
     LLVMTypeRef pt[2] = {L->i32, L->i32};
     for (int s = 0; s < S; s++) {
         LLVMValueRef args[2] = {L->tid, bar_addr(L, bars, const_i32(L, s))};
-        asm_call(L, L->void_t, pt, args, 2,
-                 inval_first ? "{ .reg .pred p; setp.eq.u32 p, $0, 0; @p mbarrier.inval.shared::cta.b64 [$1]; "
-                               "@p mbarrier.init.shared::cta.b64 [$1], 1; }"
-                             : "{ .reg .pred p; setp.eq.u32 p, $0, 0; @p mbarrier.init.shared::cta.b64 [$1], 1; }",
+        tgt_inline_asm(L, L->void_t, pt, args, 2, "{ .reg .pred p; setp.eq.u32 p, $0, 0; @p mbarrier.init.shared::cta.b64 [$1], 1; }",
                  "r,r,~{memory}");
     }
-    if (!sync)
+    if (!last)
         return;
-    asm_call(L, L->void_t, NULL, NULL, 0, "fence.mbarrier_init.release.cluster;", "~{memory}");
+    tgt_inline_asm(L, L->void_t, NULL, NULL, 0, "fence.mbarrier_init.release.cluster;", "~{memory}");
     tgt_barrier(L);
 }
-
-void tma_init(Lower *L, int bars, int S, bool last) { init_bars(L, bars, S, false, last); }
 
 void tma_flag_init(Lower *L)
 {
     LLVMTypeRef pt[2] = {L->i32, L->i32};
     LLVMValueRef args[2] = {L->tid, tgt_smem_addr(L, const_i32(L, L->tma_flag))};
-    asm_call(L, L->void_t, pt, args, 2, "{ .reg .pred p; setp.eq.u32 p, $0, 0; @p st.shared.u32 [$1], 0; }",
+    tgt_inline_asm(L, L->void_t, pt, args, 2, "{ .reg .pred p; setp.eq.u32 p, $0, 0; @p st.shared.u32 [$1], 0; }",
              "r,r,~{memory}");
 }
 
@@ -198,16 +184,10 @@ void tma_check(Lower *L)
 {
     LLVMTypeRef pt[2] = {L->i32, L->i32};
     LLVMValueRef args[2] = {L->tid, tgt_smem_addr(L, const_i32(L, L->tma_flag))};
-    asm_call(L, L->void_t, pt, args, 2,
+    tgt_inline_asm(L, L->void_t, pt, args, 2,
              "{ .reg .pred p; .reg .b32 f; setp.eq.u32 p, $0, 0; @p ld.shared.u32 f, [$1]; "
              "@p setp.ne.u32 p, f, 0; @p trap; }",
              "r,r,~{memory}");
-}
-
-void tma_reinit(Lower *L, int bars, int S)
-{
-    tgt_barrier(L); /* every thread has waited for its last phase */
-    init_bars(L, bars, S, true, true);
 }
 
 void tma_inval(Lower *L, int bars, int S)
@@ -215,7 +195,7 @@ void tma_inval(Lower *L, int bars, int S)
     LLVMTypeRef pt[2] = {L->i32, L->i32};
     for (int s = 0; s < S; s++) {
         LLVMValueRef args[2] = {L->tid, bar_addr(L, bars, const_i32(L, s))};
-        asm_call(L, L->void_t, pt, args, 2, "{ .reg .pred p; setp.eq.u32 p, $0, 0; @p mbarrier.inval.shared::cta.b64 [$1]; }",
+        tgt_inline_asm(L, L->void_t, pt, args, 2, "{ .reg .pred p; setp.eq.u32 p, $0, 0; @p mbarrier.inval.shared::cta.b64 [$1]; }",
                  "r,r,~{memory}");
     }
 }
@@ -296,14 +276,14 @@ void tma_issue(Lower *L, const Op *load, int tensor, int bars, LLVMValueRef slot
     }
     snprintf(text + w, sizeof text - (size_t)w, "}");
     strcat(cons, ",~{memory}");
-    asm_call(L, L->void_t, pt, args, n, text, cons);
+    tgt_inline_asm(L, L->void_t, pt, args, n, text, cons);
 }
 
 void tma_wait(Lower *L, int bars, LLVMValueRef slot, LLVMValueRef parity)
 {
     LLVMTypeRef pt[2] = {L->i32, L->i32};
     LLVMValueRef args[2] = {bar_addr(L, bars, slot), parity};
-    asm_call(L, L->void_t, pt, args, 2,
+    tgt_inline_asm(L, L->void_t, pt, args, 2,
              "{ .reg .pred p; TMA_WAIT: mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1; "
              "@!p bra TMA_WAIT; }",
              "r,r,~{memory}");

@@ -197,18 +197,15 @@ static int parse_meta(char *text, char *target, size_t tlen, PbKernel *ks, char 
             p->name = k->pnames[k->nparams];
             p->kind = strcmp(kind, "pointer") == 0 ? RK_PARAM_POINTER : RK_PARAM_SCALAR;
             k->nparams++;
-        } else if (strcmp(line, "grid") == 0) {
-            size_t used = strlen(k->grid);
-            int n = snprintf(k->grid + used, sizeof k->grid - used, "%s\n", val);
-            if (n < 0 || (size_t)n >= sizeof k->grid - used)
-                return fail(err, errlen, "line %d: the @grid function of %s takes more than %d bytes", lineno, k->name,
-                            PB_MAX_GRID);
-        } else if (strcmp(line, "tma") == 0) {
-            size_t used = strlen(k->tma);
-            int n = snprintf(k->tma + used, sizeof k->tma - used, "tma %s\n", val);
-            if (n < 0 || (size_t)n >= sizeof k->tma - used)
-                return fail(err, errlen, "line %d: the tensor maps of %s take more than %d bytes", lineno, k->name,
-                            PB_MAX_TMA);
+        } else if (strcmp(line, "grid") == 0 || strcmp(line, "tma") == 0) {
+            /* a line of a multi-line text: the @grid function's TIR, or the tensor maps (lines "tma ...") */
+            bool grid = line[0] == 'g';
+            char *buf = grid ? k->grid : k->tma;
+            size_t cap = grid ? sizeof k->grid : sizeof k->tma, used = strlen(buf);
+            int n = snprintf(buf + used, cap - used, "%s%s\n", grid ? "" : "tma ", val);
+            if (n < 0 || (size_t)n >= cap - used)
+                return fail(err, errlen, "line %d: the %s of %s take more than %zu bytes", lineno,
+                            grid ? "@grid function's lines" : "tensor maps", k->name, cap);
         } else if (strcmp(line, "end") == 0) {
             if (k->block <= 0 || k->num_warps <= 0)
                 return fail(err, errlen, "line %d: kernel %s without block or num_warps", lineno, k->name);

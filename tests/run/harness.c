@@ -794,6 +794,13 @@ static bool selected(const Case *c, int nf, char **filters)
 {
     if (running && unsupported(c))
         return false;
+    if (load_dir) { /* only the cases saved there */
+        char base[1024], meta[1100];
+        prebuilt_base(base, sizeof base, load_dir, c, DEV_EMU);
+        snprintf(meta, sizeof meta, "%s.meta", base);
+        if (access(meta, R_OK) != 0)
+            return false;
+    }
     if (nf == 0)
         return true;
     for (int i = 0; i < nf; i++) {
