@@ -190,6 +190,24 @@ static bool t_sane(TForm *f)
 static TForm tform(const Value *v, int depth);
 
 /* A loop-carried tile advanced by a uniform amount each iteration. */
+/* Whether v is computed inside block b (or a block nested in it), or is one of its arguments. */
+static bool defined_in(const Value *v, const Block *b)
+{
+    const Block *at = v->def ? v->def->parent : v->owner;
+    while (at && at != b)
+        at = at->parent ? at->parent->parent : NULL;
+    return at == b;
+}
+
+/* An amount that is the same in every iteration of the loop with body b: no value of the body. */
+static bool invariant_in(const TmaLin *l, const Block *b)
+{
+    for (int i = 0; i < l->n; i++)
+        if (defined_in(l->t[i].a, b) || (l->t[i].b && defined_in(l->t[i].b, b)))
+            return false;
+    return true;
+}
+
 static TForm carried(const Value *v, int depth)
 {
     const Block *body = v->owner;
@@ -205,7 +223,9 @@ static TForm carried(const Value *v, int depth)
         return t_fail();
     TForm inc = tform(adv->operands[1 - self], depth + 1);
     const Value *st = strip(loop->operands[2]);
-    if (!t_uniform(&inc) || !st->def || st->def->code != OP_CONST || st->def->at.value.i <= 0)
+    /* the same amount every iteration (pa += k * 64 would make the sum quadratic, not t * inc) */
+    if (!t_uniform(&inc) || !invariant_in(&inc.u, body) || !st->def || st->def->code != OP_CONST ||
+        st->def->at.value.i <= 0)
         return t_fail();
     int64_t step = st->def->at.value.i;
     /* (iv - lo) / step iterations of inc: inc / step must be exact */
