@@ -118,9 +118,7 @@ static void plan_loop(Lower *L, Op *loop)
             }
         }
         L->ring_of[front->scratch] = r;
-        const Value *st = loop->operands[2];
-        while (st->def && st->def->code == OP_HINT)
-            st = st->def->operands[0];
+        const Value *st = tma_strip(loop->operands[2]);
         bool const_step = st->def && st->def->code == OP_CONST && st->def->at.value.i > 0;
         /* not in a loop nested in another: its barriers would have to start again at each run of it,
          * which nothing has tested on a GPU yet */
@@ -327,9 +325,7 @@ static void tma_read(Lower *L, const Ring *r, const Value *src)
     LLVMValueRef slot = LLVMBuildUDiv(L->b, LLVMBuildSub(L->b, handle, const_i32(L, r->base), ""),
                                       const_i32(L, r->slot_bytes), "");
     const Block *body = op_block((Op *)r->loop, 0);
-    const Value *stv = r->loop->operands[2];
-    while (stv->def && stv->def->code == OP_HINT)
-        stv = stv->def->operands[0];
+    const Value *stv = tma_strip(r->loop->operands[2]);
     LLVMValueRef t = LLVMBuildSub(L->b, lval(L, &body->args[0])->r[0], lval(L, r->loop->operands[0])->r[0], "");
     t = LLVMBuildUDiv(L->b, t, const_i32(L, stv->def->at.value.i), "");
     LLVMValueRef parity = LLVMBuildAnd(L->b, LLVMBuildUDiv(L->b, t, const_i32(L, r->S), ""), const_i32(L, 1), "");

@@ -28,6 +28,7 @@ typedef struct Fb {
     Lower *L;
     LLVMBuilderRef b;
     LLVMValueRef fn;
+    LLVMValueRef x, xd; /* the argument, and it in double */
 } Fb;
 
 static LLVMValueRef D(Fb *f, double v) { return LLVMConstReal(f->L->f64, v); }
@@ -46,7 +47,8 @@ static LLVMValueRef unary(Fb *f, const char *name, LLVMValueRef x)
 
 static LLVMBasicBlockRef block(Fb *f, const char *name) { return LLVMAppendBasicBlockInContext(f->L->ctx, f->fn, name); }
 
-/* A new internal function float(float) and a builder at its entry; NULL when the module has it. */
+/* A new internal function float(float), a builder at its entry and the argument (also as a double);
+ * false (f->fn the existing one) when the module has it already. */
 static bool begin(Fb *f, Lower *L, const char *name)
 {
     f->L = L;
@@ -57,6 +59,8 @@ static bool begin(Fb *f, Lower *L, const char *name)
     LLVMSetLinkage(f->fn, LLVMInternalLinkage);
     f->b = LLVMCreateBuilderInContext(L->ctx);
     LLVMPositionBuilderAtEnd(f->b, block(f, "entry"));
+    f->x = LLVMGetParam(f->fn, 0);
+    f->xd = LLVMBuildFPExt(f->b, f->x, L->f64, "");
     return true;
 }
 
@@ -121,8 +125,7 @@ static LLVMValueRef sincos_fn(Lower *L, bool is_cos)
     if (!begin(&f, L, is_cos ? "rk.cos.f32" : "rk.sin.f32"))
         return f.fn;
     LLVMBuilderRef b = f.b;
-    LLVMValueRef x = LLVMGetParam(f.fn, 0), xd = LLVMBuildFPExt(b, x, L->f64, "");
-    LLVMValueRef ax = unary(&f, "llvm.fabs.f64", xd);
+    LLVMValueRef x = f.x, xd = f.xd, ax = unary(&f, "llvm.fabs.f64", xd);
     LLVMBasicBlockRef finite = block(&f, "finite"), special = block(&f, "special"), red = block(&f, "reduce"),
                       medium = block(&f, "medium"), large = block(&f, "large"), done = block(&f, "done");
     /* infinite or NaN: NaN; |x| < 2^-27: x or 1 */
@@ -169,8 +172,7 @@ static LLVMValueRef log_fn(Lower *L, bool base2)
     if (!begin(&f, L, base2 ? "rk.log2.f32" : "rk.log.f32"))
         return f.fn;
     LLVMBuilderRef b = f.b;
-    LLVMValueRef x = LLVMGetParam(f.fn, 0), xd = LLVMBuildFPExt(b, x, L->f64, "");
-    LLVMValueRef bits = LLVMBuildBitCast(b, xd, L->i64, "");
+    LLVMValueRef x = f.x, bits = LLVMBuildBitCast(b, f.xd, L->i64, "");
     LLVMValueRef e = LLVMBuildTrunc(b, LLVMBuildLShr(b, bits, const_i64(L, 52), ""), L->i32, "");
     e = LLVMBuildSub(b, LLVMBuildAnd(b, e, const_i32(L, 0x7ff), ""), const_i32(L, 1023), "");
     LLVMValueRef mb = LLVMBuildOr(b, LLVMBuildAnd(b, bits, const_i64(L, 0xfffffffffffffll), ""),

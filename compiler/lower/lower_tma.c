@@ -72,10 +72,7 @@ static bool stride_aligned(Lower *L, const TmaMatch *m)
 {
     int64_t g = m->stride.k;
     for (int i = 0; i < m->stride.n; i++) {
-        const Value *a = m->stride.t[i].a;
-        while (a->def && a->def->code == OP_HINT)
-            a = a->def->operands[0];
-        g = gcd64(g, m->stride.t[i].c * hinted_div(L->f->body, a));
+        g = gcd64(g, m->stride.t[i].c * hinted_div(L->f->body, tma_strip(m->stride.t[i].a)));
     }
     return g != 0 && (g * m->esize) % 16 == 0;
 }

@@ -18,7 +18,7 @@ enum { MAX_DEPTH = 64, MAX_VISITS = 4096 };
  * (exponential in its depth). Compiles run on several threads. */
 static _Thread_local int visits;
 
-static const Value *strip(const Value *v)
+const Value *tma_strip(const Value *v)
 {
     while (v->def && v->def->code == OP_HINT)
         v = v->def->operands[0];
@@ -27,7 +27,7 @@ static const Value *strip(const Value *v)
 
 int tma_param_index(const Func *f, const Value *v)
 {
-    v = strip(v);
+    v = tma_strip(v);
     return !v->def && v->owner == f->body ? v->index : -1;
 }
 
@@ -126,7 +126,7 @@ static bool is_i32(const Type *t)
 
 static TmaLin scalar_lin(const Value *v, int depth)
 {
-    v = strip(v);
+    v = tma_strip(v);
     if (--visits < 0)
         return lin_bad();
     if (v->type->kind != TY_SCALAR || v->type->sk != SK_I32)
@@ -222,7 +222,7 @@ static TForm carried(const Value *v, int depth)
     if (self < 0)
         return t_fail();
     TForm inc = tform(adv->operands[1 - self], depth + 1);
-    const Value *st = strip(loop->operands[2]);
+    const Value *st = tma_strip(loop->operands[2]);
     /* the same amount every iteration (pa += k * 64 would make the sum quadratic, not t * inc) */
     if (!t_uniform(&inc) || !invariant_in(&inc.u, body) || !st->def || st->def->code != OP_CONST ||
         st->def->at.value.i <= 0)
@@ -298,7 +298,7 @@ static TForm tform(const Value *v, int depth)
                 f.u = lin_add(f.u, &off, 1);
                 s = s->def->operands[0];
             }
-            f.ptr = strip(s);
+            f.ptr = tma_strip(s);
         } else if (is_i32(s->type)) {
             f.u = scalar_lin(s, depth + 1);
         } else {
@@ -490,7 +490,7 @@ static bool launch_lin(const Func *f, const TmaLin *l)
     for (int i = 0; i < l->n; i++) {
         if (l->t[i].b || tma_param_index(f, l->t[i].a) < 0)
             return false;
-        const Type *t = strip(l->t[i].a)->type;
+        const Type *t = tma_strip(l->t[i].a)->type;
         if (t->kind != TY_SCALAR || t->sk != SK_I32)
             return false;
     }

@@ -41,6 +41,9 @@ typedef struct TmaMatch {
 /* Fills m and returns true when `load` (an OP_LOAD of a 2-D tile in function f) can be a TMA copy. */
 bool tma_match(const Func *f, const Op *load, TmaMatch *m);
 
+/* v without the hints (multiple_of, max_contiguous) around it: the same value. */
+const Value *tma_strip(const Value *v);
+
 /* The argument index of a degree-1 TmaLin's atom (a kernel argument), -1 if it is not one. */
 int tma_param_index(const Func *f, const Value *v);
 
