@@ -318,8 +318,11 @@ void async_release(Lower *L, bool synced)
 
 /* A TMA ring's reader: tile t of the loop (t = (iv - lo) / step) is the (t div S)-th fill of buffer
  * t mod S, whose barrier this thread waits for; then the block synchronises (every warp is done with
- * the buffers that the copies issued after this point overwrite). */
-static void tma_read(Lower *L, const Ring *r, const Value *src)
+ * the buffers that the copies issued after this point overwrite, and has waited for their barriers'
+ * previous phase). Once per iteration is enough: a reader after another stage buffer's reader in the
+ * same iteration (attention's V after K) finds every warp past this iteration's barrier, so done
+ * with the previous iteration, whose buffers are all that this iteration's copies overwrite. */
+static void tma_read(Lower *L, const Ring *r, const Value *src, const Op *reader)
 {
     LLVMValueRef handle = lval(L, src)->r[0];
     LLVMValueRef slot = LLVMBuildUDiv(L->b, LLVMBuildSub(L->b, handle, const_i32(L, r->base), ""),
@@ -333,17 +336,18 @@ static void tma_read(Lower *L, const Ring *r, const Value *src)
     /* No barrier when the loop's copies are held until after its wgmma's barrier. async_synced, which
      * also stands for cp.async's waits, is only used when the kernel has no cp.async buffer. */
     bool pure = L->cp_buffers == 0;
-    if (!L->hold_copies && !(pure && L->async_synced))
+    if (!L->hold_copies && !(pure && L->async_synced) && !fenced_before(reader))
         tgt_barrier(L);
     if (pure)
         L->async_synced = true;
 }
 
-void async_wait(Lower *L, const Value *src)
+void async_wait(Lower *L, const Op *reader)
 {
+    const Value *src = reader->operands[0];
     Ring *r = L->ring_of[src->scratch];
     if (r && r->tma >= 0 && src == r->front) {
-        tma_read(L, r, src);
+        tma_read(L, r, src, reader);
         return;
     }
     if (L->async_synced)

@@ -303,7 +303,7 @@ void lower_convert(Lower *L, Op *op)
             lower_error(L, "internal error: a shared tile converted to something other than an mma operand");
             return;
         }
-        async_wait(L, op->operands[0]);
+        async_wait(L, op);
         Deferred *d = ARENA_NEW(L->a, Deferred);
         d->to = to;
         d->offset = 0;

@@ -161,7 +161,7 @@ LLVMValueRef fp_const(Lower *L, double v, ScalarKind sk);
 bool lower_is_shared_tile(const Type *t); /* a tile in shared memory: its value is a byte offset */
 void async_plan(Lower *L, Func *f);       /* allocates the stage buffers, before lowering */
 void lower_async_load(Lower *L, Op *op);
-void async_wait(Lower *L, const Value *src); /* before reading a shared tile */
+void async_wait(Lower *L, const Op *reader); /* before `reader` reads its shared tile operand */
 void async_after_loop(Lower *L, const Op *loop);
 void async_init(Lower *L); /* at the kernel's start: the TMA rings' barriers */
 /* Issues the copies held by the current loop (hold_copies); synced: every thread passed a barrier after the buffers'

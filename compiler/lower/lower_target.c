@@ -4,6 +4,7 @@
  * memory as one dynamic extern addrspace(3) array sized at launch. emu: the same operations as calls
  * through the EmuLane the emulator passes to every lane (runtime/emu/emu_abi.h), whose field offsets
  * come from that header. */
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -603,41 +604,55 @@ static void nv_wgmma(Lower *L, int instr, int n, const LLVMValueRef *a, int na, 
                      LLVMValueRef *acc)
 {
     int nacc = n / 2;
+    /* Accumulators that are all +0 (a dot's first instruction without C): D = A x B (scale-d false),
+     * the registers written only. Passed in, the zeros would be one register that the tied outputs
+     * share with every other use of 0 (a TMA copy's coordinate), and ptxas then waits for the
+     * wgmma before that use (C7517), serialising the dot. */
+    bool zero = true;
+    for (int i = 0; i < nacc && zero; i++) {
+        LLVMBool lost;
+        zero = LLVMIsUndef(acc[i]) ||
+               (LLVMIsAConstantFP(acc[i]) && LLVMConstRealGetDouble(acc[i], &lost) == 0.0 &&
+                !signbit(LLVMConstRealGetDouble(acc[i], &lost)));
+    }
+    int nin = zero ? 0 : nacc; /* operands before A's: the accumulators in, tied to the outputs */
     size_t cap = (size_t)nacc * 24 + 256;
     char *text = arena_alloc(L->a, cap), *cons = arena_alloc(L->a, cap);
     const char *ty = instr == NV_WGMMA_F16 ? "f16" : "bf16";
-    int t = snprintf(text, cap, "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {",
-                     n, ty, ty);
+    int t = snprintf(text, cap, "{\n.reg .pred p;\nsetp.ne.b32 p, %d, 0;\nwgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {",
+                     zero ? 0 : 1, n, ty, ty);
     int c = 0;
     for (int i = 0; i < nacc; i++) {
         t += snprintf(text + t, cap - (size_t)t, "%s$%d", i ? "," : "", i);
         c += snprintf(cons + c, cap - (size_t)c, "%s=f", i ? "," : "");
     }
-    for (int i = 0; i < nacc; i++)
+    for (int i = 0; i < nin; i++)
         c += snprintf(cons + c, cap - (size_t)c, ",%d", i);
     t += snprintf(text + t, cap - (size_t)t, "}, %s", na > 1 ? "{" : "");
     for (int i = 0; i < na; i++) {
-        t += snprintf(text + t, cap - (size_t)t, "%s$%d", i ? "," : "", 2 * nacc + i);
+        t += snprintf(text + t, cap - (size_t)t, "%s$%d", i ? "," : "", nacc + nin + i);
         c += snprintf(cons + c, cap - (size_t)c, ",%s", na > 1 ? "r" : "l");
     }
     snprintf(cons + c, cap - (size_t)c, ",l");
-    snprintf(text + t, cap - (size_t)t, "%s, $%d, p, 1, 1, %s%d;\n}", na > 1 ? "}" : "", 2 * nacc + na,
+    snprintf(text + t, cap - (size_t)t, "%s, $%d, p, 1, 1, %s%d;\n}", na > 1 ? "}" : "", nacc + nin + na,
              na > 1 ? "" : "0, ", trans_b ? 1 : 0);
     LLVMTypeRef *fields = ARENA_ARRAY(L->a, LLVMTypeRef, nacc);
-    LLVMTypeRef *pt = ARENA_ARRAY(L->a, LLVMTypeRef, nacc + na + 1);
-    LLVMValueRef *args = ARENA_ARRAY(L->a, LLVMValueRef, nacc + na + 1);
-    for (int i = 0; i < nacc; i++) {
-        fields[i] = pt[i] = L->f32;
+    LLVMTypeRef *pt = ARENA_ARRAY(L->a, LLVMTypeRef, nin + na + 1);
+    LLVMValueRef *args = ARENA_ARRAY(L->a, LLVMValueRef, nin + na + 1);
+    for (int i = 0; i < nacc; i++)
+        fields[i] = L->f32;
+    for (int i = 0; i < nin; i++) {
+        pt[i] = L->f32;
         args[i] = acc[i];
     }
     for (int i = 0; i < na; i++) {
-        args[nacc + i] = na > 1 ? LLVMBuildBitCast(L->b, a[i], L->i32, "") : a[i];
-        pt[nacc + i] = LLVMTypeOf(args[nacc + i]);
+        args[nin + i] = na > 1 ? LLVMBuildBitCast(L->b, a[i], L->i32, "") : a[i];
+        pt[nin + i] = LLVMTypeOf(args[nin + i]);
     }
-    pt[nacc + na] = L->i64;
-    args[nacc + na] = b_desc;
+    pt[nin + na] = L->i64;
+    args[nin + na] = b_desc;
     LLVMValueRef r = tgt_inline_asm(L, LLVMStructTypeInContext(L->ctx, fields, (unsigned)nacc, 0), pt, args,
-                                nacc + na + 1, text, cons);
+                                nin + na + 1, text, cons);
     for (int i = 0; i < nacc; i++)
         acc[i] = LLVMBuildExtractValue(L->b, r, (unsigned)i, "");
 }

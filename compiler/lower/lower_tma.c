@@ -26,22 +26,37 @@
 
 #include "compiler/lower/lower_internal.h"
 
-static void lin_text(char *buf, size_t cap, const Func *f, const TmaLin *l)
+/* A dimension or stride as the runtime reads it: K+C*P (or +C*P*Q) for constant K, C and parameters
+ * P, Q; "*" for an open dimension. */
+static void lin_text(char *buf, size_t cap, const Func *f, const TmaLin *l, bool open)
 {
+    if (open) {
+        snprintf(buf, cap, "*");
+        return;
+    }
     int w = snprintf(buf, cap, "%lld", (long long)l->k);
-    for (int i = 0; i < l->n && w > 0 && (size_t)w < cap; i++)
+    for (int i = 0; i < l->n && w > 0 && (size_t)w < cap; i++) {
         w += snprintf(buf + w, cap - (size_t)w, "%+lld*%d", (long long)l->t[i].c, tma_param_index(f, l->t[i].a));
+        if (l->t[i].b && w > 0 && (size_t)w < cap)
+            w += snprintf(buf + w, cap - (size_t)w, "*%d", tma_param_index(f, l->t[i].b));
+    }
 }
 
 /* The runtime's description of tensor i: one line, see runtime/api/tma.c. */
 static const char *spec_of(Lower *L, const TmaTensor *t)
 {
-    char d0[160], d1[160], s[160];
-    lin_text(d0, sizeof d0, L->f, &t->m.dim[0]);
-    lin_text(d1, sizeof d1, L->f, &t->m.dim[1]);
-    lin_text(s, sizeof s, L->f, &t->m.stride);
-    return arena_printf(L->a, "tma %d %d %d %d %d %s %s %s", t->m.ptr_param, t->m.esize, t->box[0], t->box[1],
-                        t->swizzle, d0, d1, s);
+    char d0[160], d1[160], s1[160], d2[160] = "", s2[160] = "";
+    const TmaMatch *m = &t->m;
+    lin_text(d0, sizeof d0, L->f, &m->dim[0], m->open[0]);
+    lin_text(d1, sizeof d1, L->f, &m->dim[1], m->open[1]);
+    lin_text(s1, sizeof s1, L->f, &m->stride[0], false);
+    if (m->rank == 3) {
+        d2[0] = s2[0] = ' ';
+        lin_text(d2 + 1, sizeof d2 - 1, L->f, &m->dim[2], m->open[2]);
+        lin_text(s2 + 1, sizeof s2 - 1, L->f, &m->stride[1], false);
+    }
+    return arena_printf(L->a, "tma %d %d %d %d %d %s %s %s%s%s", m->ptr_param, m->esize, t->box[0], t->box[1],
+                        t->swizzle, d0, d1, s1, d2, s2);
 }
 
 /* What the kernel's multiple_of hints on argument v promise to divide it: those of the body's own
@@ -70,10 +85,10 @@ static int64_t gcd64(int64_t a, int64_t b)
 /* The stride's bytes must be a multiple of 16 for every launch: from its constants and the hints. */
 static bool stride_aligned(Lower *L, const TmaMatch *m)
 {
-    int64_t g = m->stride.k;
-    for (int i = 0; i < m->stride.n; i++) {
-        g = gcd64(g, m->stride.t[i].c * hinted_div(L->f->body, tma_strip(m->stride.t[i].a)));
-    }
+    const TmaLin *s = &m->stride[0]; /* the batch stride is a multiple of it */
+    int64_t g = s->k;
+    for (int i = 0; i < s->n; i++)
+        g = gcd64(g, s->t[i].c * hinted_div(L->f->body, tma_strip(s->t[i].a)));
     return g != 0 && (g * m->esize) % 16 == 0;
 }
 
@@ -210,15 +225,23 @@ static LLVMValueRef lin_value(Lower *L, const TmaLin *l)
     return v;
 }
 
+/* Issues the copies of `load` into buffer buf (stage `slot` of a ring with barriers at `bars`).
+ *
+ * One thread issues: warp 0 (its index made provably uniform by a shuffle, so that the other warps
+ * branch around the block) elects a lane with elect.sync. With a plain `tid == 0` predicate ptxas
+ * cannot tell that one lane issues, and loops over the lanes around each copy (ELECT, VOTEU, a branch
+ * back: tens of instructions that every warp ran in attention's loop). Constant coordinates are
+ * written into the instruction. */
 void tma_issue(Lower *L, const Op *load, int tensor, int bars, LLVMValueRef slot, LLVMValueRef buf)
 {
     const TmaTensor *t = &L->tma[tensor];
     const TmaMatch *m = L->tma_of[load->results[0].scratch];
-    LLVMValueRef c[2], zero = const_i32(L, 0);
-    for (int k = 0; k < 2; k++) {
+    LLVMValueRef c[3], zero = const_i32(L, 0);
+    char ctext[3][24];
+    for (int k = 0; k < m->rank; k++) {
         c[k] = lin_value(L, &m->coord[k]);
         /* a dimension of 0 or less: nothing is in bounds (the map's dimension is 1, the coordinate 1) */
-        if (!(m->dim[k].n == 0 && m->dim[k].k > 0)) {
+        if (!m->open[k] && !(m->dim[k].n == 0 && m->dim[k].k > 0)) {
             LLVMValueRef empty = LLVMBuildICmp(L->b, LLVMIntSLE, lin_value(L, &m->dim[k]), zero, "");
             c[k] = LLVMBuildSelect(L->b, empty, const_i32(L, 1), c[k], "");
         }
@@ -226,54 +249,76 @@ void tma_issue(Lower *L, const Op *load, int tensor, int bars, LLVMValueRef slot
     LLVMValueRef go = LLVMConstInt(L->i1, 1, 0);
     for (int i = 0; i < m->npred; i++)
         go = LLVMBuildAnd(L->b, go, lval(L, m->pred[i])->r[0], "");
-    LLVMValueRef first = LLVMBuildICmp(L->b, LLVMIntEQ, L->tid, zero, "");
-    LLVMValueRef issue = LLVMBuildZExt(L->b, LLVMBuildAnd(L->b, first, go, ""), L->i32, "");
-    LLVMValueRef arrive = LLVMBuildZExt(L->b, LLVMBuildAnd(L->b, first, LLVMBuildNot(L->b, go, ""), ""), L->i32, "");
-    LLVMValueRef neg = LLVMBuildICmp(L->b, LLVMIntSLT, LLVMBuildOr(L->b, c[0], c[1], ""), zero, "");
-    neg = LLVMBuildZExt(L->b, LLVMBuildAnd(L->b, LLVMBuildAnd(L->b, first, go, ""), neg, ""), L->i32, "");
+    LLVMValueRef any = LLVMBuildOr(L->b, c[0], c[1], "");
+    if (m->rank == 3)
+        any = LLVMBuildOr(L->b, any, c[2], "");
+    LLVMValueRef neg = LLVMBuildAnd(L->b, go, LLVMBuildICmp(L->b, LLVMIntSLT, any, zero, ""), "");
+    LLVMValueRef issue = LLVMBuildZExt(L->b, go, L->i32, ""), negative = LLVMBuildZExt(L->b, neg, L->i32, "");
     LLVMValueRef flag = tgt_smem_addr(L, const_i32(L, L->tma_flag));
     LLVMValueRef map = LLVMBuildPtrToInt(L->b, LLVMGetParam(L->fn, (unsigned)t->param), L->i64, "");
     LLVMValueRef bar = bar_addr(L, bars, slot);
     int bytes = t->box[0] * t->box[1] * t->cols * 2;
-    /* $0 issue, $1 arrive, $2 negative, $3 barrier, $4 map, $5 inner, $6 outer, $7 the flag, $8..
-     * destinations. A negative coordinate sets the flag (tma_check traps at the end: a trap here
-     * would make ptxas serialise the loop's wgmma) */
+    LLVMValueRef warp0 = LLVMBuildICmp(L->b, LLVMIntEQ, tgt_shuffle(L, L->warp, zero), zero, "");
+    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "tma.issue");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "tma.issued");
+    LLVMBuildCondBr(L->b, warp0, body, done);
+    LLVMPositionBuilderAtEnd(L->b, body);
+    /* operands: $0 issue (else a plain arrive), $1 negative, $2 barrier, $3 map, $4 the flag, then the
+     * coordinates that are not constants, then the destinations. A negative coordinate sets the flag
+     * (tma_check traps at the end: a trap here would make ptxas serialise the loop's wgmma) */
+    LLVMTypeRef pt[16];
+    LLVMValueRef args[16];
+    int n = 0;
+    LLVMValueRef in[5] = {issue, negative, bar, map, flag};
+    char cons[256] = "r,r,r,l,r";
+    for (int i = 0; i < 5; i++) {
+        args[n] = in[i];
+        pt[n++] = LLVMTypeOf(in[i]);
+    }
+    for (int k = 0; k < m->rank; k++) {
+        if (LLVMIsAConstantInt(c[k])) {
+            snprintf(ctext[k], sizeof ctext[k], "%lld", (long long)LLVMConstIntGetSExtValue(c[k]));
+        } else {
+            snprintf(ctext[k], sizeof ctext[k], "$%d", n);
+            args[n] = c[k];
+            pt[n++] = L->i32;
+            strcat(cons, ",r");
+        }
+    }
     char text[2048];
     int w = snprintf(text, sizeof text,
-                     "{ .reg .pred p, q, pn; .reg .b64 st; setp.ne.u32 p, $0, 0; setp.ne.u32 q, $1, 0; "
-                     "setp.ne.u32 pn, $2, 0; @pn st.shared.u32 [$7], 1; "
-                     "@p mbarrier.arrive.expect_tx.shared::cta.b64 st, [$3], %d; "
-                     "@q mbarrier.arrive.shared::cta.b64 st, [$3]; ",
+                     "{ .reg .pred e, p, q, pn; .reg .b64 st; .reg .b32 cx; elect.sync _|e, 0xffffffff; "
+                     "setp.ne.and.u32 p, $0, 0, e; setp.eq.and.u32 q, $0, 0, e; setp.ne.and.u32 pn, $1, 0, e; "
+                     "@pn st.shared.u32 [$4], 1; "
+                     "@p mbarrier.arrive.expect_tx.shared::cta.b64 st, [$2], %d; "
+                     "@q mbarrier.arrive.shared::cta.b64 st, [$2]; ",
                      bytes);
-    int n = 8 + t->cols;
-    LLVMTypeRef *pt = ARENA_ARRAY(L->a, LLVMTypeRef, n);
-    LLVMValueRef *args = ARENA_ARRAY(L->a, LLVMValueRef, n);
-    LLVMValueRef in[8] = {issue, arrive, neg, bar, map, c[0], c[1], flag};
-    char cons[256] = "r,r,r,r,l,r,r,r";
-    for (int i = 0; i < 8; i++) {
-        args[i] = in[i];
-        pt[i] = LLVMTypeOf(in[i]);
-    }
-    for (int col = 0; col < t->cols; col++) {
+    for (int col = 0; col < t->cols && n < 16; col++) {
         LLVMValueRef dst = LLVMBuildAdd(L->b, buf, const_i32(L, (int64_t)col * t->box[1] * 128), "");
-        args[8 + col] = tgt_smem_addr(L, dst);
-        pt[8 + col] = L->i32;
+        args[n] = tgt_smem_addr(L, dst);
+        pt[n] = L->i32;
         strcat(cons, ",r");
-        if (col == 0)
-            w += snprintf(text + w, sizeof text - (size_t)w,
-                          "@p cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
-                          "[$%d], [$4, {$5, $6}], [$3]; ",
-                          8 + col);
-        else
-            w += snprintf(text + w, sizeof text - (size_t)w,
-                          "{ .reg .b32 cx; add.s32 cx, $5, %d; "
-                          "@p cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
-                          "[$%d], [$4, {cx, $6}], [$3]; } ",
-                          col * t->box[0], 8 + col);
+        const char *inner = ctext[0];
+        if (col > 0) { /* the next 128-byte column: its inner coordinate */
+            if (LLVMIsAConstantInt(c[0]))
+                snprintf(ctext[0], sizeof ctext[0], "%lld",
+                         (long long)LLVMConstIntGetSExtValue(c[0]) + (long long)col * t->box[0]);
+            else
+                w += snprintf(text + w, sizeof text - (size_t)w, "add.s32 cx, %s, %d; ", ctext[0],
+                              col * t->box[0]);
+            inner = LLVMIsAConstantInt(c[0]) ? ctext[0] : "cx";
+        }
+        w += snprintf(text + w, sizeof text - (size_t)w,
+                      "@p cp.async.bulk.tensor.%dd.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+                      "[$%d], [$3, {%s, %s%s%s}], [$2]; ",
+                      m->rank, n, inner, ctext[1], m->rank == 3 ? ", " : "", m->rank == 3 ? ctext[2] : "");
+        n++;
     }
     snprintf(text + w, sizeof text - (size_t)w, "}");
     strcat(cons, ",~{memory}");
     tgt_inline_asm(L, L->void_t, pt, args, n, text, cons);
+    LLVMBuildBr(L->b, done);
+    LLVMPositionBuilderAtEnd(L->b, done);
 }
 
 void tma_wait(Lower *L, int bars, LLVMValueRef slot, LLVMValueRef parity)

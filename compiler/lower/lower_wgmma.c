@@ -157,19 +157,24 @@ bool lower_dot_wgmma(Lower *L, Op *op)
                                    : NULL;
     bool b_mn = !db->kmajor;
     LLVMValueRef *dA = ARENA_ARRAY(L->a, LLVMValueRef, nm), *dB = ARENA_ARRAY(L->a, LLVMValueRef, nn);
-    LLVMValueRef (*fA)[4] = arena_alloc(L->a, sizeof(LLVMValueRef[4]) * (size_t)nm);
+    /* A's fragments (register form), all of them before the fence: a register written between the
+     * fence and its wgmma makes ptxas add a fence of its own before that wgmma (C7519) */
+    int nk = (int)(K / 16);
+    LLVMValueRef (*fA)[4] = arena_alloc(L->a, sizeof(LLVMValueRef[4]) * (size_t)nm * (size_t)nk);
+    for (int64_t k0 = 0; k0 < K && a_regs && !L->failed; k0 += 16)
+        for (int i = 0; i < nm; i++)
+            mma_a_fragment(L, &lay_info(L, ta)->ll, lval(L, op->operands[0]), cl->instr, i * rows, k0,
+                           fA[k0 / 16 * nm + i]);
     tgt_wgmma_fence(L);
     for (int64_t k0 = 0; k0 < K && !L->failed; k0 += 16) {
         for (int i = 0; i < nm && !a_regs; i++)
             dA[i] = descriptor(L, da, false, wg_lines, i * rows, k0);
-        for (int i = 0; i < nm && a_regs; i++)
-            mma_a_fragment(L, &lay_info(L, ta)->ll, lval(L, op->operands[0]), cl->instr, i * rows, k0, fA[i]);
         for (int j = 0; j < nn; j++)
             dB[j] = descriptor(L, db, b_mn, NULL, (int64_t)j * ni, k0);
         for (int i = 0; i < nm; i++)
             for (int j = 0; j < nn; j++)
                 if (a_regs)
-                    tgt_wgmma_rs(L, cl->instr, ni, fA[i], dB[j], b_mn, &acc[(i * nn + j) * nacc]);
+                    tgt_wgmma_rs(L, cl->instr, ni, fA[k0 / 16 * nm + i], dB[j], b_mn, &acc[(i * nn + j) * nacc]);
                 else
                     tgt_wgmma(L, cl->instr, ni, dA[i], dB[j], b_mn, &acc[(i * nn + j) * nacc]);
     }

@@ -50,7 +50,7 @@ static TmaLin lin_bad(void)
 
 static bool small(int64_t c) { return c > -((int64_t)1 << 40) && c < ((int64_t)1 << 40); }
 
-static void lin_term(TmaLin *l, int64_t c, const Value *a, const Value *b)
+static void lin_term(TmaLin *l, int64_t c, const Value *a, const Value *b, bool wide)
 {
     if (l->bad || c == 0)
         return;
@@ -66,6 +66,7 @@ static void lin_term(TmaLin *l, int64_t c, const Value *a, const Value *b)
     for (int i = 0; i < l->n; i++)
         if (l->t[i].a == a && l->t[i].b == b) {
             l->t[i].c += c;
+            l->t[i].wide |= wide;
             if (l->t[i].c == 0)
                 l->t[i] = l->t[--l->n];
             return;
@@ -77,13 +78,22 @@ static void lin_term(TmaLin *l, int64_t c, const Value *a, const Value *b)
     l->t[l->n].c = c;
     l->t[l->n].a = a;
     l->t[l->n].b = b;
+    l->t[l->n].wide = wide;
     l->n++;
 }
 
 static TmaLin lin_atom(const Value *v)
 {
     TmaLin l = lin_k(0);
-    lin_term(&l, 1, v, NULL);
+    lin_term(&l, 1, v, NULL, false);
+    return l;
+}
+
+/* l as the value of i64 arithmetic: its terms need not fit an i32. */
+static TmaLin lin_widen(TmaLin l)
+{
+    for (int i = 0; i < l.n; i++)
+        l.t[i].wide = true;
     return l;
 }
 
@@ -93,7 +103,7 @@ static TmaLin lin_add(TmaLin x, const TmaLin *y, int64_t sy)
         return lin_bad();
     x.k += sy * y->k;
     for (int i = 0; i < y->n; i++)
-        lin_term(&x, sy * y->t[i].c, y->t[i].a, y->t[i].b);
+        lin_term(&x, sy * y->t[i].c, y->t[i].a, y->t[i].b, y->t[i].wide);
     return x;
 }
 
@@ -103,14 +113,14 @@ static TmaLin lin_mul(const TmaLin *x, const TmaLin *y)
         return lin_bad();
     TmaLin r = lin_k(x->k * y->k);
     for (int i = 0; i < x->n; i++)
-        lin_term(&r, x->t[i].c * y->k, x->t[i].a, x->t[i].b);
+        lin_term(&r, x->t[i].c * y->k, x->t[i].a, x->t[i].b, x->t[i].wide);
     for (int i = 0; i < y->n; i++)
-        lin_term(&r, y->t[i].c * x->k, y->t[i].a, y->t[i].b);
+        lin_term(&r, y->t[i].c * x->k, y->t[i].a, y->t[i].b, y->t[i].wide);
     for (int i = 0; i < x->n; i++)
         for (int j = 0; j < y->n; j++) {
             if (x->t[i].b || y->t[j].b)
                 return lin_bad();
-            lin_term(&r, x->t[i].c * y->t[j].c, x->t[i].a, y->t[j].a);
+            lin_term(&r, x->t[i].c * y->t[j].c, x->t[i].a, y->t[j].a, x->t[i].wide || y->t[j].wide);
         }
     return r;
 }
@@ -124,12 +134,15 @@ static bool is_i32(const Type *t)
     return e->kind == TY_SCALAR && e->sk == SK_I32;
 }
 
+/* The form of a scalar i32 value, or of an i64 one computed from i32 values by sign extension,
+ * addition and multiplication (its terms wide). */
 static TmaLin scalar_lin(const Value *v, int depth)
 {
     v = tma_strip(v);
     if (--visits < 0)
         return lin_bad();
-    if (v->type->kind != TY_SCALAR || v->type->sk != SK_I32)
+    bool i64 = v->type->kind == TY_SCALAR && v->type->sk == SK_I64;
+    if (v->type->kind != TY_SCALAR || (v->type->sk != SK_I32 && !i64))
         return lin_bad();
     const Op *op = v->def;
     if (op && depth < MAX_DEPTH) {
@@ -137,6 +150,10 @@ static TmaLin scalar_lin(const Value *v, int depth)
         switch (op->code) {
         case OP_CONST:
             return lin_k(op->at.value.i);
+        case OP_CAST: /* i32 to i64: the same value */
+            if (i64 && is_i32(op->operands[0]->type) && ty_is_signed(op->operands[0]->type))
+                return lin_widen(scalar_lin(op->operands[0], depth + 1));
+            break;
         case OP_ADD:
         case OP_SUB:
             x = scalar_lin(op->operands[0], depth + 1);
@@ -156,7 +173,7 @@ static TmaLin scalar_lin(const Value *v, int depth)
             break;
         }
     }
-    return lin_atom(v);
+    return i64 ? lin_bad() : lin_atom(v);
 }
 
 /* ---- tile forms ---- */
@@ -482,18 +499,21 @@ static MForm mform(const Value *v, int depth)
 
 /* ---- the match ---- */
 
-/* A linear function of the kernel's i32 arguments (what the runtime can evaluate at launch). */
-static bool launch_lin(const Func *f, const TmaLin *l)
+static bool i32_param(const Func *f, const Value *v)
+{
+    const Type *t = tma_strip(v)->type;
+    return tma_param_index(f, v) >= 0 && t->kind == TY_SCALAR && t->sk == SK_I32;
+}
+
+/* A function of the kernel's i32 arguments (what the runtime can evaluate at launch): linear, or of
+ * degree 2 when `quadratic`. */
+static bool launch_lin(const Func *f, const TmaLin *l, bool quadratic)
 {
     if (l->bad)
         return false;
-    for (int i = 0; i < l->n; i++) {
-        if (l->t[i].b || tma_param_index(f, l->t[i].a) < 0)
+    for (int i = 0; i < l->n; i++)
+        if (!i32_param(f, l->t[i].a) || (l->t[i].b && (!quadratic || !i32_param(f, l->t[i].b))))
             return false;
-        const Type *t = tma_strip(l->t[i].a)->type;
-        if (t->kind != TY_SCALAR || t->sk != SK_I32)
-            return false;
-    }
     return true;
 }
 
@@ -517,23 +537,24 @@ static void split_offset(const TmaLin *u, const TmaLin *stride, TmaLin *inner, T
     for (int i = 0; i < u->n; i++) {
         int64_t c = u->t[i].c;
         const Value *a = u->t[i].a, *b = u->t[i].b;
+        bool w = u->t[i].wide;
         TmaLin q = one_term;
         bool to_outer = false;
         if (!X && ks && c % ks == 0) {
-            lin_term(&q, c / ks, a, b);
+            lin_term(&q, c / ks, a, b, w);
             to_outer = true;
         } else if (X && c % cs == 0 && (a == X || b == X)) {
             if (!b)
                 q.k = c / cs;
             else
-                lin_term(&q, c / cs, a == X ? b : a, NULL);
+                lin_term(&q, c / cs, a == X ? b : a, NULL, w);
             to_outer = true;
         }
         if (to_outer) {
             *outer = lin_add(*outer, &q, 1);
         } else {
             TmaLin r = lin_k(0);
-            lin_term(&r, c, a, b);
+            lin_term(&r, c, a, b, w);
             *inner = lin_add(*inner, &r, 1);
         }
     }
@@ -551,6 +572,57 @@ static bool zero_value(const Value *v)
     return op->at.value.i == 0;
 }
 
+/* dim = L + E, L its launch-time part, E = q * L with q uniform: the outer dimension of a batch of
+ * matrices (the coordinate's q * L part is the batch's start). Sets the batch's coordinate, the row's,
+ * and the map's third dimension. */
+static bool batch_split(const Func *f, const TmaLin *dim, TmaMatch *m)
+{
+    TmaLin L = lin_k(dim->k), E = lin_k(0), q = lin_k(0);
+    for (int i = 0; i < dim->n; i++) {
+        bool launch = i32_param(f, dim->t[i].a) && !dim->t[i].b;
+        lin_term(launch ? &L : &E, dim->t[i].c, dim->t[i].a, dim->t[i].b, dim->t[i].wide);
+    }
+    if (E.n == 0 || L.bad || E.bad)
+        return false;
+    if (L.n == 0 && L.k > 0) { /* rows of a constant count */
+        for (int i = 0; i < E.n; i++) {
+            if (E.t[i].c % L.k)
+                return false;
+            lin_term(&q, E.t[i].c / L.k, E.t[i].a, E.t[i].b, E.t[i].wide);
+        }
+    } else if (L.n == 1 && L.k == 0 && !L.t[0].b && L.t[0].c > 0) { /* c * P rows */
+        const Value *P = L.t[0].a;
+        int64_t c = L.t[0].c;
+        for (int i = 0; i < E.n; i++) {
+            if (!E.t[i].b || (E.t[i].a != P && E.t[i].b != P) || E.t[i].c % c)
+                return false;
+            lin_term(&q, E.t[i].c / c, E.t[i].a == P ? E.t[i].b : E.t[i].a, NULL, E.t[i].wide);
+        }
+    } else {
+        return false;
+    }
+    TmaLin start = lin_mul(&q, &L);
+    m->coord[1] = lin_add(m->coord[1], &start, -1);
+    m->coord[2] = q;
+    m->dim[1] = L;
+    m->open[2] = true;
+    m->stride[1] = lin_mul(&m->stride[0], &L);
+    m->rank = 3;
+    return !m->coord[1].bad && launch_lin(f, &m->stride[1], true);
+}
+
+/* A coordinate the kernel computes in i32 without leaving the value the program meant: a wide term
+ * (i64 arithmetic) only as the plain i32 value it came from. */
+static bool i32_coordinate(const TmaLin *l)
+{
+    if (l->bad || l->k != (int32_t)l->k)
+        return false;
+    for (int i = 0; i < l->n; i++)
+        if (l->t[i].wide && (l->n != 1 || l->k != 0 || l->t[i].c != 1 || l->t[i].b))
+            return false;
+    return true;
+}
+
 bool tma_match(const Func *f, const Op *load, TmaMatch *m)
 {
     memset(m, 0, sizeof *m);
@@ -559,6 +631,7 @@ bool tma_match(const Func *f, const Op *load, TmaMatch *m)
     if (load->code != OP_LOAD || rt->kind != TY_TILE || rt->rank != 2 || load->nopnds < 1)
         return false;
     m->esize = ty_bits(rt) / 8;
+    m->rank = 2;
     TForm p = tform(load->operands[0], 0);
     if (!p.ok || !p.ptr || !p.has[0] || !p.has[1])
         return false;
@@ -570,12 +643,12 @@ bool tma_match(const Func *f, const Op *load, TmaMatch *m)
         return false;
     int inner = one1 ? 1 : 0, outer = 1 - inner;
     m->inner = inner;
-    m->stride = p.s[outer];
-    if (!launch_lin(f, &m->stride) || lin_uniform_zero(&m->stride))
+    m->stride[0] = p.s[outer];
+    if (!launch_lin(f, &m->stride[0], false) || lin_uniform_zero(&m->stride[0]))
         return false;
     m->coord[0] = p.o[inner];
     m->coord[1] = p.o[outer];
-    split_offset(&p.u, &m->stride, &m->coord[0], &m->coord[1]);
+    split_offset(&p.u, &m->stride[0], &m->coord[0], &m->coord[1]);
     if (m->coord[0].bad || m->coord[1].bad)
         return false;
     bool bounded[2] = {false, false};
@@ -589,17 +662,28 @@ bool tma_match(const Func *f, const Op *load, TmaMatch *m)
                 return false;
             bounded[k] = true;
             TmaLin dim = lin_add(mk.b[i].R, &mk.b[i].c0, -1);
-            m->dim[k] = lin_add(dim, &m->coord[k], 1);
-            if (!launch_lin(f, &m->dim[k]))
+            dim = lin_add(dim, &m->coord[k], 1);
+            if (launch_lin(f, &dim, false))
+                m->dim[k] = dim;
+            else if (k == 0 || !batch_split(f, &dim, m))
                 return false;
         }
         for (int i = 0; i < mk.np; i++)
             m->pred[m->npred++] = mk.pred[i];
     }
-    /* Without a bound the map would need a dimension the program never states (and the driver
-     * checks a map's rows against its stride): such loads keep cp.async. */
-    if (!bounded[0] || !bounded[1])
-        return false;
+    /* No bound on a row: the copy must stay in it, which constants prove (the driver wants the rows
+     * no longer than the stride). */
+    if (!bounded[0]) {
+        int64_t width = rt->shape[inner];
+        if (m->coord[0].n || m->stride[0].n || m->coord[0].k < 0 || m->coord[0].k + width > m->stride[0].k)
+            return false;
+        m->dim[0] = lin_k(m->stride[0].k);
+    }
+    if (!bounded[1])
+        m->open[1] = true; /* the outermost: as long as the allocation */
+    for (int k = 0; k < m->rank; k++)
+        if (!i32_coordinate(&m->coord[k]))
+            return false;
     if (load->nopnds >= 3 && !zero_value(load->operands[2]))
         return false;
     return true;

@@ -413,16 +413,17 @@ static rk_status cuda_tensor_map(RtDevice *d, void *map, const RtTensorMapDesc *
         return rt_dev_fail(d, RK_EDEVICE, "the CUDA driver lacks cuTensorMapEncodeTiled (CUDA 12 or later is needed for TMA)");
     int dtype = t->esize == 1 ? 0 : t->esize == 2 ? 1 : 2;
     int swizzle = t->swizzle == 128 ? 3 : t->swizzle == 64 ? 2 : t->swizzle == 32 ? 1 : 0;
-    unsigned estrides[2] = {1, 1};
-    CUresult e = C.TensorMapEncodeTiled(map, dtype, 2, (void *)(uintptr_t)t->base, t->dim, &t->stride_bytes, t->box,
-                                        estrides, 0, swizzle, 2, 0);
+    unsigned estrides[3] = {1, 1, 1};
+    CUresult e = C.TensorMapEncodeTiled(map, dtype, (unsigned)t->rank, (void *)(uintptr_t)t->base, t->dim,
+                                        t->stride_bytes, t->box, estrides, 0, swizzle, 2, 0);
     if (e)
         return rt_dev_fail(d, RK_EDEVICE,
-                           "cuTensorMapEncodeTiled failed: %s (base 0x%llx, dims %llu x %llu, row stride %llu bytes, "
-                           "box %u x %u, swizzle %d bytes)",
+                           "cuTensorMapEncodeTiled failed: %s (base 0x%llx, dims %llu x %llu x %llu, strides %llu and "
+                           "%llu bytes, box %u x %u, swizzle %d bytes, rank %d)",
                            cu_err(e), (unsigned long long)t->base, (unsigned long long)t->dim[0],
-                           (unsigned long long)t->dim[1], (unsigned long long)t->stride_bytes, t->box[0], t->box[1],
-                           t->swizzle);
+                           (unsigned long long)t->dim[1], (unsigned long long)t->dim[2],
+                           (unsigned long long)t->stride_bytes[0], (unsigned long long)t->stride_bytes[1], t->box[0],
+                           t->box[1], t->swizzle, t->rank);
     return RK_OK;
 }
 

@@ -44,13 +44,14 @@ typedef struct RtLaunch {
     void *print_ud;
 } RtLaunch;
 
-/* A 2-D tensor map for TMA (sm_90): the tensor at `base`, dim[0] elements of esize bytes along its
- * contiguous dimension, dim[1] rows stride_bytes apart; each copy moves box[0] x box[1] elements into
- * shared memory with the given swizzle (0, 32, 64, 128 bytes); out-of-bounds elements read as zeros. */
+/* A tensor map for TMA (sm_90) of rank 2 or 3: the tensor at `base`, dim[0] elements of esize bytes
+ * along its contiguous dimension, dim[1] rows stride_bytes[0] apart and (rank 3) dim[2] matrices
+ * stride_bytes[1] apart; each copy moves a box of box[0] x box[1] (x 1) elements into shared memory
+ * with the given swizzle (0, 32, 64, 128 bytes); out-of-bounds elements read as zeros. */
 typedef struct RtTensorMapDesc {
-    uint64_t base, dim[2], stride_bytes;
-    uint32_t box[2];
-    int esize, swizzle;
+    uint64_t base, dim[3], stride_bytes[2];
+    uint32_t box[3];
+    int rank, esize, swizzle;
 } RtTensorMapDesc;
 
 typedef struct RtDeviceOps {

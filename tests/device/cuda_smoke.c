@@ -9,8 +9,9 @@
  * (reductions across a workgroup), and bf16 matmuls 200 x 248 x 200 (partial tiles everywhere) with
  * examples/matmul.tile's default tiles, with tiles whose shared memory is above the 48 KiB a launch
  * gets by default, and with tiles that give wgmma every shared-memory line (32, 64, 128 and 256 bytes)
- * and a 256-wide instruction. Each
- * result is compared with a float64 host reference (vector add: bit-exact with the host's f32 sum).
+ * and a 256-wide instruction; flash attention (f16, 200 keys: partial blocks), whose K and V tiles
+ * TMA copies through 3-D maps, plain and causal. Each result is compared with a float64 host
+ * reference (vector add: bit-exact with the host's f32 sum).
  * Then a module that does not compile must fail with the driver's JIT log in rk_error.
  *
  * Exit status: 0 all passed, 1 a failure, 77 (CTest's skip) when there is no CUDA device or it is not
@@ -52,6 +53,15 @@ static const Case cases[] = {
      {{"T", "bf16"}, {"BLOCK_M", "128"}, {"BLOCK_N", "16"}, {"BLOCK_K", "16"}, {"num_warps", "8"}, {"num_stages", "2"}}},
     {"matmul_n256", "examples/matmul.tile", "matmul",
      {{"T", "bf16"}, {"BLOCK_M", "128"}, {"BLOCK_N", "256"}, {"BLOCK_K", "64"}, {"num_warps", "8"}, {"num_stages", "3"}}},
+    /* flash attention: K and V through 3-D TMA maps (a batch of heads, the heads' rows bounded) */
+    {"attention", "examples/attention.tile", "attention",
+     {{"T", "f16"}, {"HEAD_DIM", "64"}, {"CAUSAL", "false"}, {"BLOCK_M", "128"}, {"BLOCK_N", "64"},
+      {"num_warps", "4"}, {"num_stages", "3"}}},
+    /* causal: two loops, two rings each, the second starting at the diagonal (not on the fake driver,
+     * whose model is not causal) */
+    {"attn_causal", "examples/attention.tile", "attention",
+     {{"T", "f16"}, {"HEAD_DIM", "64"}, {"CAUSAL", "true"}, {"BLOCK_M", "128"}, {"BLOCK_N", "32"},
+      {"num_warps", "8"}, {"num_stages", "2"}}},
 };
 
 typedef struct Smoke {
@@ -310,6 +320,81 @@ static void run_matmul(Smoke *s, const Case *c, rk_kernel *k)
     free(got);
 }
 
+/* attention(q, k, v, o, sm_scale, Z, H, N_CTX) on f16 [Z, H, N, D] tensors; N leaves partial blocks. */
+static void run_attention(Smoke *s, const Case *c, rk_kernel *k)
+{
+    const int Z = 2, H = 3, N = 200, D = (int)def_int(c, "HEAD_DIM");
+    const bool causal = strcmp(c->defs[2].value, "true") == 0;
+    const double scale = 0.125;
+    if (causal && getenv("RK_CUDA_LIB")) {
+        printf("%-10s | skipped: the fake driver's attention model is not causal\n", c->name);
+        return;
+    }
+    size_t n = (size_t)Z * H * N * D, bytes = n * 2;
+    uint16_t *hq = malloc(bytes), *hk = malloc(bytes), *hv = malloc(bytes), *ho = malloc(bytes);
+    double *q = malloc(n * sizeof(double)), *kk = malloc(n * sizeof(double)), *v = malloc(n * sizeof(double));
+    double *ref = malloc(n * sizeof(double)), *got = malloc(n * sizeof(double)), *p = malloc(N * sizeof(double));
+    for (size_t i = 0; i < n; i++) {
+        q[i] = rk_f16_to_double(hq[i] = rk_f16_from_double(uniform(-1, 1)));
+        kk[i] = rk_f16_to_double(hk[i] = rk_f16_from_double(uniform(-1, 1)));
+        v[i] = rk_f16_to_double(hv[i] = rk_f16_from_double(uniform(-1, 1)));
+    }
+    for (int zh = 0; zh < Z * H; zh++)
+        for (int i = 0; i < N; i++) {
+            const double *qi = q + ((size_t)zh * N + i) * D;
+            double mx = -INFINITY, sum = 0;
+            int last = causal ? i : N - 1;
+            for (int j = 0; j <= last; j++) {
+                double d = 0;
+                for (int e = 0; e < D; e++)
+                    d += qi[e] * kk[((size_t)zh * N + j) * D + e];
+                p[j] = d * scale;
+                mx = fmax(mx, p[j]);
+            }
+            for (int j = 0; j <= last; j++)
+                sum += (p[j] = exp(p[j] - mx));
+            for (int e = 0; e < D; e++) {
+                double acc = 0;
+                for (int j = 0; j <= last; j++)
+                    acc += p[j] * v[((size_t)zh * N + j) * D + e];
+                ref[((size_t)zh * N + i) * D + e] = acc / sum;
+            }
+        }
+    void *dq = upload(s, hq, bytes), *dk = upload(s, hk, bytes), *dv = upload(s, hv, bytes);
+    void *dout = device_buffer(s, bytes);
+    rk_arg args[] = {rk_arg_ptr(dq), rk_arg_ptr(dk), rk_arg_ptr(dv), rk_arg_ptr(dout),
+                     rk_arg_f32((float)scale), rk_arg_i32(Z), rk_arg_i32(H), rk_arg_i32(N)};
+    long bm = def_int(c, "BLOCK_M");
+    uint32_t grid[3] = {(uint32_t)((N + bm - 1) / bm), (uint32_t)(Z * H), 1};
+    rk_kernel_info ki;
+    rk_kernel_get_info(k, &ki);
+    if (dq && dk && dv && dout && launch(s, k, grid, args, 8, c->name) &&
+        ok(s, rk_memcpy_dtoh(s->ctx, ho, dout, bytes), "dtoh")) {
+        for (size_t i = 0; i < n; i++)
+            got[i] = rk_f16_to_double(ho[i]);
+        double err = max_rel_err(got, ref, n), tol = 5e-3;
+        verdict(s, err <= tol,
+                "%-10s | attention f16 Z=%d H=%d N=%d D=%d%s, %ldx%ld blocks, %d warps, %d B shared | max rel err "
+                "%.1e (tol %.0e)",
+                c->name, Z, H, N, D, causal ? " causal" : "", bm, def_int(c, "BLOCK_N"), ki.num_warps,
+                ki.lds_bytes, err, tol);
+    }
+    rk_free(s->ctx, dq);
+    rk_free(s->ctx, dk);
+    rk_free(s->ctx, dv);
+    rk_free(s->ctx, dout);
+    free(hq);
+    free(hk);
+    free(hv);
+    free(ho);
+    free(q);
+    free(kk);
+    free(v);
+    free(ref);
+    free(got);
+    free(p);
+}
+
 /* A module the JIT refuses: the launch fails with RK_EDEVICE and the driver's log. */
 static void run_bad_ptx(Smoke *s)
 {
@@ -360,6 +445,8 @@ static void run_case(Smoke *s, const Case *c, rk_program *prog)
         run_vecadd(s, c, k);
     else if (strcmp(c->kernel, "matmul") == 0)
         run_matmul(s, c, k);
+    else if (strcmp(c->kernel, "attention") == 0)
+        run_attention(s, c, k);
     else
         run_rows(s, c, k, strcmp(c->kernel, "layernorm") == 0);
 }

@@ -585,12 +585,12 @@ static uint16_t f16_put(double x)
     return sign | (uint16_t)((e + 14) << 10 | ((uint32_t)ldexp(v, 11 - e) & 1023));
 }
 
-/* cuTensorMapEncodeTiled: checks what TMA checks of a 2-D map and writes the fields where the models
- * read them back (a real map's bytes are opaque). */
+/* cuTensorMapEncodeTiled: checks what TMA checks of a map of rank 2 or 3 and writes the fields where
+ * the models read them back (a real map's bytes are opaque). */
 typedef struct FakeMap {
-    uint64_t magic, base, dim[2], stride;
-    unsigned box[2];
-    int dtype, swizzle;
+    uint64_t magic, base, dim[3], stride[2];
+    unsigned box[3];
+    int dtype, swizzle, rank;
 } FakeMap;
 #define FAKE_MAP_MAGIC 0x70614d6b61466b72ull
 
@@ -600,30 +600,47 @@ CUresult cuTensorMapEncodeTiled(void *map, int dtype, unsigned rank, void *base,
 {
     int esize = dtype == 0 ? 1 : dtype == 1 ? 2 : dtype == 2 ? 4 : 0;
     int span = swizzle == 1 ? 32 : swizzle == 2 ? 64 : swizzle == 3 ? 128 : 0;
-    if (!map || (uintptr_t)map % 64 || rank != 2 || !esize || (uintptr_t)base % 16 || interleave || oobfill ||
-        swizzle < 0 || swizzle > 3)
+    if (!map || (uintptr_t)map % 64 || rank < 2 || rank > 3 || !esize || (uintptr_t)base % 16 || interleave ||
+        oobfill || swizzle < 0 || swizzle > 3)
         return E_INVALID_VALUE;
     for (unsigned i = 0; i < rank; i++)
         if (dims[i] < 1 || dims[i] > ((uint64_t)1 << 32) || box[i] < 1 || box[i] > 256 || estrides[i] != 1)
             return E_INVALID_VALUE;
-    if (strides[0] % 16 || strides[0] >= ((uint64_t)1 << 40) || (box[0] * (unsigned)esize) % 16 ||
-        (span && box[0] * (unsigned)esize > (unsigned)span))
+    for (unsigned i = 0; i + 1 < rank; i++)
+        if (strides[i] % 16 || strides[i] >= ((uint64_t)1 << 40))
+            return E_INVALID_VALUE;
+    if ((box[0] * (unsigned)esize) % 16 || (span && box[0] * (unsigned)esize > (unsigned)span))
         return E_INVALID_VALUE;
-    FakeMap m = {FAKE_MAP_MAGIC, (uint64_t)(uintptr_t)base, {dims[0], dims[1]}, strides[0], {box[0], box[1]}, dtype, span};
+    FakeMap m = {FAKE_MAP_MAGIC, (uint64_t)(uintptr_t)base, {dims[0], dims[1], rank == 3 ? dims[2] : 0},
+                 {strides[0], rank == 3 ? strides[1] : 0}, {box[0], box[1], rank == 3 ? box[2] : 0}, dtype, span,
+                 (int)rank};
     memset(map, 0, 128);
     memcpy(map, &m, sizeof m);
     (void)l2promotion;
     return 0;
 }
 
-/* Whether parameter i is the map of the tensor at base, dims d0 (contiguous) x d1, stride bytes apart. */
+/* Whether parameter i is the 2-D map of the tensor at base, dims d0 (contiguous) x d1, stride bytes
+ * apart. */
 static bool map_is(const unsigned char *buf, const size_t *off, int i, const void *base, int64_t d0, int64_t d1,
                    int64_t stride)
 {
     FakeMap m;
     memcpy(&m, buf + off[i], sizeof m);
-    return m.magic == FAKE_MAP_MAGIC && m.base == (uint64_t)(uintptr_t)base && (int64_t)m.dim[0] == d0 &&
-           (int64_t)m.dim[1] == d1 && (int64_t)m.stride == stride;
+    return m.magic == FAKE_MAP_MAGIC && m.rank == 2 && m.base == (uint64_t)(uintptr_t)base &&
+           (int64_t)m.dim[0] == d0 && (int64_t)m.dim[1] == d1 && (int64_t)m.stride[0] == stride;
+}
+
+/* Whether parameter i is the 3-D map of the tensor at base: d0 (contiguous) x d1 x d2, strides s1, s2
+ * bytes. */
+static bool map3_is(const unsigned char *buf, const size_t *off, int i, const void *base, int64_t d0, int64_t d1,
+                    int64_t d2, int64_t s1, int64_t s2)
+{
+    FakeMap m;
+    memcpy(&m, buf + off[i], sizeof m);
+    return m.magic == FAKE_MAP_MAGIC && m.rank == 3 && m.base == (uint64_t)(uintptr_t)base &&
+           (int64_t)m.dim[0] == d0 && (int64_t)m.dim[1] == d1 && (int64_t)m.dim[2] == d2 &&
+           (int64_t)m.stride[0] == s1 && (int64_t)m.stride[1] == s2 && m.box[2] == 1;
 }
 
 /* Runs the model of entry `e` with the packed parameters; the grid decides how many rows are done. */
@@ -681,14 +698,19 @@ static void run_model(const Entry *e, const unsigned char *buf, const size_t *of
                     acc += bf16_get(a[(size_t)i * lda + k]) * bf16_get(b[(size_t)k * ldb + j]);
                 c[(size_t)i * ldc + j] = bf16_put(acc);
             }
-    } else if (strcmp(e->name, "attention") == 0 && e->nparams == 8) {
-        /* f16 q, k, v, o of [Z, H, N, D], not causal; D from the size of o's allocation. */
+    } else if (strcmp(e->name, "attention") == 0 && (e->nparams == 8 || e->nparams == 10)) {
+        /* f16 q, k, v, o of [Z, H, N, D], not causal; D from the size of o's allocation. With TMA, the
+         * maps of K and V follow: D x N x Z*H (the heads' count from the allocation), rows 2D bytes
+         * apart, heads 2ND; a wrong one leaves o untouched. */
         const uint16_t *q = ptr_at(buf, off, 0), *k = ptr_at(buf, off, 1), *v = ptr_at(buf, off, 2);
         uint16_t *o = ptr_at(buf, off, 3);
         float scale = f32_at(buf, off, 4);
         int Z = i32_at(buf, off, 5), H = i32_at(buf, off, 6), N = i32_at(buf, off, 7);
         int a = find_alloc((uintptr_t)o, 0);
         int D = a < 0 || Z * H * N == 0 ? 0 : (int)(allocs[a].size / 2 / ((size_t)Z * H * N));
+        for (int i = 8; i < e->nparams; i++)
+            if (!map3_is(buf, off, i, i == 8 ? k : v, D, N, Z * H, 2 * (int64_t)D, 2 * (int64_t)N * D))
+                return;
         double *s = malloc((size_t)N * sizeof *s);
         for (int zh = 0; s && zh < Z * H && zh < (int)grid[1]; zh++)
             for (int i = 0; i < N; i++) {

@@ -18,6 +18,7 @@
  *   RK_RUN_SAMPLE=K    run one case in K of the selection per round (chosen by the seed; default 1: all)
  *   RK_RUN_VERBOSE=1   print every case, with its times on both devices
  * Exit status: 0 when every case agreed, 1 otherwise. */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -25,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tests/device/prebuilt.h"
@@ -890,8 +892,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "run_harness: --device=cuda runs prebuilt programs: give --load DIR (from --save DIR)\n");
         return 2;
     }
-    if (save_dir)
+    if (save_dir) {
         DEV_NAME[DEV_EMU] = "none"; /* compiles for sm_90 without a GPU */
+        if (mkdir(save_dir, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "run_harness: cannot create %s: %s\n", save_dir, strerror(errno));
+            return 1;
+        }
+    }
     for (int d = 0; d < NDEV; d++) {
         rk_ctx_options o = {.device = DEV_NAME[d], .print = on_print};
         if (rk_ctx_create(&o, &ctxs[d]) != RK_OK) {
