@@ -37,6 +37,8 @@ struct Ring {
     const Op *loop;
     int tma;  /* the tensor its copies come from by TMA (lower_tma.c), or -1: cp.async */
     int bars; /* TMA: byte offset of its S barriers */
+    bool nested;   /* TMA: its loop is in another loop: each run starts the barriers again */
+    bool restarted; /* TMA, nested: the restart before its first prologue copy is lowered */
 };
 
 static bool is_shared(const Type *t)
@@ -62,6 +64,7 @@ static Ring *new_ring(Lower *L, const Type *t, int S, const Value *front, const 
 }
 
 static bool in_loop(const Op *op);
+static void tma_restart(Lower *L, const Op *loop);
 
 /* The rings of one loop: from each carried handle that a convert reads (the front), back through the
  * yields to the load in the body; the loop inputs of the chain are the prologue's loads. */
@@ -120,9 +123,9 @@ static void plan_loop(Lower *L, Op *loop)
         L->ring_of[front->scratch] = r;
         const Value *st = tma_strip(loop->operands[2]);
         bool const_step = st->def && st->def->code == OP_CONST && st->def->at.value.i > 0;
-        /* not in a loop nested in another: its barriers would have to start again at each run of it,
-         * which nothing has tested on a GPU yet */
-        if (const_step && nloads == n + 1 && L->ntma_rings < MAX_TMA_RINGS && !in_loop(loop) &&
+        /* in a loop nested in another, each run of it starts its barriers again (tma_restart) */
+        r->nested = in_loop(loop);
+        if (const_step && nloads == n + 1 && L->ntma_rings < MAX_TMA_RINGS &&
             (r->tma = tma_ring(L, front->type, loads, nloads)) >= 0) {
             L->lds_static = (L->lds_static + 7) / 8 * 8;
             r->bars = L->lds_static;
@@ -282,6 +285,8 @@ void lower_async_load(Lower *L, Op *op)
      * loop: the convert, then the load). A loop whose load comes first (attention's second dot) needs
      * it: its buffer was read in the previous iteration, and nothing in between synchronised. */
     bool barrier_first = slot < 0 ? !fenced_before(op) : !r->front;
+    if (slot >= 0 && r->tma >= 0 && r->nested && !r->restarted)
+        tma_restart(L, r->loop);
     if (slot < 0 && L->hold_copies) {
         /* the previous iteration's wgmma may still read this buffer: the copies wait for the dot
          * (async_release) */
@@ -371,6 +376,25 @@ static bool in_loop(const Op *op)
         if (b->parent->code == OP_FOR || b->parent->code == OP_WHILE)
             return true;
     return false;
+}
+
+/* Before a nested loop's first prologue copy, each run: its TMA rings' barriers start again. The
+ * block barrier first: every thread is past its waits of the previous run (whose copies, all read,
+ * are complete; its last arrivals, for tiles past the end, completed at once); then thread 0
+ * invalidates and initialises them, and the barrier after the fence publishes that. Tile t of the
+ * run is then again the (t div S)-th fill of buffer t mod S. */
+static void tma_restart(Lower *L, const Op *loop)
+{
+    tgt_barrier(L);
+    for (int i = 0; i < L->ntma_rings; i++) {
+        Ring *r = L->tma_rings[i];
+        if (r->loop != loop)
+            continue;
+        tma_inval(L, r->bars, r->S);
+        tma_init(L, r->bars, r->S, false);
+        r->restarted = true;
+    }
+    tma_init_done(L);
 }
 
 void async_init(Lower *L)

@@ -184,6 +184,7 @@ const char *tma_spec(Lower *L);         /* the runtime's description of the para
 /* The S barriers at byte offset bars: initialised at the kernel's start, invalidated before their
  * memory is reused. */
 void tma_init(Lower *L, int bars, int S, bool last); /* last: then fence and synchronise */
+void tma_init_done(Lower *L); /* the initialisations' fence, then a block barrier */
 void tma_inval(Lower *L, int bars, int S);
 /* The negative-coordinate flag: cleared at the start, checked at every return (a trap if set). */
 void tma_flag_init(Lower *L);

@@ -13,9 +13,9 @@
  * the tile's bytes, then one copy per 128-byte column, each completing its bytes on that barrier; when
  * the copy's uniform conditions fail (an iteration past the loop's end), a plain arrive, so that every
  * buffer's phases keep counting fills. Tile t of a loop is in buffer t mod S, the (t div S)-th fill of
- * it: readers wait for phase parity (t div S) & 1. Only loops not nested in another use TMA (each run
- * of a nested one would have to start its barriers again: not built); the barriers are invalidated
- * before their shared memory serves anything else.
+ * it: readers wait for phase parity (t div S) & 1. A loop nested in another starts its barriers again
+ * before each run (lower_async.c, tma_restart); the barriers are invalidated before their shared
+ * memory serves anything else.
  *
  * Coordinates are i32 in elements, inner first. A negative one (which TMA would fill with zeros
  * where the mask reads memory) traps. A dimension that is 0 or less at launch makes the whole box
@@ -59,14 +59,16 @@ static const char *spec_of(Lower *L, const TmaTensor *t)
                         t->swizzle, d0, d1, s1, d2, s2);
 }
 
-/* What the kernel's multiple_of hints on argument v promise to divide it: those of the body's own
- * block only (a hint in a branch not taken promises nothing). */
-static int64_t hinted_div(const Block *body, const Value *v)
+/* What the kernel's multiple_of hints on argument v promise to divide it where `at` runs: the hints
+ * that run before it every time, those earlier in its block or in a block around it (a hint in a
+ * branch not taken promises nothing). */
+static int64_t hinted_div(const Op *at, const Value *v)
 {
     int64_t d = 1;
-    for (const Op *op = body->first; op; op = op->next)
-        if (op->code == OP_HINT && op->at.kind == KIND_MULTIPLE_OF && op->operands[0] == v && op->at.n > d)
-            d = op->at.n;
+    for (const Op *in = at; in && in->parent; in = in->parent->parent)
+        for (const Op *op = in->parent->first; op && op != in; op = op->next)
+            if (op->code == OP_HINT && op->at.kind == KIND_MULTIPLE_OF && op->operands[0] == v && op->at.n > d)
+                d = op->at.n;
     return d;
 }
 
@@ -82,13 +84,14 @@ static int64_t gcd64(int64_t a, int64_t b)
     return a;
 }
 
-/* The stride's bytes must be a multiple of 16 for every launch: from its constants and the hints. */
-static bool stride_aligned(Lower *L, const TmaMatch *m)
+/* The stride's bytes must be a multiple of 16 for every launch of `load`: from its constants and the
+ * hints. */
+static bool stride_aligned(const Op *load, const TmaMatch *m)
 {
     const TmaLin *s = &m->stride[0]; /* the batch stride is a multiple of it */
     int64_t g = s->k;
     for (int i = 0; i < s->n; i++)
-        g = gcd64(g, s->t[i].c * hinted_div(L->f->body, tma_strip(s->t[i].a)));
+        g = gcd64(g, s->t[i].c * hinted_div(load, tma_strip(s->t[i].a)));
     return g != 0 && (g * m->esize) % 16 == 0;
 }
 
@@ -106,7 +109,7 @@ int tma_ring(Lower *L, const Type *tile, Op **loads, int n)
     TmaTensor t;
     memset(&t, 0, sizeof t);
     for (int i = 0; i < n; i++) {
-        if (!tma_match(L->f, loads[i], &ms[i]) || ms[i].esize != 2 || ms[i].inner != fast || !stride_aligned(L, &ms[i]))
+        if (!tma_match(L->f, loads[i], &ms[i]) || ms[i].esize != 2 || ms[i].inner != fast || !stride_aligned(loads[i], &ms[i]))
             return -1;
         t.m = ms[i];
         t.box[0] = (int)(pitch > 128 ? 64 : pitch / 2);
@@ -178,8 +181,12 @@ void tma_init(Lower *L, int bars, int S, bool last)
         tgt_inline_asm(L, L->void_t, pt, args, 2, "{ .reg .pred p; setp.eq.u32 p, $0, 0; @p mbarrier.init.shared::cta.b64 [$1], 1; }",
                  "r,r,~{memory}");
     }
-    if (!last)
-        return;
+    if (last)
+        tma_init_done(L);
+}
+
+void tma_init_done(Lower *L)
+{
     tgt_inline_asm(L, L->void_t, NULL, NULL, 0, "fence.mbarrier_init.release.cluster;", "~{memory}");
     tgt_barrier(L);
 }
@@ -231,7 +238,8 @@ static LLVMValueRef lin_value(Lower *L, const TmaLin *l)
  * branch around the block) elects a lane with elect.sync. With a plain `tid == 0` predicate ptxas
  * cannot tell that one lane issues, and loops over the lanes around each copy (ELECT, VOTEU, a branch
  * back: tens of instructions that every warp ran in attention's loop). Constant coordinates are
- * written into the instruction. */
+ * written into the instruction. A negative coordinate's flag is written by every lane of warp 0 (the
+ * coordinates are uniform), thread 0 among them, which checks it at the end (tma_check). */
 void tma_issue(Lower *L, const Op *load, int tensor, int bars, LLVMValueRef slot, LLVMValueRef buf)
 {
     const TmaTensor *t = &L->tma[tensor];
@@ -288,7 +296,7 @@ void tma_issue(Lower *L, const Op *load, int tensor, int bars, LLVMValueRef slot
     char text[2048];
     int w = snprintf(text, sizeof text,
                      "{ .reg .pred e, p, q, pn; .reg .b64 st; .reg .b32 cx; elect.sync _|e, 0xffffffff; "
-                     "setp.ne.and.u32 p, $0, 0, e; setp.eq.and.u32 q, $0, 0, e; setp.ne.and.u32 pn, $1, 0, e; "
+                     "setp.ne.and.u32 p, $0, 0, e; setp.eq.and.u32 q, $0, 0, e; setp.ne.u32 pn, $1, 0; "
                      "@pn st.shared.u32 [$4], 1; "
                      "@p mbarrier.arrive.expect_tx.shared::cta.b64 st, [$2], %d; "
                      "@q mbarrier.arrive.shared::cta.b64 st, [$2]; ",

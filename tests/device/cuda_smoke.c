@@ -9,7 +9,8 @@
  * (reductions across a workgroup), and bf16 matmuls 200 x 248 x 200 (partial tiles everywhere) with
  * examples/matmul.tile's default tiles, with tiles whose shared memory is above the 48 KiB a launch
  * gets by default, and with tiles that give wgmma every shared-memory line (32, 64, 128 and 256 bytes)
- * and a 256-wide instruction; flash attention (f16, 200 keys: partial blocks), whose K and V tiles
+ * and a 256-wide instruction, and a persistent one (tests/device/kernels: 3 programs for 4 tiles, its
+ * TMA loop nested in the loop over tiles); flash attention (f16, 200 keys: partial blocks), whose K and V tiles
  * TMA copies through 3-D maps, plain and causal. Each result is compared with a float64 host
  * reference (vector add: bit-exact with the host's f32 sum).
  * Then a module that does not compile must fail with the driver's JIT log in rk_error.
@@ -53,6 +54,10 @@ static const Case cases[] = {
      {{"T", "bf16"}, {"BLOCK_M", "128"}, {"BLOCK_N", "16"}, {"BLOCK_K", "16"}, {"num_warps", "8"}, {"num_stages", "2"}}},
     {"matmul_n256", "examples/matmul.tile", "matmul",
      {{"T", "bf16"}, {"BLOCK_M", "128"}, {"BLOCK_N", "256"}, {"BLOCK_K", "64"}, {"num_warps", "8"}, {"num_stages", "3"}}},
+    /* persistent: 3 programs for 4 tiles, the K loop (TMA) nested in the tile loop and run twice by one */
+    {"matmul_persist", "tests/device/kernels/matmul_persistent.tile", "matmul",
+     {{"NUM_PROGRAMS", "3"}, {"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"BLOCK_K", "64"}, {"num_warps", "8"},
+      {"num_stages", "3"}}},
     /* flash attention: K and V through 3-D TMA maps (a batch of heads, the heads' rows bounded) */
     {"attention", "examples/attention.tile", "attention",
      {{"T", "f16"}, {"HEAD_DIM", "64"}, {"CAUSAL", "false"}, {"BLOCK_M", "128"}, {"BLOCK_N", "64"},
@@ -76,6 +81,14 @@ static int ndefs(const Case *c)
     while (n < MAX_DEFS && c->defs[n].name)
         n++;
     return n;
+}
+
+static bool has_def(const Case *c, const char *name)
+{
+    for (int i = 0; i < ndefs(c); i++)
+        if (strcmp(c->defs[i].name, name) == 0)
+            return true;
+    return false;
 }
 
 static long def_int(const Case *c, const char *name)
@@ -284,6 +297,8 @@ static void run_matmul(Smoke *s, const Case *c, rk_kernel *k)
     rk_arg args[] = {rk_arg_ptr(dA), rk_arg_ptr(dB), rk_arg_ptr(dC), rk_arg_i32(M), rk_arg_i32(N),
                      rk_arg_i32(K),  rk_arg_i32(K),  rk_arg_i32(N),  rk_arg_i32(N)};
     uint32_t grid[3] = {(uint32_t)(((M + bm - 1) / bm) * ((N + bn - 1) / bn)), 1, 1};
+    if (has_def(c, "NUM_PROGRAMS")) /* persistent: fewer programs than tiles */
+        grid[0] = (uint32_t)def_int(c, "NUM_PROGRAMS");
     rk_kernel_info ki;
     rk_kernel_get_info(k, &ki);
     if (dA && dB && dC && launch(s, k, grid, args, 9, c->name) &&
