@@ -182,6 +182,15 @@ static void *device_buffer(Smoke *s, size_t bytes)
     return d;
 }
 
+/* Frees a case's device buffers (rk_free) and host arrays. */
+static void release(Smoke *s, void *const *dev, int ndev, void *const *host, int nhost)
+{
+    for (int i = 0; i < ndev; i++)
+        rk_free(s->ctx, dev[i]);
+    for (int i = 0; i < nhost; i++)
+        free(host[i]);
+}
+
 /* ---- the cases ---- */
 
 static void run_vecadd(Smoke *s, const Case *c, rk_kernel *k)
@@ -205,12 +214,7 @@ static void run_vecadd(Smoke *s, const Case *c, rk_kernel *k)
         verdict(s, wrong == 0, "%-10s | vecadd f32 n=%d ALIGN=%ld | %d of %d elements differ from the host's sum",
                 c->name, n, def_int(c, "ALIGN"), wrong, n);
     }
-    rk_free(s->ctx, dx);
-    rk_free(s->ctx, dy);
-    rk_free(s->ctx, dout);
-    free(x);
-    free(y);
-    free(out);
+    release(s, (void *[]){dx, dy, dout}, 3, (void *[]){x, y, out}, 3);
 }
 
 /* softmax_rows(x, y, rows, cols) and layernorm(x, w, b, y, rows, cols, eps): one row per program. */
@@ -265,16 +269,7 @@ static void run_rows(Smoke *s, const Case *c, rk_kernel *k, bool layernorm)
         verdict(s, err <= tol, "%-10s | %s f32 %dx%d | max rel err %.1e (tol %.0e)", c->name,
                 layernorm ? "layernorm" : "softmax", rows, cols, err, tol);
     }
-    rk_free(s->ctx, dx);
-    rk_free(s->ctx, dy);
-    rk_free(s->ctx, dw);
-    rk_free(s->ctx, db);
-    free(x);
-    free(y);
-    free(w);
-    free(b);
-    free(ref);
-    free(got);
+    release(s, (void *[]){dx, dy, dw, db}, 4, (void *[]){x, y, w, b, ref, got}, 6);
 }
 
 static void run_matmul(Smoke *s, const Case *c, rk_kernel *k)
@@ -323,16 +318,7 @@ static void run_matmul(Smoke *s, const Case *c, rk_kernel *k)
                 "rel err %.1e (tol %.0e)",
                 c->name, M, N, K, bm, bn, def_int(c, "BLOCK_K"), ki.num_warps, ki.lds_bytes, ms / 10, err, tol);
     }
-    rk_free(s->ctx, dA);
-    rk_free(s->ctx, dB);
-    rk_free(s->ctx, dC);
-    free(a);
-    free(b);
-    free(cm);
-    free(da);
-    free(db);
-    free(ref);
-    free(got);
+    release(s, (void *[]){dA, dB, dC}, 3, (void *[]){a, b, cm, da, db, ref, got}, 7);
 }
 
 /* attention(q, k, v, o, sm_scale, Z, H, N_CTX) on f16 [Z, H, N, D] tensors; N leaves partial blocks. */
@@ -394,20 +380,7 @@ static void run_attention(Smoke *s, const Case *c, rk_kernel *k)
                 c->name, Z, H, N, D, causal ? " causal" : "", bm, def_int(c, "BLOCK_N"), ki.num_warps,
                 ki.lds_bytes, err, tol);
     }
-    rk_free(s->ctx, dq);
-    rk_free(s->ctx, dk);
-    rk_free(s->ctx, dv);
-    rk_free(s->ctx, dout);
-    free(hq);
-    free(hk);
-    free(hv);
-    free(ho);
-    free(q);
-    free(kk);
-    free(v);
-    free(ref);
-    free(got);
-    free(p);
+    release(s, (void *[]){dq, dk, dv, dout}, 4, (void *[]){hq, hk, hv, ho, q, kk, v, ref, got, p}, 10);
 }
 
 /* A module the JIT refuses: the launch fails with RK_EDEVICE and the driver's log. */
