@@ -405,8 +405,9 @@ void async_init(Lower *L)
         tma_init(L, L->tma_rings[i]->bars, L->tma_rings[i]->S, i == L->ntma_rings - 1);
 }
 
-/* After a loop whose rings use TMA (never one nested in another loop): the last rings' barriers are
- * invalidated when their memory becomes free. */
+/* After a loop whose rings use TMA: the last rings' barriers are invalidated when their memory
+ * becomes free (never after a loop nested in another: its next run uses them again, and the region
+ * stays reserved). */
 static void tma_after_loop(Lower *L, const Op *loop, bool freed)
 {
     for (int i = 0; i < L->ntma_rings && freed; i++)
