@@ -67,7 +67,8 @@ typedef struct Gen {
 typedef enum TolKind {
     T_EXACT, /* bit for bit (any NaN matches any NaN) */
     T_ULPS,  /* at most `ulps` units in the last place of the type apart (same-sign zeros aside) */
-    T_ABS,   /* |got - ref| <= abs + rel * |ref|, or per-element `per[i]` when given */
+    T_ABS,   /* |got - ref| <= abs + rel * |ref|, or per-element `per[i]` when given (integers: abs
+              * and rel only; per-element tolerances leave them exact) */
 } TolKind;
 typedef struct Tol {
     TolKind kind;
