@@ -12,15 +12,19 @@ build=${1:-build-asan}
 secs=${2:-60}
 corpus=$(mktemp -d)
 trap 'rm -rf "$corpus"' EXIT
+# libFuzzer writes crash-, leak-, timeout- and slow-unit- files where it is told: the build folder,
+# never the source tree (a slow unit once landed in a commit from the top folder).
+artifacts="$build/fuzz-artifacts/"
+mkdir -p "$artifacts"
 find examples stdlib tests/golden -name '*.tile' -exec cp {} "$corpus"/ \; 2>/dev/null || true
-"$build"/tests/fuzz_front -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+"$build"/tests/fuzz_front -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts" \
   -dict=tests/fuzz/tile.dict "$corpus" 2>&1 | tail -n 12
 tircorpus=$(mktemp -d)
 trap 'rm -rf "$corpus" "$tircorpus"' EXIT
 find tests/golden \( -name '*.tir' -o -name '*.tir.pending' \) -exec cp {} "$tircorpus"/ \; 2>/dev/null || true
-"$build"/tests/fuzz_tir -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+"$build"/tests/fuzz_tir -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts" \
   -dict=tests/fuzz/tir.dict "$tircorpus" 2>&1 | tail -n 12
-"$build"/tests/fuzz/fuzz_pipeline -max_total_time="$secs" -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 \
+"$build"/tests/fuzz/fuzz_pipeline -max_total_time="$secs" -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$artifacts" \
   -dict=tests/fuzz/tile.dict "$corpus" 2>&1 | tail -n 12
-"$build"/tests/fuzz/fuzz_lower -max_total_time="$secs" -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 \
+"$build"/tests/fuzz/fuzz_lower -max_total_time="$secs" -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$artifacts" \
   -dict=tests/fuzz/tile.dict "$corpus" 2>&1 | tail -n 12
