@@ -4,7 +4,9 @@
  * AMD: the MFMA of the element type by matrix_instr_nonkdim (16 or 32), its k_width with kpack, the
  * waves split for the least operand traffic. NVIDIA sm_90: wgmma (m64nNk16, 64 rows per warpgroup,
  * warps stacked along M) where B comes through a cp.async stage buffer and the shape fits its
- * descriptors, else mma.sync m16n8k16. Chained dots (attention) stack their waves along M on both. */
+ * descriptors, else mma.sync m16n8k16 (everywhere with RK_NO_WGMMA=1: A/B comparisons on the GPU).
+ * Chained dots (attention) stack their waves along M on both. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "compiler/passes/passes.h"
@@ -123,7 +125,7 @@ static DotChoice choose_mma(const Func *f, const Op *dot)
     d.im = 16, d.in = 8, d.ik = 16;
     d.k_width = 2;
     int nw = f->opts.num_warps;
-    if (wgmma_fits(f, dot, M, N, K)) {
+    if (!getenv("RK_NO_WGMMA") && wgmma_fits(f, dot, M, N, K)) {
         d.instr = ek == SK_F16 ? NV_WGMMA_F16 : NV_WGMMA_BF16;
         d.wpc[0] = nw;
         d.wpc[1] = 1;
