@@ -8,8 +8,8 @@
  * indeterminate, and the arena changes with every allocation.
  *
  * The cache (runtime/cache): the key is the SHA-256 of every input of the compile (source, file name,
- * target, kernel, defines, import folders, stdlib folder, optimisation level) with rk's version and its
- * build (the size and time of the binary holding the compiler, so that a rebuilt rk never reuses an
+ * target, kernel, defines, import folders, stdlib folder, optimisation level, and the environment
+ * variables that change the code: code_env) with rk's version and its build (the size and time of the binary holding the compiler, so that a rebuilt rk never reuses an
  * entry of the old one); the entry records the imports' contents, and a changed import makes it stale.
  * A hit builds the program from the entry and replays the compile's diagnostics (warnings). IR dumps
  * bypass the cache, since a hit would produce none. */
@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -150,6 +151,12 @@ static void sink_u64(KeySink *k, uint64_t v)
         blob_u64(k->b, v);
 }
 
+/* The environment variables the compiler reads that change the code it emits (codegen.c: LLVM's
+ * options, pipeline and code generator level; lower_tma.c and dot_choice.c: the sm_90 A/B knobs), so
+ * that an entry compiled under one setting is never handed back under another. */
+static const char *const code_env[] = {"RK_LLVM_ARGS", "RK_LLVM_PASSES", "RK_LLVM_CODEGEN_OPT", "RK_NO_TMA",
+                                       "RK_NO_WGMMA"};
+
 static void key_fields(KeySink *k, const char *kind, const CompileSetup *cs)
 {
     sink_str(k, "rk cache key 1");
@@ -170,6 +177,8 @@ static void key_fields(KeySink *k, const char *kind, const CompileSetup *cs)
     for (int i = 0; i < cs->nincdirs; i++)
         sink_str(k, cs->incdirs[i]);
     sink_str(k, cs->stdlib_dir);
+    for (size_t i = 0; i < sizeof code_env / sizeof code_env[0]; i++)
+        sink_str(k, getenv(code_env[i]));
 }
 
 void compile_key_begin(Sha256 *s, const char *kind, const CompileSetup *cs)

@@ -1,7 +1,8 @@
 /* Tests of the compile cache (runtime/cache, rk_compile): SHA-256 against the FIPS 180-4 examples, the
  * entry format (a round trip; a flipped byte, a truncated file, an entry under another key's name and
  * a missing one), the record format (a kernel's tensor maps kept; an older record refused), rk_compile
- * through the cache (a miss writes, a hit compiles nothing and runs, warnings are replayed), corrupt
+ * through the cache (a miss writes, a hit compiles nothing and runs, warnings are replayed; another
+ * option or code-changing environment variable is another entry), corrupt
  * and truncated entries rebuilt, a changed import making an entry stale, an unwritable folder
  * degrading to compiling without the cache (one note), RK_ALWAYS_COMPILE, and two processes filling
  * the same entries at the same moment, round after round.
@@ -317,6 +318,13 @@ static void test_compile_cache(const char *device)
     CHECK_OK(ctx, rk_compile(ctx, VADD_SRC, strlen(VADD_SRC), &co, &p));
     rk_program_destroy(p);
     CHECK(stats(ctx).compiles == 2);
+    /* so is a different setting of an environment variable that changes the code */
+    setenv("RK_LLVM_CODEGEN_OPT", "1", 1);
+    CHECK_OK(ctx, compile_and_run(ctx, "", NULL, 0));
+    unsetenv("RK_LLVM_CODEGEN_OPT");
+    CHECK(stats(ctx).compiles == 3);
+    CHECK_OK(ctx, compile_and_run(ctx, "", NULL, 0));
+    CHECK(stats(ctx).compiles == 3);
     /* truncated and corrupt entries are rebuilt */
     rk_ctx_destroy(ctx);
     rm_rf(dir);
