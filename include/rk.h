@@ -135,6 +135,10 @@ typedef struct rk_ctx_options {
     int tune_runs;             /* timed runs per config, at least (0: 10) */
     int tune_ms;               /* ... and more, until this many milliseconds have been timed (0: 100;
                                   -1: no time floor) */
+    /* emu and emu_sm90: 1 reports data races as kernel errors (two accesses to one byte of global
+       memory or LDS, one a write, not both atomic, that no barrier or atomic synchronisation orders),
+       running each launch on one host thread; -1: never; 0: as $RK_CHECK_RACES says ("1": yes) */
+    int check_races;
 } rk_ctx_options;
 
 /* Creates a context on a device. options may be NULL (all defaults).

@@ -203,6 +203,7 @@ static LVal lds_move(Lower *L, const LVal *src, const Type *from, const Type *to
     tgt_barrier(L);
     /* writes: the source's row-major order (a permute reads through the permutation instead) */
     int last_src = from->rank - 1;
+    LLVMBasicBlockRef copies = copies_begin(L, &si->ll);
     for (int r = 0; r < src->n;) {
         int run = p ? 1 : run_length(&si->ll, r, last_src, max_vec);
         LLVMValueRef idx = lds_offset(L, si, r, &wmap, NULL);
@@ -222,6 +223,7 @@ static LVal lds_move(Lower *L, const LVal *src, const Type *from, const Type *to
         LLVMSetAlignment(s, (unsigned)(run * bytes));
         r += run;
     }
+    copies_end(L, copies);
     tgt_barrier(L);
     int last_dst = to->rank - 1;
     for (int r = 0; r < out.n;) {
@@ -419,6 +421,7 @@ static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, cons
     int groupmask = 0;
     for (int i = 0; i < nb; i++)
         groupmask |= 1 << bits[i];
+    LLVMBasicBlockRef copies = copies_begin(L, &si->ll);
     for (int r = 0; r < src->n; r++) {
         if (r & groupmask)
             continue; /* written with its group's first register */
@@ -447,6 +450,7 @@ static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, cons
         LLVMValueRef s = LLVMBuildStore(L->b, v, ptr);
         LLVMSetAlignment(s, (unsigned)(run * bytes));
     }
+    copies_end(L, copies);
     L->lds_pending = (int)(base + need);
     if (L->lds_pending > L->lds_bytes)
         L->lds_bytes = L->lds_pending;

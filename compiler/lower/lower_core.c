@@ -602,6 +602,15 @@ static void lower_op(Lower *L, Op *op)
         return;
     case OP_ASSUME:
         return;
+    case OP_BARRIER:
+        /* barrier(). A cp.async copy reads its source when it completes: the copies issued before the
+         * barrier complete first, so that their loads read memory as it was before it. (No ring can be
+         * filling here: a loop holding a barrier is not pipelined, and the prologue's copies come right
+         * before their loop.) */
+        if (L->nv && L->cp_buffers)
+            tgt_cp_async_wait(L, -1);
+        tgt_barrier(L);
+        return;
     default:
         lower_elementwise(L, op);
         return;

@@ -57,6 +57,10 @@ struct Lower {
     /* LDS: one scratch array; lds_bytes grows to the largest need */
     LLVMValueRef lds;
     int lds_bytes, lds_limit;
+    /* emu wave order: accesses emitted so far (checks), and the block and count at the last fence */
+    unsigned accesses, fence_accesses;
+    LLVMBasicBlockRef fence_block;
+    LLVMValueRef check_or; /* emu: i32 flags or'ed into every check while set (EMU_ACCESS_REPLICA) */
     int lds_static;       /* bytes at the bottom reserved for the stage buffers (cp.async) */
     int lds_floor;        /* where free LDS starts: lds_static, or 0 once no stage buffer is used again */
     int shared_loads;     /* loads into stage buffers not lowered yet */
@@ -122,6 +126,15 @@ void tgt_entry(Lower *L);                       /* ids and LDS base, in the entr
 LLVMValueRef tgt_program_id(Lower *L, int axis);
 LLVMValueRef tgt_num_programs(Lower *L, int axis);
 void tgt_barrier(Lower *L);
+/* emu: waits for every lane of the wave (fns->wave_fence), so that the memory accesses emitted before
+ * it take effect before those after it, across the wave's lanes; a no-op on the GPU targets, whose
+ * waves issue in order. Skipped where nothing was accessed since the last fence in the block. */
+void tgt_wave_fence(Lower *L);
+/* lower_mem.c: code between copies_begin and copies_end runs only in the waves that hold the first copy
+ * of ll's elements (all of them when ll has no replicated warp bit: then begin returns NULL and emits
+ * nothing). For writes of a tile to LDS, which the other copies would repeat. */
+LLVMBasicBlockRef copies_begin(Lower *L, const LinLayout *ll);
+void copies_end(Lower *L, LLVMBasicBlockRef done);
 LLVMValueRef tgt_lds_ptr(Lower *L, LLVMValueRef byte_offset); /* pointer into LDS scratch */
 /* Reads `value` (i32) from lane `src_lane` (i32) of this wave. */
 LLVMValueRef tgt_shuffle(Lower *L, LLVMValueRef value, LLVMValueRef src_lane);

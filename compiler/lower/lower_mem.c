@@ -183,6 +183,40 @@ static Repl replication(Lower *L, const LVal *v)
     return x;
 }
 
+/* A region of code that only the first copy of a layout's waves runs: a layout whose warp bits have a
+ * zero basis gives the same elements to several waves, and when each of them wrote its registers to
+ * LDS they would store the same values at the same addresses at the same time, a race (a benign one
+ * on the hardware, but reported by the emulator's race checker, and wasted LDS bandwidth). The
+ * condition is on the wave index only, uniform in the wave: a scalar branch on the GPU. */
+LLVMBasicBlockRef copies_begin(Lower *L, const LinLayout *ll)
+{
+    int bits = __builtin_ctz((unsigned)L->nw), mask = 0;
+    for (int b = 0; b < bits; b++) {
+        bool zero = true;
+        for (int d = 0; ll && b < ll->nwarp && d < ll->rank; d++)
+            zero &= ll->warp[b][d] == 0;
+        if (zero)
+            mask |= 1 << b;
+    }
+    if (!mask)
+        return NULL;
+    LLVMValueRef first = LLVMBuildICmp(L->b, LLVMIntEQ, LLVMBuildAnd(L->b, L->warp, const_i32(L, mask), ""),
+                                       const_i32(L, 0), "first.copy");
+    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "first.copy");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "");
+    LLVMBuildCondBr(L->b, first, body, done);
+    LLVMPositionBuilderAtEnd(L->b, body);
+    return done;
+}
+
+void copies_end(Lower *L, LLVMBasicBlockRef done)
+{
+    if (!done)
+        return;
+    LLVMBuildBr(L->b, done);
+    LLVMPositionBuilderAtEnd(L->b, done);
+}
+
 /* Gives every copy of a replicated atomic's result the value its owner (the copy that performed the
  * atomic) got: owners write their registers to LDS at the elements' row-major offsets, and after a
  * barrier every lane reads its own. */
@@ -285,6 +319,19 @@ void lower_memory(Lower *L, Op *op)
     int vec = atomic ? 1 : vector_width(L, pt, bytes);
     LVal res = lval_new(L, n, ptr->ll);
     int flags = is_load ? EMU_ACCESS_LOAD : is_store ? EMU_ACCESS_STORE : EMU_ACCESS_ATOMIC;
+    if (atomic && op->at.sem != SEM_RELAXED)
+        flags |= (op->at.sem != SEM_RELEASE ? EMU_ACCESS_ACQUIRE : 0) | (op->at.sem != SEM_ACQUIRE ? EMU_ACCESS_RELEASE : 0);
+    /* A scalar atomic that orders (a lock, a flag, a counter) is one lane's on behalf of the whole
+     * program instance, whose other accesses its waves share: a releasing one waits for every wave's
+     * earlier accesses (a barrier before it), and every wave's later accesses wait for an acquiring one
+     * (a barrier after it; publish_atomic's serves when the old value is used). A tile atomic orders
+     * the accesses of the lane that performs each element, as on the GPU. */
+    bool program_order = atomic && L->nw > 1 && pt->kind != TY_TILE && op->at.sem != SEM_RELAXED;
+    if (program_order && op->at.sem != SEM_ACQUIRE)
+        tgt_barrier(L);
+    /* emu: a write takes effect after the wave's earlier accesses and before its later ones */
+    if (!is_load)
+        tgt_wave_fence(L);
     /* atomics: the owner of each element, and whether other copies need its result */
     Repl rp = {0, 0, 0};
     LLVMValueRef owner = NULL;
@@ -297,6 +344,15 @@ void lower_memory(Lower *L, Op *op)
                                  LLVMBuildICmp(L->b, LLVMIntEQ, LLVMBuildAnd(L->b, L->warp, const_i32(L, rp.warp), ""),
                                                const_i32(L, 0), ""),
                                  "owner");
+    }
+    /* emu: a tile load by a wave holding a second copy is not a read the race checker counts */
+    if (L->emu && is_load && pt->kind == TY_TILE) {
+        Repl lr = replication(L, ptr);
+        if (lr.warp)
+            L->check_or = LLVMBuildSelect(L->b,
+                                          LLVMBuildICmp(L->b, LLVMIntNE, LLVMBuildAnd(L->b, L->warp, const_i32(L, lr.warp), ""),
+                                                        const_i32(L, 0), ""),
+                                          const_i32(L, EMU_ACCESS_REPLICA), const_i32(L, 0), "replica");
     }
     /* Loads under one mask value share one branch: a mask broadcast along rows (matmul's k tail) gives
      * every row a lane holds the same value, and one exec-mask switch then covers all of them. */
@@ -399,12 +455,18 @@ void lower_memory(Lower *L, Op *op)
             if (gots[k])
                 unvec(L, gots[k], res.r + members[k], vec);
     }
+    L->check_or = NULL;
+    if (!is_load)
+        tgt_wave_fence(L);
     if (atomic) {
         for (int g = 0; g < n; g++)
             if (g & rp.reg)
                 res.r[g] = res.r[g & ~rp.reg];
-        if (owner && L->uses[op->results[0].scratch] > 0)
+        bool publish = owner && L->uses[op->results[0].scratch] > 0;
+        if (publish)
             publish_atomic(L, vt, &res, &rp, owner);
+        else if (program_order && op->at.sem != SEM_RELEASE)
+            tgt_barrier(L);
     }
     if (op->nres)
         lval_set(L, op_result(op, 0), res);

@@ -236,6 +236,7 @@ void lower_reduce(Lower *L, Op *op)
             slot[p] = LLVMBuildAdd(L->b, lanekey, const_i32(L, k), "");
         }
         tgt_barrier(L);
+        LLVMBasicBlockRef copies = copies_begin(L, &li->ll);
         for (int p = 0; p < nparts; p++) {
             LLVMValueRef e = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, slot[p], const_i32(L, W), ""), widx, "");
             LLVMValueRef ptr = tgt_lds_ptr(L, LLVMBuildAdd(L->b, LLVMBuildMul(L->b, e, const_i32(L, vb), ""), const_i32(L, base), ""));
@@ -248,6 +249,7 @@ void lower_reduce(Lower *L, Op *op)
                 LLVMBuildStore(L->b, parts[p].idx, ip);
             }
         }
+        copies_end(L, copies);
         tgt_barrier(L);
         for (int p = 0; p < nparts; p++) {
             Part acc = {NULL, NULL};
@@ -318,6 +320,7 @@ static void lower_scan(Lower *L, Op *op)
     LLVMValueRef *lin = ARENA_ARRAY(L->a, LLVMValueRef, in->n + 1);
     LLVMValueRef *along = ARENA_ARRAY(L->a, LLVMValueRef, in->n + 1);
     tgt_barrier(L);
+    /* the coordinates are computed outside the copies' branch: the reads below use them */
     for (int r = 0; r < in->n; r++) {
         LLVMValueRef idx = const_i32(L, 0);
         for (int d = 0; d < t->rank; d++) {
@@ -328,11 +331,15 @@ static void lower_scan(Lower *L, Op *op)
                 idx = LLVMBuildAdd(L->b, idx, LLVMBuildMul(L->b, c, const_i32(L, stride[d]), ""), "");
         }
         lin[r] = idx; /* without the axis part */
-        LLVMValueRef full = LLVMBuildAdd(L->b, idx, LLVMBuildMul(L->b, along[r], const_i32(L, stride[axis]), ""), "");
+    }
+    LLVMBasicBlockRef copies = copies_begin(L, &li->ll);
+    for (int r = 0; r < in->n; r++) {
+        LLVMValueRef full = LLVMBuildAdd(L->b, lin[r], LLVMBuildMul(L->b, along[r], const_i32(L, stride[axis]), ""), "");
         LLVMValueRef p = tgt_lds_ptr(L, LLVMBuildAdd(L->b, LLVMBuildMul(L->b, full, const_i32(L, eb), ""), const_i32(L, base), ""));
         tgt_check(L, p, eb, EMU_ACCESS_STORE | EMU_ACCESS_LDS);
         LLVMBuildStore(L->b, in->r[r], p);
     }
+    copies_end(L, copies);
     tgt_barrier(L);
     LVal out = lval_new(L, in->n, in->ll);
     bool fl = ty_is_float(t);

@@ -132,8 +132,11 @@ LLVMValueRef tgt_num_programs(Lower *L, int axis)
 
 void tgt_barrier(Lower *L)
 {
-    if (L->emu) {
-        emu_call(L, offsetof(EmuFns, barrier), L->void_t, NULL, NULL, 0);
+    if (L->emu) { /* the site lets the emulator name a barrier not every wave reaches */
+        LLVMValueRef site = global_string(L, site_of(L));
+        emu_call(L, offsetof(EmuFns, barrier_at), L->void_t, &L->ptr0, &site, 1);
+        L->fence_block = LLVMGetInsertBlock(L->b);
+        L->fence_accesses = L->accesses;
         return;
     }
     if (L->nv) { /* bar.sync orders shared and global memory among the block's threads */
@@ -336,9 +339,27 @@ void tgt_cp_async_wait(Lower *L, int n)
         call(L, "llvm.nvvm.cp.async.wait.group", L->void_t, &L->i32, &v, 1);
 }
 
+void tgt_wave_fence(Lower *L)
+{
+    if (!L->emu)
+        return;
+    /* nothing to order when no access was emitted since a fence or barrier in this block: one basic
+     * block runs straight through, so every lane of the wave passed that fence just before */
+    LLVMBasicBlockRef bb = LLVMGetInsertBlock(L->b);
+    if (bb == L->fence_block && L->accesses == L->fence_accesses)
+        return;
+    emu_call(L, offsetof(EmuFns, wave_fence), L->void_t, NULL, NULL, 0);
+    L->fence_block = bb;
+    L->fence_accesses = L->accesses;
+}
+
 /* fns->check(lane, ptr, bytes, flags, site); flags an i32 value */
 static void emu_check(Lower *L, LLVMValueRef ptr, int bytes, LLVMValueRef flags)
 {
+    L->accesses++;
+    if (L->check_or) /* never on a masked-off lane's check (flags 0: no access) */
+        flags = LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntNE, flags, const_i32(L, 0), ""),
+                                LLVMBuildOr(L->b, flags, L->check_or, ""), flags, "");
     LLVMTypeRef pt[4] = {L->ptr0, L->i64, L->i32, L->ptr0};
     LLVMValueRef args[4] = {ptr, const_i64(L, bytes), flags, global_string(L, site_of(L))};
     emu_call(L, offsetof(EmuFns, check), L->void_t, pt, args, 4);

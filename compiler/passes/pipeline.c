@@ -13,7 +13,10 @@
  *
  * A load qualifies when it sits directly in the loop body, its result reaches a dot, and everything
  * its pointer, mask and other operands depend on inside the body is pure and computed from the loop's
- * values (so it can be recomputed for a later iteration). Loops with a dynamic step keep their loads. */
+ * values (so it can be recomputed for a later iteration). Loops with a dynamic step keep their loads,
+ * and so do loops whose body holds a barrier() at any depth: a load issued ahead would cross the
+ * barriers of the iterations in between and could miss stores of other waves that the program orders
+ * before it (and the lowering moves a ring's copies within the body, across them too). */
 #include <string.h>
 
 #include "compiler/passes/passes.h"
@@ -167,6 +170,18 @@ static Value *clone_load(Builder *bd, Op *load, PtrVec *ls, Map *m, Value *exist
     return op_result(n, 0);
 }
 
+static bool has_barrier(const Block *b)
+{
+    for (const Op *op = b->first; op; op = op->next) {
+        if (op->code == OP_BARRIER)
+            return true;
+        for (int r = 0; r < op->nregions; r++)
+            if (has_barrier(op->regions[r]))
+                return true;
+    }
+    return false;
+}
+
 static bool pipeline_for(Func *f, Op *loop, int stages)
 {
     Arena *a = f->module->arena;
@@ -174,7 +189,8 @@ static bool pipeline_for(Func *f, Op *loop, int stages)
     Block *body = op_block(loop, 0);
     Op *yield = body->last;
     Value *lb = loop->operands[0], *ub = loop->operands[1], *st = loop->operands[2];
-    if (!st->def || st->def->code != OP_CONST || st->def->at.value.i <= 0 || !yield || yield->code != OP_YIELD)
+    if (!st->def || st->def->code != OP_CONST || st->def->at.value.i <= 0 || !yield || yield->code != OP_YIELD ||
+        has_barrier(body))
         return false;
     /* the loads to pipeline */
     PtrVec loads = {0};

@@ -997,6 +997,18 @@ static SVal b_print(Sema *S, BArgs *a)
     return sv_void();
 }
 
+/* barrier(): every wave of the workgroup arrives, and the memory operations before it are visible to
+ * every wave after it (Triton's tl.debug_barrier()). A statement: no value. Conditions are uniform
+ * over a program instance, so each wave reaches the same barriers. */
+static SVal b_barrier(Sema *S, BArgs *a)
+{
+    if (S->b.func && S->b.func->kind == FUNC_GRID) /* a fn called from @grid */
+        return sema_error(S, a->loc, "barrier() in a @grid expression: the grid is computed once, on the host");
+    sema_set_loc(S, a->loc);
+    b_op(&S->b, OP_BARRIER, NULL, 0, NULL, 0);
+    return sv_void();
+}
+
 static SVal b_bitcast(Sema *S, BArgs *a)
 {
     if (!want_value(S, a, 0, "the operand"))
@@ -1087,6 +1099,7 @@ static const Builtin builtins[] = {
     {"static_assert", b_static_assert, 1, {"cond", "msg"}, 0},
     {"device_assert", b_device_assert, 1, {"cond", "msg"}, 0},
     {"print", b_print, 1, {"msg", "x"}, 0},
+    {"barrier", b_barrier, 0, {NULL}, 0},
     {"bitcast", b_bitcast, 2, {"x", "dtype"}, 0},
     {"num_xcds", b_num_xcds, 0, {NULL}, 0},
 };
@@ -1140,8 +1153,9 @@ bool eval_builtin(Sema *S, const char *name, Node *call, SVal *out)
                 return true;
             }
             if (pos >= nparams) {
-                *out = sema_error(S, arg->loc, "%s takes at most %d arguments, got %d", bi->name, nparams,
-                                  call->list.n);
+                *out = nparams ? sema_error(S, arg->loc, "%s takes at most %d arguments, got %d", bi->name, nparams,
+                                            call->list.n)
+                               : sema_error(S, arg->loc, "%s takes no arguments, got %d", bi->name, call->list.n);
                 return true;
             }
             slot = pos++;
@@ -1157,6 +1171,11 @@ bool eval_builtin(Sema *S, const char *name, Node *call, SVal *out)
         a.v[k] = a.n[k] ? eval_expr(S, a.n[k]) : sv_void();
         if (a.v[k].kind == SV_ERR) {
             *out = sv_err();
+            return true;
+        }
+        if (a.n[k] && a.v[k].kind == SV_VOID) { /* else it would pass for an argument not given */
+            *out = sema_error(S, a.n[k]->loc, "'%s' of %s must be a value, not %s", bi->params[k], bi->name,
+                              sv_describe(S, &a.v[k]));
             return true;
         }
     }

@@ -620,6 +620,9 @@ SVal eval_expr(Sema *S, Node *e)
             v.items[i] = eval_expr(S, e->list.items[i]);
             if (v.items[i].kind == SV_ERR)
                 return sv_err();
+            if (v.items[i].kind == SV_VOID)
+                return sema_error(S, e->list.items[i]->loc, "an element of a %s must be a value, not %s",
+                                  e->kind == AST_LIST ? "list" : "tuple", sv_describe(S, &v.items[i]));
         }
         return v;
     }

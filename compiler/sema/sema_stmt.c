@@ -802,6 +802,10 @@ SVal inline_call(Sema *S, Binding *fb, Node *call)
         have[slot] = true;
         if (args[slot].kind == SV_ERR)
             return sv_err();
+        if (args[slot].kind == SV_VOID) /* a call without a result */
+            return sema_error(S, a->kind == AST_NAMED ? a->a->loc : a->loc,
+                              "argument '%s' of fn '%s' must be a value, not %s", fn->list.items[slot]->name,
+                              fn->name, sv_describe(S, &args[slot]));
     }
     for (int k = 0; k < np; k++)
         if (!have[k])

@@ -739,6 +739,10 @@ static void check_types(V *v, const Op *op)
                 err(v, op, "a grid function returns three i32 scalars");
         }
         break;
+    case OP_BARRIER:
+        if (v->f->kind != FUNC_KERNEL) /* a grid function runs on the host, once */
+            err(v, op, "a barrier belongs in a kernel");
+        break;
     case OP_ASSERT: check_cls(v, op, T(0), C_BOOL, "the condition"); break;
     case OP_PRINT:
         if (op->nopnds > 1)

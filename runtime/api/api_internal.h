@@ -50,6 +50,7 @@ struct rk_ctx {
     bool cache_read;        /* false with always_compile: entries are written but never read */
     bool cache_noted;       /* a cache failure has been logged once (later ones are not) */
     bool print_autotuning;
+    bool check_races; /* emu devices: report data races (rk_ctx_options.check_races) */
     rk_log_fn log;
     void *log_ud;
     struct RtProfile *prof; /* NULL when not profiling */

@@ -364,7 +364,8 @@ rk_status rk_launch(rk_kernel *k, const uint32_t *grid, const rk_arg *args, int 
                   .nargs = k->nparams + k->ntma,
                   .threads = ctx->host_threads,
                   .print = ctx->print,
-                  .print_ud = ctx->print_ud};
+                  .print_ud = ctx->print_ud,
+                  .check_races = ctx->check_races};
     ctx->stats.launches++;
     if (ctx->prof)
         return launch_profiled(ctx, &l);

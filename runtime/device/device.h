@@ -42,6 +42,7 @@ typedef struct RtLaunch {
     int threads;      /* host devices: threads (0: one per core) */
     void (*print)(void *ud, const char *line);
     void *print_ud;
+    bool check_races; /* emu devices: the race checker */
 } RtLaunch;
 
 /* A tensor map for TMA (sm_90) of rank 2 or 3: the tensor at `base`, dim[0] elements of esize bytes

@@ -158,7 +158,8 @@ static rk_status emu_launch_fn(RtDevice *d, const RtLaunch *l)
                     .wave = l->fn->wave,
                     .threads = l->threads,
                     .print_sink = l->print,
-                    .print_ud = l->print_ud};
+                    .print_ud = l->print_ud,
+                    .check_races = l->check_races};
     switch (emu_launch(&el, d->msg, sizeof d->msg)) {
     case EMU_OK:
         return RK_OK;

@@ -103,9 +103,58 @@ static void timeout_message(Launch *L, char *buf, size_t len)
 
 /* ---- scheduling --------------------------------------------------------------------------------- */
 
+static bool same_site(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Appends to buf (at *n, capacity len) "wave 3" or "waves 0, 2" for the waves v with pick(v). */
+static void list_waves(Worker *w, int site_of, const char *site, char *buf, size_t len, size_t *n)
+{
+    int idx[EMU_MAX_WAVES], k = 0;
+    for (int v = 0; v < w->nwaves; v++) {
+        Wave *wv = &w->waves[v];
+        if (site_of ? wv->n_bar && same_site(wv->bar_site, site) : wv->n_done > 0)
+            idx[k++] = v;
+    }
+    *n += (size_t)snprintf(buf + *n, *n < len ? len - *n : 0, "wave%s ", k == 1 ? "" : "s");
+    for (int i = 0; i < k; i++)
+        *n += (size_t)snprintf(buf + *n, *n < len ? len - *n : 0, "%s%d", i ? ", " : "", idx[i]);
+}
+
+/* Describes a workgroup whose waves do not all wait at one barrier: "waves 0, 1 wait at the barrier at
+ * f:3:5; wave 2 waits at the barrier at f:9:5; waves 3 returned". */
+static void barrier_sides(Worker *w, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (int v = 0; v < w->nwaves; v++) {
+        Wave *wv = &w->waves[v];
+        bool first = wv->n_bar > 0;
+        for (int u = 0; u < v && first; u++)
+            first = !(w->waves[u].n_bar && same_site(w->waves[u].bar_site, wv->bar_site));
+        if (!first)
+            continue;
+        if (n)
+            n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "; ");
+        size_t at = n;
+        list_waves(w, 1, wv->bar_site, buf, len, &n);
+        bool one = strncmp(buf + at, "wave ", 5) == 0;
+        n += (size_t)snprintf(buf + n, n < len ? len - n : 0, " wait%s at the barrier%s%s", one ? "s" : "",
+                              wv->bar_site ? " at " : "", wv->bar_site ? wv->bar_site : "");
+    }
+    if (w->n_done) {
+        n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "; ");
+        size_t at = n;
+        list_waves(w, 0, NULL, buf, len, &n);
+        bool one = strncmp(buf + at, "wave ", 5) == 0;
+        snprintf(buf + n, n < len ? len - n : 0, " returned%s", one ? "" : "");
+    }
+}
+
 /* The errors of a lane that returns or reaches a barrier while its wave waits at a wave operation, or
  * the workgroup at a barrier; out of line so that the hot paths keep no arrays (see emu_ctx_start). */
-__attribute__((noinline, cold)) static _Noreturn void split_fail(Lane *l, bool at_barrier)
+__attribute__((noinline, cold)) static _Noreturn void split_fail(Lane *l, bool at_barrier, const char *site)
 {
     Wave *wv = l->wave;
     Worker *w = l->w;
@@ -115,9 +164,15 @@ __attribute__((noinline, cold)) static _Noreturn void split_fail(Lane *l, bool a
         emu_lane_fail(l, EMU_ERR_WAVE, "wave operation reached by only some lanes (lane %u at %s, lane %u %s)",
                       wv->op_lane, name, l->abi.lane, at_barrier ? "at a barrier" : "returned");
     }
-    if (at_barrier)
-        emu_lane_fail(l, EMU_ERR_WAVE, "waits at a barrier after lane %u returned", w->done_lane);
-    emu_lane_fail(l, EMU_ERR_WAVE, "returned while lane %u waits at a barrier", w->bar_lane);
+    /* count the lane where it is, for the list of both sides */
+    if (at_barrier && wv->n_bar++ == 0)
+        wv->bar_site = site;
+    if (!at_barrier)
+        wv->n_done++;
+    w->n_done += !at_barrier;
+    char sides[EMU_MSG_MAX / 2];
+    barrier_sides(w, sides, sizeof sides);
+    emu_lane_fail(l, EMU_ERR_WAVE, "a barrier not every wave reaches: %s", sides);
 }
 
 /* A lane's fiber: the kernel, then the bookkeeping of its return. */
@@ -129,7 +184,7 @@ static EmuCtx *lane_main(void *arg)
     const EmuLaunch *p = w->L->p;
     p->entry(p->kernarg, &l->abi);
     if (wv->n_op || w->n_bar)
-        split_fail(l, false);
+        split_fail(l, false, NULL);
     if (wv->n_done++ == 0)
         wv->done_lane = l->abi.lane;
     if (w->n_done++ == 0)
@@ -138,19 +193,34 @@ static EmuCtx *lane_main(void *arg)
     return emu_next_ctx(l);
 }
 
-static void fn_barrier(EmuLane *el)
+static void barrier_wait(Lane *l, const char *site)
 {
-    Lane *l = (Lane *)el;
     Worker *w = l->w;
     Wave *wv = l->wave;
     if (wv->n_op || w->n_done)
-        split_fail(l, true);
-    if (wv->n_bar++ == 0)
+        split_fail(l, true, site);
+    if (wv->n_bar++ == 0) {
         wv->bar_lane = l->abi.lane;
+        wv->bar_site = site;
+    } else if (!same_site(wv->bar_site, site)) {
+        emu_lane_fail(l, EMU_ERR_WAVE, "lanes of wave %d wait at different barriers (lane %u at %s, lane %u at %s)",
+                      (int)(l->abi.lane / (uint32_t)wv->size), wv->bar_lane, wv->bar_site ? wv->bar_site : "a barrier",
+                      l->abi.lane, site ? site : "a barrier");
+    }
     if (w->n_bar++ == 0)
         w->bar_lane = l->abi.lane;
     wv->ready &= ~((uint64_t)1 << l->wl);
     emu_lane_block(l);
+}
+
+static void fn_barrier(EmuLane *el)
+{
+    barrier_wait((Lane *)el, NULL);
+}
+
+static void fn_barrier_at(EmuLane *el, const char *site)
+{
+    barrier_wait((Lane *)el, site);
 }
 
 /* Runs workgroup `id` to completion on w; false when it failed or was abandoned. */
@@ -184,6 +254,8 @@ static bool run_wg(Worker *w, uint64_t id)
         l->cp_head = l->cp_n = l->cp_groups = 0; /* copies left by an abandoned workgroup never land */
         emu_ctx_start(&l->ctx, lane_main, l);
     }
+    if (L->race)
+        emu_race_wg_start(w);
 
     for (;;) {
         for (int v = 0; v < w->nwaves; v++) {
@@ -203,6 +275,13 @@ static bool run_wg(Worker *w, uint64_t id)
                     w->n_done, block);
             return false;
         }
+        for (int v = 1; v < w->nwaves; v++)
+            if (!same_site(w->waves[v].bar_site, w->waves[0].bar_site)) {
+                char sides[EMU_MSG_MAX / 2];
+                barrier_sides(w, sides, sizeof sides);
+                wg_fail(w, EMU_ERR_WAVE, ": the waves wait at different barriers: %s", sides);
+                return false;
+            }
         if (atomic_load_explicit(&L->stop, memory_order_relaxed))
             return false;
         if (now_s() > L->deadline) {
@@ -211,6 +290,8 @@ static bool run_wg(Worker *w, uint64_t id)
             launch_error(L, EMU_ERR_TIMEOUT, buf);
             return false;
         }
+        if (L->race)
+            emu_race_barrier(w);
         w->n_bar = 0;
         for (int v = 0; v < w->nwaves; v++) {
             w->waves[v].n_bar = 0;
@@ -253,17 +334,22 @@ static void fn_check(EmuLane *el, const void *addr, uint64_t bytes, int32_t flag
                 emu_lane_fail(l, EMU_ERR_ACCESS, "misaligned LDS %s of %" PRIu64 " bytes at offset %" PRIuPTR "%s%s%s",
                               flags & EMU_ACCESS_STORE ? "store" : "load", bytes, a - lo, site ? " (" : "",
                               site ? site : "", site ? ")" : "");
+            if (l->w->L->race)
+                emu_race_access(l, a, bytes, flags, site, lo, 0);
             return;
         }
         access_fail(l, a, bytes, flags, site);
     }
-    if (a >= l->hit_lo && a < l->hit_hi && bytes <= l->hit_hi - a)
-        return;
-    const EmuRange *r = emu_mem_find(&l->w->L->mem, a, bytes);
-    if (!r)
-        access_fail(l, a, bytes, flags, site);
-    l->hit_lo = r->lo;
-    l->hit_hi = r->hi;
+    if (!(a >= l->hit_lo && a < l->hit_hi && bytes <= l->hit_hi - a)) {
+        const EmuRange *r = emu_mem_find(&l->w->L->mem, a, bytes);
+        if (!r)
+            access_fail(l, a, bytes, flags, site);
+        l->hit_lo = r->lo;
+        l->hit_hi = r->hi;
+        l->hit_range = (size_t)(r - l->w->L->mem.r);
+    }
+    if (l->w->L->race)
+        emu_race_access(l, a, bytes, flags, site, l->hit_lo, l->hit_range);
 }
 
 static void fn_assert_fail(EmuLane *el, const char *msg, const char *site)
@@ -386,6 +472,8 @@ const EmuFns emu_fns = {
     .cp_async_wait = emu_op_cp_async_wait,
     .wgmma = emu_op_wgmma,
     .wgmma_rs = emu_op_wgmma_rs,
+    .wave_fence = emu_op_wave_fence,
+    .barrier_at = fn_barrier_at,
 };
 
 /* ---- workers ------------------------------------------------------------------------------------ */
@@ -636,7 +724,7 @@ EmuStatus emu_launch(const EmuLaunch *p, char *msg, size_t msglen)
     atomic_init(&L.stop, 0);
     pthread_mutex_init(&L.lock, NULL);
 
-    long nthreads = p->threads > 0 ? p->threads : sysconf(_SC_NPROCESSORS_ONLN);
+    long nthreads = p->check_races ? 1 : p->threads > 0 ? p->threads : sysconf(_SC_NPROCESSORS_ONLN);
     if (nthreads < 1)
         nthreads = 1;
     if (nthreads > MAX_THREADS)
@@ -652,6 +740,20 @@ EmuStatus emu_launch(const EmuLaunch *p, char *msg, size_t msglen)
         pthread_mutex_destroy(&L.lock);
         return EMU_ERR_NOMEM;
     }
+    if (p->check_races) {
+        if (!emu_race_fits(&L)) {
+            emu_mem_snap_free(&L.mem);
+            pthread_mutex_destroy(&L.lock);
+            return invalid(msg, msglen, "kernel %s: the race checker takes at most 2^32 waves in a grid", name);
+        }
+        if (!emu_race_init(&L)) {
+            emu_race_free(&L);
+            emu_mem_snap_free(&L.mem);
+            pthread_mutex_destroy(&L.lock);
+            invalid(msg, msglen, "kernel %s: out of memory for the race checker", name);
+            return EMU_ERR_NOMEM;
+        }
+    }
     for (; nw < nthreads; nw++) {
         ws[nw] = worker_get((int)p->block, launch_wave(p));
         if (!ws[nw])
@@ -662,6 +764,7 @@ EmuStatus emu_launch(const EmuLaunch *p, char *msg, size_t msglen)
         ws[nw]->ticks = 0;
     }
     if (nw == 0) {
+        emu_race_free(&L);
         emu_mem_snap_free(&L.mem);
         pthread_mutex_destroy(&L.lock);
         invalid(msg, msglen, "kernel %s: out of memory for lane stacks", name);
@@ -687,6 +790,9 @@ EmuStatus emu_launch(const EmuLaunch *p, char *msg, size_t msglen)
         ws[i]->L = NULL;
         worker_put(ws[i]);
     }
+    if (emu_race_oom(&L))
+        launch_error(&L, EMU_ERR_NOMEM, "out of memory in the race checker");
+    emu_race_free(&L);
     emu_mem_snap_free(&L.mem);
     st = L.status;
     if (st != EMU_OK && msg && msglen)

@@ -31,6 +31,9 @@ typedef struct EmuLaunch {
      * on the calling thread. NULL: print does nothing. */
     void (*print_sink)(void *ud, const char *line);
     void *print_ud;
+    /* Report data races (emu_race.c): two accesses to one byte, one a write, not both atomic, that no
+     * barrier or atomic synchronisation orders. The launch then runs on one host thread. */
+    int check_races;
 } EmuLaunch;
 
 typedef enum EmuStatus {
@@ -42,6 +45,7 @@ typedef enum EmuStatus {
     EMU_ERR_INVALID, /* bad launch parameters, or an operand the emulator does not know (DPP control,
                         MFMA op) */
     EMU_ERR_NOMEM,
+    EMU_ERR_RACE,    /* the race checker found two unordered accesses */
 } EmuStatus;
 
 /* Runs the launch to completion. On error, writes a one-line message (kernel, workgroup, lane,

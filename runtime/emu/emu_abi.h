@@ -38,6 +38,13 @@ enum {
     EMU_ACCESS_STORE = 2,
     EMU_ACCESS_ATOMIC = 4,
     EMU_ACCESS_LDS = 8, /* an LDS access (else global) */
+    /* with EMU_ACCESS_ATOMIC: the atomic's memory order, for the race checker (relaxed: neither) */
+    EMU_ACCESS_ACQUIRE = 16,
+    EMU_ACCESS_RELEASE = 32,
+    /* a load by a wave that holds a second copy of a tile (a layout whose warp bits replicate): its
+     * values reach no store, atomic or LDS transfer (the first copy performs those), so the race
+     * checker does not count it */
+    EMU_ACCESS_REPLICA = 64,
 };
 
 /* Element kinds for fns->print. */
@@ -104,6 +111,17 @@ typedef struct EmuFns {
     /* The same with A from registers: a[4] is this lane's mma.sync A fragment of its warp's 16 rows
      * (so the warp's 32 lanes execute it together, as for mma_sync). */
     void (*wgmma_rs)(EmuLane *l, int32_t op, int32_t n, const uint32_t *a, uint64_t b_desc, int32_t trans_b, float *acc);
+    /* Wave order, no instruction of its own: returns once every lane of the wave has arrived. A lane
+     * runs as its own fiber between wave operations, so without it lane 1's part of one store could
+     * land after lane 0's next store; the lowering places it around each operation that writes
+     * memory, so that a wave's accesses take effect in program order across its lanes, as a wave's
+     * instructions do on the hardware. */
+    void (*wave_fence)(EmuLane *l);
+    /* fns->barrier with the site ("file:line:col") of the statement or operation it belongs to: every
+     * wave of the workgroup must wait at the same site; a wave that waits at another, or returns, is
+     * reported with the waves on each side (a barrier not every wave reaches hangs or misbehaves on
+     * the hardware). */
+    void (*barrier_at)(EmuLane *l, const char *site);
 } EmuFns;
 
 struct EmuLane {

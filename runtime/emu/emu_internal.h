@@ -55,6 +55,7 @@ typedef enum WaveOpKind {
     WOP_MMA_SYNC, /* 32-lane waves: mma.sync m16n8k16 */
     WOP_LDMATRIX, /* 32-lane waves: ldmatrix .x4 */
     WOP_WGMMA_RS, /* 32-lane waves: a warp's part of wgmma with A from registers */
+    WOP_FENCE,    /* wave order: nothing to execute, every lane has arrived */
 } WaveOpKind;
 
 /* A wave operation and its wave-uniform parameters (DPP controls, readlane's lane, MFMA op): every
@@ -73,6 +74,7 @@ typedef struct Wave {
     int size;
     int n_op, n_bar, n_done;
     uint32_t op_lane, bar_lane, done_lane; /* the first lane (work-item id) in each state */
+    const char *bar_site;                  /* the site of the barrier its lanes wait at (NULL: unnamed) */
     WaveOp op;
     int32_t x[EMU_WAVE], y[EMU_WAVE]; /* operands */
     int32_t res[EMU_WAVE];            /* results, valid from execution until the next arrival */
@@ -101,6 +103,7 @@ typedef struct Lane {
     Wave *wave;
     uint32_t wl;             /* index in the wave */
     uintptr_t hit_lo, hit_hi; /* the allocation the last global access fell in (a one-entry cache) */
+    size_t hit_range;          /* its index in the launch's memory snapshot */
     /* cp.async: the pending copies cp[cp_head .. cp_n), in issue order; cp_groups commits so far */
     CpCopy *cp;
     uint32_t cp_head, cp_n, cp_cap, cp_groups;
@@ -154,6 +157,7 @@ struct Launch {
     double deadline;       /* monotonic seconds */
     double timeout_s;
     EmuMemSnap mem;
+    struct Race *race;    /* the race checker's state (emu_race.c), or NULL */
     pthread_mutex_t lock; /* guards status and msg */
     EmuStatus status;
     char msg[EMU_MSG_MAX];
@@ -200,6 +204,7 @@ uint64_t emu_op_ballot(EmuLane *l, int32_t pred);
 void emu_op_mfma(EmuLane *l, int32_t op, const uint32_t *a, const uint32_t *b, const uint32_t *c, uint32_t *d);
 void emu_op_mma_sync(EmuLane *l, int32_t op, const uint32_t *a, const uint32_t *b, const float *c, float *d);
 void emu_op_ldmatrix(EmuLane *l, const void *addr, int32_t trans, uint32_t *out);
+void emu_op_wave_fence(EmuLane *l);
 
 /* cp.async, in emu_async.c: a lane's own asynchronous copies (no wave synchronisation). */
 void emu_op_cp_async(EmuLane *l, void *dst, const void *src, int32_t bytes, int32_t src_bytes, const char *site);
@@ -207,6 +212,19 @@ void emu_op_cp_async_commit(EmuLane *l);
 void emu_op_cp_async_wait(EmuLane *l, int32_t n);
 void emu_op_wgmma(EmuLane *l, int32_t op, int32_t n, uint64_t a_desc, uint64_t b_desc, int32_t trans_b, float *acc);
 void emu_op_wgmma_rs(EmuLane *l, int32_t op, int32_t n, const uint32_t *a, uint64_t b_desc, int32_t trans_b, float *acc);
+
+/* The race checker, in emu_race.c (EmuLaunch.check_races): the launch then runs on one thread. */
+typedef struct Race Race;
+bool emu_race_fits(const Launch *L); /* thread ids fit its 32 bits */
+bool emu_race_init(Launch *L);       /* false: out of memory (emu_race_free cleans up either way) */
+void emu_race_free(Launch *L);
+bool emu_race_oom(const Launch *L);  /* it ran out of memory and stopped tracking something */
+void emu_race_wg_start(Worker *w);
+void emu_race_barrier(Worker *w); /* the workgroup's barrier opens */
+/* An access that passed the bounds checks: base is its allocation's start (or the LDS), range the
+ * allocation's index in the snapshot. Reports a race through emu_lane_fail. */
+void emu_race_access(Lane *l, uintptr_t a, uint64_t bytes, int32_t flags, const char *site, uintptr_t base,
+                     size_t range);
 
 /* DPP's source lane for lane n under dpp_ctrl: 0..63, -1 when out of range (bound_ctrl decides),
  * -2 when dpp_ctrl is not a CDNA3 control. */

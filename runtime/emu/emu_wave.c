@@ -27,7 +27,7 @@ static const char *const OP_NAMES[] = {
     [WOP_DPP] = "dpp",             [WOP_READLANE] = "readlane",
     [WOP_READFIRSTLANE] = "readfirstlane", [WOP_BALLOT] = "ballot",
     [WOP_MFMA] = "mfma",           [WOP_MMA_SYNC] = "mma.sync", [WOP_WGMMA_RS] = "wgmma (A in registers)",
-    [WOP_LDMATRIX] = "ldmatrix",
+    [WOP_LDMATRIX] = "ldmatrix",   [WOP_FENCE] = "wave fence (memory order)",
 };
 
 static void dpp_ctrl_name(int32_t c, char *buf, size_t len)
@@ -300,6 +300,8 @@ __attribute__((noinline)) static void op_exec(Worker *w, Wave *wv)
     case WOP_WGMMA_RS:
         wgmma_rs_exec(wv);
         break;
+    case WOP_FENCE:
+        break;
     }
 }
 
@@ -363,6 +365,18 @@ int32_t emu_op_bpermute(EmuLane *el, int32_t byte_addr, int32_t value)
     wv->y[l->wl] = value;
     op_wait(l, wv);
     return wv->res[l->wl];
+}
+
+void emu_op_wave_fence(EmuLane *el)
+{
+    Lane *l = (Lane *)el;
+    Wave *wv = op_arrive(l, WOP_FENCE, 0, 0, 0, 0);
+    bool last = wv->n_op + 1 == wv->size;
+    op_wait(l, wv);
+    /* the last lane to arrive lets the others go first, so that the wave goes on in lane order (the
+     * lowest lane reports the first fault of the next access, as before the fence) */
+    if (last && wv->size > 1)
+        emu_ctx_switch(&l->ctx, emu_next_ctx(l));
 }
 
 int32_t emu_op_permute(EmuLane *el, int32_t byte_addr, int32_t value)

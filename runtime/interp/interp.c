@@ -484,6 +484,8 @@ static int exec_block(Ctx *c, const CBlock *b)
         case OP_PRINT:
             r = interp_exec_mem(c, n) ? EX_OK : EX_STOP;
             break;
+        case OP_BARRIER:
+            break; /* a program instance runs in program order: its accesses before are done */
         default:
             r = interp_exec_pure(c, n) ? EX_OK : EX_STOP;
             break;

@@ -324,6 +324,8 @@ bool interp_check_node(const Prog *p, const Node *n, char *why, size_t len)
         if (op->nopnds > 1)
             return BAD("prints at most one value");
         return true;
+    case OP_BARRIER: /* nothing to run */
+        return op->nopnds == 0 && op->nres == 0 ? true : BAD("has operands or results");
     case OP_YIELD: case OP_CONDITION: case OP_RETURN:
         return true; /* checked by the op owning the region, or by the launch */
     default:

@@ -1,7 +1,8 @@
 /* Memory and creation: masked loads with `other` (masks from data, so vectors split anywhere),
  * masked stores, addresses of unknown alignment and with multiple_of hints, strides, 2-D tiles in
  * row- and column-major order, scalar loads and stores, one address for every lane; zeros, full,
- * arange(start, end), program_id and num_programs over 1-, 2- and 3-D grids. Inputs are allocated
+ * arange(start, end), program_id and num_programs over 1-, 2- and 3-D grids; barrier() between the
+ * waves' stores and other waves' loads (tiles, a scalar, in a loop). Inputs are allocated
  * with exactly n elements, so a masked-off lane that touched memory would be caught by the devices'
  * bounds checks. */
 #include <stdio.h>
@@ -335,6 +336,60 @@ static void check_ids2d(Run *r)
 
 /* ---- registration ---- */
 
+/* ---- barrier() ---- */
+
+/* barrier_swap: 1 to 3 programs of BLOCK (p[1]) elements, SHIFT (p[2]), 0 to 3 rounds (scratch[0]). */
+static void setup_barrier(Run *r)
+{
+    rk_dtype t = T0(r);
+    int g = (int)rng_range(&r->rng, 1, 3);
+    size_t n = (size_t)g * (size_t)r->c->p[1];
+    in_buf(r, "x", t, n, dt_float(t) ? UNI(-100, 100) : MIX(-100, 100));
+    out_buf(r, "buf", t, n);
+    out_buf(r, "out", t, n);
+    int rounds = (int)rng_range(&r->rng, 0, 3);
+    r->scratch[0] = (uint8_t)rounds;
+    arg(r, rk_arg_i32(rounds));
+    set_grid(r, (uint32_t)g, 1, 1);
+}
+
+static void check_barrier(Run *r)
+{
+    HBuf *x = &r->bufs[0], *buf = &r->bufs[1], *out = &r->bufs[2];
+    int block = r->c->p[1], shift = r->c->p[2], rounds = r->scratch[0];
+    bool fl = dt_float(x->dt);
+    /* the block's values in the kernel's arithmetic: f32 steps rounded as the device rounds them,
+     * integers exact (ref_i wraps them at the end, as wrapping at each step would) */
+    float f[1024], fn[1024];
+    int64_t v[1024], vn[1024];
+    for (size_t p = 0; p < x->n / (size_t)block; p++) {
+        size_t base = p * (size_t)block;
+        for (int i = 0; i < block; i++) {
+            ref_bits(out, base + (size_t)i, (uint8_t *)x->host + (base + (size_t)(block - 1 - i)) * x->esize);
+            f[i] = (float)fget(x->dt, x->host, base + (size_t)i);
+            v[i] = iget(x->dt, x->host, base + (size_t)i);
+        }
+        f[block - 1] = f[block / 2] * 2.0f + 1.0f;
+        v[block - 1] = v[block / 2] * 2 + 1;
+        for (int k = 0; k < rounds; k++) {
+            for (int i = 0; i < block; i++) {
+                fn[i] = f[(i + shift) % block] + 1.0f;
+                vn[i] = v[(i + shift) % block] + 1;
+            }
+            memcpy(f, fn, sizeof(float) * (size_t)block);
+            memcpy(v, vn, sizeof(int64_t) * (size_t)block);
+        }
+        for (int i = 0; i < block; i++) {
+            if (fl)
+                ref_f(buf, base + (size_t)i, f[i]);
+            else
+                ref_i(buf, base + (size_t)i, v[i]);
+        }
+    }
+    expect_buf(r, out, EXACT);
+    expect_buf(r, buf, EXACT);
+}
+
 static Case *mem_case(const char *kernel, SetupFn s, CheckFn ck, rk_dtype t, int k, const char *what)
 {
     int block, warps;
@@ -410,6 +465,18 @@ void gen_mem(void)
         c->p[0] = dims;
         case_define(c, "num_warps=%d", 1 << dims);
     }
+    /* barrier(): SHIFT one wave's share of the block (the next wave's elements), or that plus 3 */
+    static const int bs[][3] = {{256, 64, 4}, {1024, 259, 4}, {512, 64, 8}, {128, 64, 2}, {64, 16, 1}, {256, 16, 16}};
+    for (int s = 0; s < 6; s++)
+        for (int ti = 0; ti < 2; ti++) {
+            rk_dtype t = ti ? RK_I32 : RK_F32;
+            Case *c = add_case("mem.tile", "barrier_swap", setup_barrier, check_barrier, "mem/barrier/%s/b%d/s%d/w%d",
+                               tname(t), bs[s][0], bs[s][1], bs[s][2]);
+            c->dt[0] = t;
+            c->p[1] = bs[s][0];
+            c->p[2] = bs[s][1];
+            case_define(c, "T=%s BLOCK=%d SHIFT=%d num_warps=%d", tname(t), bs[s][0], bs[s][1], bs[s][2]);
+        }
     static const int s2[][3] = {{16, 32, 1}, {32, 64, 4}, {64, 8, 2}};
     for (int s = 0; s < 3; s++) {
         Case *c = add_case("mem.tile", "ids2d", setup_ids2d, check_ids2d, "mem/ids2d/%dx%d/w%d", s2[s][0], s2[s][1],

@@ -865,6 +865,7 @@ int main(int argc, char **argv)
     gen_debug();
     gen_regress();
     gen_std();
+    gen_order();
     int nsel = 0, nskip = 0;
     const char *why = NULL;
     running = false;
@@ -906,7 +907,10 @@ int main(int argc, char **argv)
         }
     }
     for (int d = 0; d < NDEV; d++) {
-        rk_ctx_options o = {.device = DEV_NAME[d], .print = on_print};
+        /* the emulators check for data races unless RK_CHECK_RACES=0 (the other devices ignore it) */
+        const char *races = getenv("RK_CHECK_RACES");
+        rk_ctx_options o = {.device = DEV_NAME[d], .print = on_print,
+                            .check_races = races && strcmp(races, "0") == 0 ? -1 : 1};
         if (rk_ctx_create(&o, &ctxs[d]) != RK_OK) {
             fprintf(stderr, "run_harness: no %s device: %s\n", DEV_NAME[d], rk_error(ctxs[d]));
             return 1;

@@ -183,6 +183,7 @@ void gen_ctrl(void);
 void gen_debug(void);
 void gen_regress(void);
 void gen_std(void);
+void gen_order(void);
 
 /* Shared by the families. */
 extern const rk_dtype ALL_TYPES[];

@@ -610,10 +610,12 @@ static void test_errors(void)
     CHECK_MSG(msg, "kernel bad, workgroup (0, 0, 0), lane 0: mfma op 1000 is not an EmuMfmaOp");
 
     CHECK(launch("early", k_return_at_barrier, NULL, 1, 1, 1, 128, 0, 1) == EMU_ERR_WAVE);
-    CHECK_MSG(msg, "kernel early, workgroup (0, 0, 0), lane 64: returned while lane 0 waits at a barrier");
+    CHECK_MSG(msg, "kernel early, workgroup (0, 0, 0), lane 64: a barrier not every wave reaches: wave 0 waits at the "
+                   "barrier; wave 1 returned");
 
     CHECK(launch("early", k_barrier_after_return, NULL, 1, 1, 1, 128, 0, 1) == EMU_ERR_WAVE);
-    CHECK_MSG(msg, "kernel early, workgroup (0, 0, 0), lane 64: waits at a barrier after lane 0 returned");
+    CHECK_MSG(msg, "kernel early, workgroup (0, 0, 0), lane 64: a barrier not every wave reaches: wave 1 waits at the "
+                   "barrier; wave 0 returned");
 
     /* the launch recovers: the same workers run a good launch next */
     test_wgsum(128, 4, 1);

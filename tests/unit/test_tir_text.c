@@ -218,6 +218,7 @@ static Module *build_all(Ctx *c)
     O(OP_ASSERT, NULL, 1, mask)->at.msg = "offs \"in\" range\n\t\x01\x7f\xc3\xa9 \\";
     O(OP_PRINT, NULL, 1, v)->at.msg = "v = ";
     O(OP_PRINT, NULL, 0)->at.msg = "";
+    O(OP_BARRIER, NULL, 0);
 
     /* %acc = for ... ^(%k, %acc.1) { ... if ... } */
     Value *f0 = b_const_float(&B, f32, 0.0);
@@ -306,6 +307,7 @@ static void test_all_ops(void)
     CHECK(strstr(t, "  %i = while %3 : i32 {\n  ^(%i.1: i32):\n") != NULL);
     CHECK(strstr(t, "{msg = \"offs \\\"in\\\" range\\n\\t\\x01\\x7F\\xC3\\xA9 \\\\\"}") != NULL);
     CHECK(strstr(t, "print {msg = \"\"}\n") != NULL);
+    CHECK(strstr(t, "print {msg = \"\"}\n  barrier\n") != NULL);
     CHECK(strstr(t, "{kind = xchg, sem = release, scope = cta} : f32") != NULL);
     CHECK(strstr(t, "const {value = -0.0} : f32[64]") != NULL);
     CHECK(strstr(t, "const {value = 0.1} : f32[16, 16]") != NULL);
@@ -468,6 +470,9 @@ static void test_errors(void)
     ERR("  assert %a {msg = \"oops}\n  return\n}\n", "2:20: unterminated string\n");
     ERR("  assert %a {msg = \"a\\qb\"}\n  return\n}\n", "2:22: bad escape in string\n");
     ERR("  if %a {\n    yield\n  }\n  return\n}\n", "2:3: 'if' takes 2 regions, got 1\n");
+    ERR("  barrier %a\n  return\n}\n", "2:3: 'barrier' takes 0 operands, got 1\n");
+    ERR("  %0 = barrier : i32\n  return\n}\n", "2:8: 'barrier' has 0 results, got 1\n");
+    ERR("  barrier {msg = \"x\"}\n  return\n}\n", "2:12: 'barrier' has no attribute 'msg'\n");
     ERR("  %0 = neg %a : i32 $\n  return\n}\n", "2:21: unexpected character '$'\n");
     ERR("  %0 = neg %a.b : i32\n  return\n}\n", "2:12: bad value name '%a.b'\n");
     ERR("  %0 = neg %a : i32 loc(2:3:4)\n  return\n}\n", "2:21: unknown file 2 in a location\n");

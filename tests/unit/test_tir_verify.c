@@ -363,6 +363,9 @@ static void test_functions(void)
                   "verify: @g: 'return': a grid function returns three i32 scalars\n");
     expect_module(__LINE__, "grid @g(%n: i64) {\n  return %n, %n, %n\n}\n",
                   "verify: @g: 'return': a grid function returns three i32 scalars\n");
+    expect_module(__LINE__, "grid @g(%n: i32) {\n  barrier\n  return %n, %n, %n\n}\n",
+                  "verify: @g: 'barrier': a barrier belongs in a kernel\n");
+    expect_module(__LINE__, "kernel @k(%n: i32) {\n  barrier\n  return\n}\n", "");
     /* a grid function takes the kernel's parameters, pointers included */
     expect_module(__LINE__, "grid @g(%p: *f32, %n: i32) {\n  return %n, %n, %n\n}\n", "");
     expect_module(__LINE__, "kernel @k(%x: f32[4]) {\n  return\n}\n", "verify: @k: parameter 0 has a tile type f32[4]\n");
