@@ -84,16 +84,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", rk_error(ctx));
         return 1;
     }
-    /* the RtLaunch rk_launch hands the device, built once */
-    RtLaunch l = {.fn = k->fn,
-                  .name = k->name,
+    /* the RtLaunch rk_launch hands the device, built once, for the kernel it runs: n = 64 is a
+     * multiple of 16, so that is the variant specialised on it (rk_launch's lookup is in its time) */
+    rk_kernel *ran = rk_kernel_last_run(k);
+    RtLaunch l = {.fn = ran->fn,
+                  .name = ran->name,
                   .grid = {1, 1, 1},
-                  .block = (uint32_t)k->block,
-                  .lds_bytes = (uint32_t)k->lds_bytes,
-                  .kernarg = k->kernarg,
-                  .kernarg_size = k->kernarg_size,
-                  .args = k->argptrs,
-                  .nargs = k->nparams,
+                  .block = (uint32_t)ran->block,
+                  .lds_bytes = (uint32_t)ran->lds_bytes,
+                  .kernarg = ran->kernarg,
+                  .kernarg_size = ran->kernarg_size,
+                  .args = ran->argptrs,
+                  .nargs = ran->nparams,
                   .threads = 1};
     if (rk_run(ctx, SRC, strlen(SRC), "tuned", grid, args, 3, &co, NULL) != RK_OK) { /* tunes once */
         fprintf(stderr, "%s\n", rk_error(ctx));

@@ -139,6 +139,9 @@ typedef struct rk_ctx_options {
        memory or LDS, one a write, not both atomic, that no barrier or atomic synchronisation orders),
        running each launch on one host thread; -1: never; 0: as $RK_CHECK_RACES says ("1": yes) */
     int check_races;
+    /* 1: launches never specialise kernels on their arguments (docs/api.md, "Specialisation"); -1:
+       they do; 0: as $RK_NO_SPECIALIZE says ("1": never) */
+    int no_specialize;
 } rk_ctx_options;
 
 /* Creates a context on a device. options may be NULL (all defaults).
@@ -211,6 +214,12 @@ typedef struct rk_compile_options {
     int ninclude_dirs;
     const char *kernel;    /* compile only this kernel (NULL: every kernel of the file) */
     int opt_level;         /* 1..3 for -O1..-O3, RK_OPT_O0, 0: default (-O3) */
+    /* Facts about run-time parameters the code may rely on, e.g. "K%16==0 stride_n==1 a%16==0" (an
+     * integer divisible by N or equal to V; a pointer aligned to N bytes), as `rkc --assume`. Kernels
+     * compiled with facts are not specialised further at launch, and a launch whose arguments break
+     * one is refused (RK_EINVAL, naming the parameter). NULL: none, and launches specialise
+     * (docs/api.md, "Specialisation"). */
+    const char *assume;
 } rk_compile_options;
 
 /* Compiles a tile source (length bytes, need not be NUL-terminated) into a program for the target.
@@ -397,6 +406,16 @@ RK_API rk_status rk_run(rk_ctx *ctx, const char *source, size_t length, const ch
 /* The config a kernel was compiled with, as -D pairs ("BLOCK_M=128 BLOCK_N=64 num_warps=4"), for a
  * kernel from rk_autotune or a bundle; "" for other kernels. Lives as long as the kernel. */
 RK_API const char *rk_kernel_config(const rk_kernel *kernel);
+
+/* Specialisation (docs/api.md): the facts about its parameters a kernel's code was compiled with
+ * ("K%16==0 stride_n==1"; "" for none). Lives as long as the kernel. */
+RK_API const char *rk_kernel_facts(const rk_kernel *kernel);
+/* The kernel that the last launch of `kernel` ran: `kernel` itself, or the variant compiled for that
+ * launch's facts (owned by `kernel`; its facts, binary and program are readable). `kernel` when it was
+ * never launched. */
+RK_API rk_kernel *rk_kernel_last_run(rk_kernel *kernel);
+/* The program a kernel belongs to. */
+RK_API rk_program *rk_kernel_program(rk_kernel *kernel);
 
 /* ---- ahead-of-time bundles ---------------------------------------------------------------------- */
 

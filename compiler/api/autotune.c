@@ -44,9 +44,12 @@ typedef struct TuneDesc {
     int *key_idx, *reset_idx;
     TuneConfig *configs;
     int nconfigs;
+    const char *nospec; /* the parameters @no_specialize names, space-separated */
+    int *spec_idx;      /* the parameters a call's facts are about (desc_index) */
+    int nspec;
 } TuneDesc;
 
-enum { DESC_MAGIC = 0x31445452 /* "RTD1" */ };
+enum { DESC_MAGIC = 0x32445452 /* "RTD2" */ };
 
 static void desc_write(Blob *b, const TuneDesc *d)
 {
@@ -79,6 +82,7 @@ static void desc_write(Blob *b, const TuneDesc *d)
             blob_str(b, d->configs[i].defs[j].value);
         }
     }
+    blob_str(b, d->nospec);
 }
 
 static int rd_n(BlobReader *r)
@@ -148,12 +152,33 @@ static bool desc_read(BlobReader *r, TuneDesc *d)
         if (!c->label)
             r->bad = true;
     }
+    if (!(d->nospec = rd_str(r)))
+        r->bad = true;
     return !r->bad && r->p == r->end;
 }
 
 /* Key and reset parameters by index; false when the names do not match the parameters. */
 static bool desc_index(Arena *a, TuneDesc *d)
 {
+    /* The parameters a call's facts are about: runtime/api/spec.c's rule, the first 32 integer
+     * parameters that @no_specialize does not name. */
+    d->spec_idx = ARENA_ARRAY(a, int, d->nparams + 1);
+    d->nspec = 0;
+    for (int j = 0; j < d->nparams && d->nspec < 32; j++) {
+        const rk_param *p = &d->params[j];
+        rk_dtype t = p->dtype;
+        if (p->kind != RK_PARAM_SCALAR || t == RK_BOOL || t == RK_F16 || t == RK_BF16 || t == RK_F32 || t == RK_F64)
+            continue;
+        size_t pl = strlen(p->name);
+        const char *hit = d->nospec ? d->nospec : "";
+        bool skip = false;
+        while (!skip && (hit = strstr(hit, p->name))) {
+            skip = (hit == d->nospec || hit[-1] == ' ') && (hit[pl] == 0 || hit[pl] == ' ');
+            hit += pl;
+        }
+        if (!skip)
+            d->spec_idx[d->nspec++] = j;
+    }
     d->key_idx = ARENA_ARRAY(a, int, d->nkey + 1);
     d->reset_idx = ARENA_ARRAY(a, int, d->nreset + 1);
     return tune_param_indices(d->params, d->nparams, d->key, d->nkey, d->key_idx) &&
@@ -188,6 +213,37 @@ static void desc_from_meta(Arena *a, const KernelMeta *m, const SrcMgr *src, Tun
         for (int j = 0; j < c->ndefs; j++)
             c->defs[j] = (Define){arena_strdup(a, c->defs[j].name), arena_strdup(a, c->defs[j].value)};
         c->label = compile_config_text(a, &m->tune_configs[i]);
+    }
+    d->nospec = arena_strdup(a, compile_nospec(a, m));
+}
+
+/* The facts of a call as a signature (2 bits per parameter of d->spec_idx: 1 divisible by 16, 2 equal
+ * to 1), as runtime/api/spec.c computes it at launch; and as text. */
+static uint64_t call_sig(const TuneDesc *d, const rk_arg *args, int nargs)
+{
+    uint64_t sig = 0;
+    if (nargs != d->nparams)
+        return 0;
+    for (int s = 0; s < d->nspec; s++) {
+        const rk_arg *a = &args[d->spec_idx[s]];
+        rk_dtype at = a->dtype;
+        if (a->kind != RK_PARAM_SCALAR || at == RK_BOOL || at == RK_F16 || at == RK_BF16 || at == RK_F32 || at == RK_F64)
+            continue;
+        int64_t v = at == RK_I8 || at == RK_I16 || at == RK_I32 || at == RK_I64 ? a->v.i : (int64_t)a->v.u;
+        sig |= (uint64_t)(v == 1 ? 2 : v % 16 == 0 ? 1 : 0) << (2 * s);
+    }
+    return sig;
+}
+
+static void sig_text(const TuneDesc *d, uint64_t sig, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (int s = 0; s < d->nspec && len < n; s++) {
+        unsigned bits = (unsigned)(sig >> (2 * s)) & 3;
+        if (bits)
+            len += (size_t)snprintf(buf + len, n - len, "%s%s%s", len ? " " : "", d->params[d->spec_idx[s]].name,
+                                    bits == 2 ? "==1" : "%16==0");
     }
 }
 
@@ -567,6 +623,10 @@ static rk_status autotune(rk_ctx *ctx, const char *source, size_t length, const 
     if ((st = tune_key_text(ctx, kernel_name, d->params, d->nparams, d->key_idx, d->nkey, args, nargs, key_text,
                             sizeof key_text)))
         return st;
+    /* The configs are compiled (and timed) for the facts of this call, as a launch would specialise them;
+     * the winner is remembered by them too. Facts the caller gave (options->assume) are used as given. */
+    CompileSetup base = cs;
+    uint64_t sig = !cs.assume && !ctx->no_specialize && compile_specializes(cs.target) ? call_sig(d, args, nargs) : 0;
     /* The winner: by the description's key, the device and the key values. */
     blob_init(&m, ctx->alloc);
     blob_bytes(&m, d->kd.b, 32);
@@ -575,6 +635,7 @@ static rk_status autotune(rk_ctx *ctx, const char *source, size_t length, const 
     blob_str(&m, ctx->dev->props.name);
     blob_str(&m, ctx->dev->props.arch);
     blob_str(&m, key_text);
+    blob_u64(&m, sig);
     if (m.oom) {
         blob_free(&m);
         return rt_fail(ctx, RK_ENOMEM, "out of memory");
@@ -583,8 +644,14 @@ static rk_status autotune(rk_ctx *ctx, const char *source, size_t length, const 
         blob_free(&m);
         return RK_OK;
     }
+    char facts[2048];
+    sig_text(d, sig, facts, sizeof facts);
+    if (*facts)
+        o.assume = cs.assume = facts;
     st = winner(ctx, source, length, kernel_name, args, nargs, &o, &cs, d, key_text, &m, best, tuned);
     blob_free(&m);
+    if (!st) /* later launches with other facts compile their own variant of the winner's config */
+        compile_spec_attach((*best)->prog, &base);
     return st;
 }
 

@@ -150,6 +150,14 @@ static void put_variant(Out *o, const Variant *v, bool first)
             "\"scratch_bytes\": %d,\n         \"grid\": ",
          d->num_warps, d->block, d->lds_bytes, v->vgpr_spills, v->sgpr_spills, v->scratch_bytes);
     put_str(o, d->grid_tir);
+    if (d->facts && *d->facts) { /* compiled with --assume: a launch must satisfy them */
+        puts_(o, ",\n         \"facts\": ");
+        put_str(o, d->facts);
+    }
+    if (d->nospec && *d->nospec) {
+        puts_(o, ", \"no_specialize\": ");
+        put_str(o, d->nospec);
+    }
     if (d->tma) { /* only sm_90 TMA kernels have one: other manifests stay as they were */
         puts_(o, ",\n         \"tma\": ");
         put_str(o, d->tma);

@@ -115,6 +115,7 @@ rk_status compile_setup(rk_ctx *ctx, const char *source, size_t length, const rk
                          .nincdirs = o->ninclude_dirs,
                          .kernel = o->kernel,
                          .opt_level = o->opt_level == RK_OPT_O0 ? 0 : o->opt_level == 0 ? 3 : o->opt_level,
+                         .assume = o->assume && *o->assume ? o->assume : NULL,
                          .stdlib_dir = ctx->stdlib_dir             ? ctx->stdlib_dir
                                        : installed_stdlib[0] ? installed_stdlib
                                                              : RK_DEFAULT_STDLIB};
@@ -177,6 +178,7 @@ static void key_fields(KeySink *k, const char *kind, const CompileSetup *cs)
     for (int i = 0; i < cs->nincdirs; i++)
         sink_str(k, cs->incdirs[i]);
     sink_str(k, cs->stdlib_dir);
+    sink_str(k, cs->assume);
     for (size_t i = 0; i < sizeof code_env / sizeof code_env[0]; i++)
         sink_str(k, getenv(code_env[i]));
 }
@@ -218,6 +220,7 @@ void compile_driver_options(DriverOptions *d, rk_ctx *ctx, const CompileSetup *c
     d->stdlib_dir = cs->stdlib_dir;
     d->kernel = cs->kernel;
     d->opt_level = cs->opt_level;
+    d->assume = cs->assume;
     if (dumps) {
         d->dump_ir = ctx->dump_ir;
         d->dump_dir = ctx->dump_dir;
@@ -260,15 +263,25 @@ rk_param *compile_params(Arena *a, const KernelMeta *m)
     return ps;
 }
 
+const char *compile_nospec(Arena *a, const KernelMeta *m)
+{
+    const char *nospec = "";
+    for (int j = 0; j < m->nparams; j++)
+        if (m->params[j].no_specialize)
+            nospec = arena_printf(a, "%s%s%s", nospec, *nospec ? " " : "", m->params[j].name);
+    return nospec;
+}
+
 RtKernelDesc *compile_describe(Arena *a, const DriverResult *r)
 {
     RtKernelDesc *ks = ARENA_ARRAY(a, RtKernelDesc, r->nkernels + 1);
     for (int i = 0; i < r->nkernels; i++) {
         const DriverKernel *dk = &r->kernels[i];
         const KernelMeta *m = dk->meta;
+        const char *nospec = compile_nospec(a, m);
         ks[i] = (RtKernelDesc){m->name,      dk->symbol,   compile_params(a, m), m->nparams, m->opts.num_warps,
                                dk->block,    dk->lds_bytes, dk->grid_tir,        NULL,
-                               dk->tma};
+                               dk->tma,      m->facts,      nospec};
     }
     return ks;
 }
@@ -423,21 +436,11 @@ static rk_status run_job(Job *job)
     return st;
 }
 
-rk_status rk_compile(rk_ctx *ctx, const char *source, size_t length, const rk_compile_options *options,
-                     rk_program **program)
+/* rk_compile's work: a program for cs, from the cache or compiled. */
+static rk_status compile_program(rk_ctx *ctx, const CompileSetup *csp, rk_program **program)
 {
-    if (!ctx)
-        return RK_EINVAL;
-    RT_ENTER(ctx);
-    if (!program)
-        return rt_fail(ctx, RK_EINVAL, "rk_compile: program is NULL");
-    *program = NULL;
-    rk_compile_options none;
-    memset(&none, 0, sizeof none);
-    CompileSetup cs;
-    rk_status st = compile_setup(ctx, source, length, options ? options : &none, &cs);
-    if (st)
-        return st;
+    CompileSetup cs = *csp;
+    rk_status st;
     HashKey key;
     bool cached = ctx->cache_root && !compile_dumps_wanted(ctx);
     if (cached) {
@@ -458,4 +461,70 @@ rk_status rk_compile(rk_ctx *ctx, const char *source, size_t length, const rk_co
     st = run_job(job);
     free_raw(&ctx->alloc, job, sizeof *job);
     return st;
+}
+
+rk_status rk_compile(rk_ctx *ctx, const char *source, size_t length, const rk_compile_options *options,
+                     rk_program **program)
+{
+    if (!ctx)
+        return RK_EINVAL;
+    RT_ENTER(ctx);
+    if (!program)
+        return rt_fail(ctx, RK_EINVAL, "rk_compile: program is NULL");
+    *program = NULL;
+    rk_compile_options none;
+    memset(&none, 0, sizeof none);
+    CompileSetup cs;
+    rk_status st = compile_setup(ctx, source, length, options ? options : &none, &cs);
+    if (st || (st = compile_program(ctx, &cs, program)))
+        return st;
+    compile_spec_attach(*program, &cs);
+    return RK_OK;
+}
+
+void compile_spec_attach(rk_program *p, const CompileSetup *cs)
+{
+    if (!p || cs->assume || !compile_specializes(cs->target))
+        return;
+    rk_compile_options o = {.filename = strcmp(cs->filename, "<source>") == 0 ? NULL : cs->filename,
+                            .target = cs->target,
+                            .defines = cs->defines,
+                            .ndefines = cs->ndefines,
+                            .include_dirs = cs->incdirs,
+                            .ninclude_dirs = cs->nincdirs,
+                            .opt_level = cs->opt_level == 0 ? RK_OPT_O0 : cs->opt_level};
+    rt_spec_attach(p, cs->source, cs->length, &o); /* out of memory: the program stays unspecialised */
+}
+
+bool compile_specializes(const char *target)
+{
+    return strcmp(target, "interp") != 0; /* the interpreter gains nothing from facts */
+}
+
+rk_status rt_compile_variant(rk_ctx *ctx, const RtSpecSrc *src, const char *name, const char *config,
+                             const char *facts, rk_program **out)
+{
+    *out = NULL;
+    rk_compile_options o = src->opts;
+    o.kernel = name;
+    o.assume = facts;
+    /* The autotune config as defines after the caller's ("BLOCK_M=128 num_warps=4"). */
+    rk_define defs[320];
+    char buf[2048];
+    int n = 0;
+    for (; n < o.ndefines && n < 256; n++)
+        defs[n] = o.defines[n];
+    snprintf(buf, sizeof buf, "%s", config ? config : "");
+    for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok && n < 320; tok = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq)
+            continue;
+        *eq = 0;
+        defs[n++] = (rk_define){tok, eq + 1};
+    }
+    o.defines = defs;
+    o.ndefines = n;
+    CompileSetup cs;
+    rk_status st = compile_setup(ctx, src->source, src->length, &o, &cs);
+    return st ? st : compile_program(ctx, &cs, out);
 }

@@ -21,6 +21,7 @@ typedef struct CompileSetup {
     const char *kernel;     /* NULL: every kernel */
     int opt_level;          /* 0..3 */
     const char *stdlib_dir;
+    const char *assume;     /* facts about run-time parameters, or NULL */
 } CompileSetup;
 
 /* Checks the options (RK_EINVAL, RK_EUNSUPPORTED with the context's error) and fills cs. */
@@ -41,6 +42,8 @@ Define *compile_defines(Arena *a, const CompileSetup *cs, int extra, int *n);
 CacheDep *compile_deps(Arena *a, const SrcMgr *src, int *n);
 /* The kernels' descriptions for the runtime, from the driver's result. */
 RtKernelDesc *compile_describe(Arena *a, const DriverResult *r);
+/* The parameters @no_specialize names, space-separated ("" for none). */
+const char *compile_nospec(Arena *a, const KernelMeta *m);
 /* One kernel's run-time parameters as rk_params (names copied into a). */
 rk_param *compile_params(Arena *a, const KernelMeta *m);
 /* A config as -D pairs: "BLOCK_M=128 num_warps=4" (types by name, bools as true/false). */
@@ -51,6 +54,10 @@ void compile_config_defines(Arena *a, const Config *c, Define *defs, int *n);
 rk_status compile_failed(rk_ctx *ctx, const Diags *diags);
 /* Records a compile's stages in the trace: spans from t0_us, one per stage the result timed. */
 void compile_profile(rk_ctx *ctx, const char *name, double t0_us, const DriverResult *r);
+/* Lets launches of p's kernels compile specialised variants (runtime/api/spec.c), unless cs has
+ * facts of its own or the target gains nothing from them (compile_specializes). */
+void compile_spec_attach(rk_program *p, const CompileSetup *cs);
+bool compile_specializes(const char *target);
 /* Whether the context asks for IR dumps (which a cache hit would not produce). */
 bool compile_dumps_wanted(const rk_ctx *ctx);
 

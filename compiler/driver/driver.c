@@ -266,7 +266,7 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
     /* Semantics: parsing of the main file and its imports happens inside. */
     TypeTab *types = ARENA_NEW(a, TypeTab);
     typetab_init(types, a);
-    SemaOptions so = {o->incdirs, o->nincdirs, o->stdlib_dir, o->defines, o->ndefines, o->kernel, target};
+    SemaOptions so = {o->incdirs, o->nincdirs, o->stdlib_dir, o->defines, o->ndefines, o->kernel, target, o->assume};
     double t1 = driver_now_ms(), c1 = cpu_ms();
     if (!sema_compile(a, strs, types, src, diags, f, &so, o->config, &out->sema))
         return false;
@@ -280,9 +280,15 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
     }
     out->ms_sema = driver_now_ms() - t1;
     out->cpu_sema = cpu_ms() - c1;
-    for (int i = 0; i < m->nfuncs; i++)
-        if (m->funcs[i]->kind == FUNC_KERNEL)
-            dump(a, diags, o, out, "tir", m->funcs[i]->name, func_text(a, m->funcs[i]));
+    for (int i = 0; i < m->nfuncs; i++) {
+        if (m->funcs[i]->kind != FUNC_KERNEL)
+            continue;
+        const char *text = func_text(a, m->funcs[i]);
+        for (int j = 0; j < out->sema.nkernels; j++) /* a specialised variant says so first */
+            if (strcmp(out->sema.kernels[j].name, m->funcs[i]->name) == 0 && *out->sema.kernels[j].facts)
+                text = arena_printf(a, "// facts: %s\n%s", out->sema.kernels[j].facts, text);
+        dump(a, diags, o, out, "tir", m->funcs[i]->name, text);
+    }
     /* What the runtime needs per kernel. */
     out->nkernels = out->sema.nkernels;
     out->kernels = ARENA_ARRAY(a, DriverKernel, out->nkernels + 1);

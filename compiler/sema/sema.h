@@ -25,6 +25,7 @@ typedef struct SemaOptions {
     int ndefines;
     const char *only_kernel; /* -k NAME, or NULL for every kernel */
     const char *target;      /* the compile target (num_xcds()); NULL: gfx942 */
+    const char *assume;      /* facts about run-time parameters (runtime/support/facts.h), or NULL */
 } SemaOptions;
 
 /* The value of a const parameter or compile option in one configuration. */
@@ -52,6 +53,7 @@ typedef struct ParamMeta {
     const char *name;
     ParamKind kind;
     const Type *type;
+    bool no_specialize; /* named by @no_specialize: launches never specialise on it */
 } ParamMeta;
 
 typedef struct KernelMeta {
@@ -60,6 +62,7 @@ typedef struct KernelMeta {
     int nparams;
     Config consts;     /* the const parameters' values this kernel was compiled with */
     KernelOptions opts;
+    const char *facts; /* the facts about its parameters it was compiled with, canonical ("" for none) */
     bool has_grid;
     /* @autotune: the configs to try (space × where, then configs), the key and reset arguments */
     bool has_autotune;

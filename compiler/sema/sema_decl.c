@@ -783,8 +783,10 @@ static bool compile_kernel(Sema *S, Node *k, KernelMeta *meta, bool *used_define
         Node *at = k->list2.items[i];
         if (strcmp(at->name, "options") == 0)
             apply_options_attr(S, at, &o);
-        else if (strcmp(at->name, "grid") != 0 && strcmp(at->name, "autotune") != 0)
-            sema_error(S, at->loc, "unknown attribute '@%s' (known: @grid, @options, @autotune)", at->name);
+        else if (strcmp(at->name, "grid") != 0 && strcmp(at->name, "autotune") != 0 &&
+                 strcmp(at->name, "no_specialize") != 0)
+            sema_error(S, at->loc, "unknown attribute '@%s' (known: @grid, @options, @autotune, @no_specialize)",
+                       at->name);
     }
     static const char *const optnames[] = {"num_warps", "num_stages", "waves_per_eu", "matrix_instr_nonkdim", "kpack"};
     for (int i = 0; i < 5; i++) {
@@ -859,17 +861,26 @@ static bool compile_kernel(Sema *S, Node *k, KernelMeta *meta, bool *used_define
         }
         Value *v = tir_block_add_arg(f->body, t, p->name);
         (void)v;
-        meta->params[meta->nparams++] = (ParamMeta){p->name, t->kind == TY_PTR ? PARAM_POINTER : PARAM_SCALAR, t};
+        meta->params[meta->nparams++] = (ParamMeta){p->name, t->kind == TY_PTR ? PARAM_POINTER : PARAM_SCALAR, t, false};
     }
     S->scope = saved;
+    for (int i = 0; i < k->list2.n; i++)
+        if (strcmp(k->list2.items[i]->name, "no_specialize") == 0)
+            sema_no_specialize(S, k, k->list2.items[i], meta);
+    if (S->diags->nerrors != errs0)
+        return false;
+    /* The parameters' values: the arguments, or what the facts of this variant make of them. */
+    tir_builder_at_end(&S->b, f->body);
+    S->b.pos = f->pos;
+    SVal *pvals = ARENA_ARRAY(S->arena, SVal, f->body->nargs + 1);
+    for (int i = 0; i < f->body->nargs; i++)
+        pvals[i] = sv_dyn(&f->body->args[i]);
+    meta->facts = sema_apply_facts(S, k, meta, pvals);
     if (S->diags->nerrors != errs0)
         return false;
     for (int i = 0; i < f->body->nargs; i++)
-        bind(S, &ksc, f->body->args[i].name, BIND_LET, sv_dyn(&f->body->args[i]), kc.rparams[i]->loc)->role =
-            "a kernel parameter";
+        bind(S, &ksc, f->body->args[i].name, BIND_LET, pvals[i], kc.rparams[i]->loc)->role = "a kernel parameter";
     /* The body, in the kernel frame (which holds the return flag). */
-    tir_builder_at_end(&S->b, f->body);
-    S->b.pos = f->pos;
     S->scope = NULL;
     push_scope(S, &ksc);
     Scope body = {0};
@@ -963,6 +974,8 @@ bool sema_compile(Arena *a, StrTab *strs, TypeTab *types, SrcMgr *src, Diags *di
     for (Binding *b = S.globals->first; b; b = b->next)
         if (b->kind == BIND_KERNEL)
             ks[--i] = b->decl;
+    if (!sema_parse_facts(&S))
+        return false;
     bool *used = ARENA_ARRAY(a, bool, S.opts->ndefines + 1);
     for (int d = 0; d < S.opts->ndefines; d++)
         used[d] = sema_is_option(S.opts->defines[d].name);
@@ -987,5 +1000,7 @@ bool sema_compile(Arena *a, StrTab *strs, TypeTab *types, SrcMgr *src, Diags *di
         if (!used[d])
             diag_plain(diags, DIAG_ERROR, "-D %s: no kernel in %s has a const parameter or option named '%s'",
                        S.opts->defines[d].name, main_file->name, S.opts->defines[d].name);
+    if (found && out->nkernels == (S.opts->only_kernel ? 1 : nk))
+        sema_check_facts(&S, main_file->name);
     return diags->nerrors == errs0;
 }

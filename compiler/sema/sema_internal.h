@@ -103,6 +103,9 @@ typedef struct Sema {
     Node *kernel;     /* the kernel being compiled */
     long work;        /* statements and expressions evaluated for it (MAX_KERNEL_WORK) */
     KernelOptions kopts;
+    struct Fact *facts; /* SemaOptions.assume, parsed (sema_spec.c) */
+    int nfacts;
+    bool *fact_used;    /* which facts named a parameter of a compiled kernel */
     /* interned names used often */
     const char *n_mask, *n_other, *n_keepdims, *n_precision, *n_sem, *n_scope, *n_type;
 } Sema;
@@ -205,6 +208,18 @@ void sema_set_loc(Sema *S, Loc loc); /* stamps the builder's position */
 SVal eval_global(Sema *S, Binding *b, Loc use);
 
 /* Errors: located at an AST position; return SV_ERR for convenience. */
+/* ---- sema_spec.c: specialisation on run-time parameters ---- */
+
+/* Parses SemaOptions.assume into S->facts (false after an error). */
+bool sema_parse_facts(Sema *S);
+/* @no_specialize(names...) of kernel k: marks the parameters in meta (errors at the names). */
+void sema_no_specialize(Sema *S, Node *k, Node *at, KernelMeta *meta);
+/* Applies the facts naming meta's parameters to their values vals[] (a multiple_of hint emitted at the
+ * builder, or a constant); returns the canonical text of those applied. */
+const char *sema_apply_facts(Sema *S, Node *k, KernelMeta *meta, SVal *vals);
+/* An error for each fact that named no parameter of any kernel compiled. */
+void sema_check_facts(Sema *S, const char *file);
+
 SVal sema_error(Sema *S, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Counts a statement or expression against MAX_KERNEL_WORK: false past it (reported once, at loc). */
 bool sema_step(Sema *S, Loc loc);

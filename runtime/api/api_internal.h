@@ -51,6 +51,7 @@ struct rk_ctx {
     bool cache_noted;       /* a cache failure has been logged once (later ones are not) */
     bool print_autotuning;
     bool check_races; /* emu devices: report data races (rk_ctx_options.check_races) */
+    bool no_specialize; /* launches never specialise (rk_ctx_options.no_specialize) */
     rk_log_fn log;
     void *log_ud;
     struct RtProfile *prof; /* NULL when not profiling */
@@ -87,7 +88,30 @@ struct rk_kernel {
     const char *grid_text;  /* the @grid function's TIR text (RtKernelDesc.grid_tir), or NULL */
     struct RtTma *tma;      /* those maps, parsed, with the last launch's inputs and maps */
     int ntma;
+    /* Specialisation (spec.c). The facts its code assumes, checked at every launch: */
+    const char *facts;      /* canonical text, "" for none */
+    struct RtFactCheck *checks;
+    int nchecks;
+    /* The integer parameters a launch specialises on (not @no_specialize; at most 32), the variants
+     * compiled so far by their signature (2 bits per such parameter: 1 divisible by 16, 2 equal to 1),
+     * and the last launch's signature and variant: */
+    int *spec_params;
+    int nspec;
+    struct RtVariant *vars; /* from the allocator hook; each variant's program is owned by this kernel */
+    int nvars, capvars;
+    uint64_t own_sig;       /* its own facts as a signature, when they are all %16==0 or ==1 on */
+    bool own_sig_ok;        /* parameters it specialises on (an autotune winner's) */
+    uint64_t last_sig;
+    rk_kernel *last_run;    /* the kernel the last launch ran: this one or a variant (NULL: none yet) */
 };
+
+/* How a program's kernels were compiled, for compiling their specialised variants at launch (spec.c;
+ * set by rk_compile and the autotuner, NULL for programs from bundles and for variants). */
+typedef struct RtSpecSrc {
+    const char *source;
+    size_t length;
+    rk_compile_options opts; /* strings, defines and folders copied into the program's arena */
+} RtSpecSrc;
 
 struct rk_program {
     rk_ctx *ctx;
@@ -99,6 +123,7 @@ struct rk_program {
     rk_kernel *kernels;
     int nkernels;
     RtModule *mod;          /* loaded at the first launch */
+    RtSpecSrc *spec;        /* how to compile variants of its kernels at launch, or NULL */
 };
 
 /* What the compiler half hands over about one compiled kernel. */
@@ -110,6 +135,8 @@ typedef struct RtKernelDesc {
     const char *grid_tir; /* the @grid function as TIR text, or NULL */
     const char *config;   /* the autotune config as -D pairs ("BLOCK=64 num_warps=4"), or NULL */
     const char *tma;      /* sm_90: the tensor maps after the parameters, one line each (tma.c), or NULL */
+    const char *facts;    /* the facts it was compiled with (runtime/support/facts.h), or NULL / "" */
+    const char *nospec;   /* the parameters named by @no_specialize, space-separated, or NULL / "" */
 } RtKernelDesc;
 
 /* A program from a code object and its kernels' descriptions (everything is copied). Sets the
@@ -165,6 +192,24 @@ void rt_memo_destroy(rk_ctx *ctx);
 
 /* The allocation holding [p, p + bytes), or NULL. */
 const RtAlloc *rt_alloc_find(const rk_ctx *ctx, const void *p, size_t bytes);
+
+/* spec.c: specialisation at launch. rt_spec_attach records how p was compiled (o after compile_setup:
+ * no facts), so that launches of its kernels may compile variants; false when the hook fails (the
+ * program still works, unspecialised). rt_spec_select picks the kernel a launch with k->kernarg runs
+ * (k itself or a variant, compiled on first use); it checks k's own facts first (RK_EINVAL naming the
+ * parameter). rt_spec_free frees k's variants (rk_program_destroy). */
+bool rt_spec_attach(rk_program *p, const char *source, size_t length, const rk_compile_options *o);
+rk_status rt_spec_select(rk_kernel *k, rk_kernel **run);
+bool rt_spec_kernel_init(rk_ctx *ctx, Arena *a, rk_kernel *k, const char *facts, const char *nospec);
+/* Takes a program out of its context's list (a variant, owned by its kernel). */
+void rt_program_unlink(rk_program *p);
+void rt_spec_free(rk_kernel *k);
+/* The facts of the arguments in k->kernarg as text (spec.c), for messages and rkc. */
+const char *rt_spec_sig_text(const rk_kernel *k, uint64_t sig, char *buf, size_t n);
+/* Compiles kernel `name` of the source of src with a config ("" or -D pairs) and facts, into a new
+ * program (compiler/api/compile.c; NULL when only the runtime is linked). */
+rk_status rt_compile_variant(rk_ctx *ctx, const RtSpecSrc *src, const char *name, const char *config,
+                             const char *facts, rk_program **out) __attribute__((weak));
 
 /* Whether the linked compiler can generate code for a target (compiler/api/compile.c defines it; a
  * program linking the runtime alone has none, and the weak reference is then NULL). */

@@ -341,6 +341,9 @@ rk_status rk_launch(rk_kernel *k, const uint32_t *grid, const rk_arg *args, int 
     rk_status st = build_args(k, args, nargs);
     if (st)
         return st;
+    rk_kernel *run; /* k, or its variant for these arguments' facts (spec.c) */
+    if ((st = rt_spec_select(k, &run)))
+        return st;
     uint32_t g[3];
     if (grid)
         memcpy(g, grid, sizeof g);
@@ -351,17 +354,17 @@ rk_status rk_launch(rk_kernel *k, const uint32_t *grid, const rk_arg *args, int 
     if ((uint64_t)g[0] * (uint64_t)(k->block > 0 ? k->block : 1) > UINT32_MAX)
         return rt_fail(ctx, RK_ELAUNCH, "kernel %s: grid x %u times %d work-items per workgroup exceeds 2^32 - 1",
                        k->name, g[0], k->block);
-    if ((st = kernel_ready(k)) || (st = rt_tma_build(k)))
+    if ((st = kernel_ready(run)) || (st = rt_tma_build(run)))
         return st;
-    RtLaunch l = {.fn = k->fn,
+    RtLaunch l = {.fn = run->fn,
                   .name = k->name,
                   .grid = {g[0], g[1], g[2]},
-                  .block = (uint32_t)k->block,
-                  .lds_bytes = (uint32_t)k->lds_bytes,
-                  .kernarg = k->kernarg,
-                  .kernarg_size = k->kernarg_size,
-                  .args = k->argptrs,
-                  .nargs = k->nparams + k->ntma,
+                  .block = (uint32_t)run->block,
+                  .lds_bytes = (uint32_t)run->lds_bytes,
+                  .kernarg = run->kernarg,
+                  .kernarg_size = run->kernarg_size,
+                  .args = run->argptrs,
+                  .nargs = run->nparams + run->ntma,
                   .threads = ctx->host_threads,
                   .print = ctx->print,
                   .print_ud = ctx->print_ud,

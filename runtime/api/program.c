@@ -133,6 +133,8 @@ static bool build_kernel(rk_ctx *ctx, rk_program *p, rk_kernel *k, const RtKerne
     k->num_warps = d->num_warps;
     k->block = d->block;
     k->lds_bytes = d->lds_bytes;
+    if (!rt_spec_kernel_init(ctx, a, k, d->facts, d->nospec))
+        return false;
     return !d->grid_tir || parse_grid(ctx, a, k, d->grid_tir);
 }
 
@@ -146,6 +148,11 @@ static void unlink_program(rk_program *p)
     if (p->next)
         p->next->prev = p->prev;
     p->prev = p->next = NULL;
+}
+
+void rt_program_unlink(rk_program *p)
+{
+    unlink_program(p);
 }
 
 rk_status rt_program_new(rk_ctx *ctx, const char *target, const void *binary, size_t size, const RtKernelDesc *kernels,
@@ -193,6 +200,8 @@ void rk_program_destroy(rk_program *p)
     if (!p)
         return;
     rk_ctx *ctx = p->ctx;
+    for (int i = 0; i < p->nkernels; i++)
+        rt_spec_free(&p->kernels[i]);
     if (p->mod)
         ctx->dev->ops->unload(ctx->dev, p->mod);
     unlink_program(p);

@@ -157,6 +157,9 @@ static bool variant_desc(Arena *a, const Json *v, RtKernelDesc *d, int *spills, 
     d->grid_tir = grid ? arena_strdup(a, grid) : NULL;
     const char *tma = json_str(v, "tma", NULL); /* absent or null: no tensor maps */
     d->tma = tma ? arena_strdup(a, tma) : NULL;
+    const char *facts = json_str(v, "facts", NULL), *nospec = json_str(v, "no_specialize", NULL);
+    d->facts = facts ? arena_strdup(a, facts) : NULL;
+    d->nospec = nospec ? arena_strdup(a, nospec) : NULL;
     *spills = (int)json_num(v, "vgpr_spills", 0) + (int)json_num(v, "sgpr_spills", 0);
     if (d->block <= 0 || d->num_warps <= 0 || d->lds_bytes < 0) {
         *why = "a variant without num_warps, block or lds_bytes";

@@ -10,7 +10,7 @@
 
 /* The magic names the record format: a record of an older one (RRC1 had no tensor maps) fails to
  * read and is rebuilt as any corrupt entry is. */
-enum { REC_MAGIC = 0x32435252 /* "RRC2" */, NULL_STR = 0xFFFFFFFFu };
+enum { REC_MAGIC = 0x33435252 /* "RRC3" */, NULL_STR = 0xFFFFFFFFu };
 
 /* ---- writing ---- */
 
@@ -200,6 +200,8 @@ void record_write(Blob *b, const ProgRecord *r)
         blob_i32(b, k->lds_bytes);
         blob_str(b, k->grid_tir);
         blob_str(b, k->tma);
+        blob_str(b, k->facts);
+        blob_str(b, k->nospec);
     }
     blob_u32(b, (uint32_t)r->ndiags);
     for (int i = 0; i < r->ndiags; i++) {
@@ -258,6 +260,8 @@ bool record_read(BlobReader *rd, ProgRecord *r)
         k->lds_bytes = rd_i32(rd);
         k->grid_tir = rd_str(rd);
         k->tma = rd_str(rd);
+        k->facts = rd_str(rd);
+        k->nospec = rd_str(rd);
         if (!k->name || !k->symbol)
             rd->bad = true;
     }

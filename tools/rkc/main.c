@@ -36,12 +36,13 @@ typedef struct Options {
     int ndefines;
     const char *incdirs[64];
     int nincdirs;
+    char assume[4096]; /* --assume facts, joined by spaces */
 } Options;
 
 static void usage(FILE *f)
 {
     fputs("usage: rkc FILE.tile [-o OUT] [--target=T] [--emit=K] [-D NAME=VALUE]... [-k NAME] [-I DIR]...\n"
-          "           [-O0..-O3] [--all-configs] [--report[=json]]\n"
+          "           [-O0..-O3] [--all-configs] [--report[=json]] [--assume FACTS]...\n"
           "       rkc run FILE.tile -k NAME [--grid X[,Y,Z]] [-D ...] [ARG...] [--dump NAME=PATH] [--bench]\n"
           "       rkc --version | --help\n"
           "\n"
@@ -54,7 +55,11 @@ static void usage(FILE *f)
           "  -I DIR           import path (repeatable)\n"
           "  -O0 .. -O3       LLVM optimisation level (default -O3)\n"
           "  --all-configs    one code object with every autotune config, plus OUT.json\n"
-          "  --report         resources and instruction mix per kernel; --report=json for machines\n",
+          "  --report         resources and instruction mix per kernel; --report=json for machines\n"
+          "  --assume FACTS   compile for facts about run-time parameters (repeatable): NAME%N==0 (an\n"
+          "                   integer divisible by N, a pointer aligned to N bytes) or NAME==V (an integer\n"
+          "                   equal to V), e.g. --assume 'K%16==0 stride_n==1'; a launch whose\n"
+          "                   arguments break one is refused, naming the parameter\n",
           f);
 }
 
@@ -141,6 +146,14 @@ static int parse_options(int argc, char **argv, Options *o)
             o->opt_level = a[2] - '0';
         } else if (strcmp(a, "--all-configs") == 0) {
             o->all_configs = 1;
+        } else if (strcmp(a, "--assume") == 0 || strncmp(a, "--assume=", 9) == 0) {
+            const char *f = a[8] == '=' ? a + 9 : i + 1 < argc ? argv[++i] : NULL;
+            if (!f || !*f)
+                return bad_usage("%s needs facts such as 'K%%16==0' or 'stride_n==1'", "--assume");
+            size_t n = strlen(o->assume);
+            if (n + strlen(f) + 2 > sizeof o->assume)
+                return bad_usage("%s: too many facts", "--assume");
+            snprintf(o->assume + n, sizeof o->assume - n, "%s%s", n ? " " : "", f);
         } else if (strcmp(a, "--report") == 0) {
             o->report = "text";
         } else if (strncmp(a, "--report=", 9) == 0) {
@@ -297,6 +310,7 @@ static int compile_bundle(const Options *o, const char *text, size_t len)
         opts.ninclude_dirs = o->nincdirs;
         opts.kernel = o->kernel;
         opts.opt_level = o->opt_level == 0 ? RK_OPT_O0 : o->opt_level;
+        opts.assume = o->assume;
         st = rk_compile_bundle(ctx, text, len, &opts, out);
         for (int i = 0; i < rk_diag_count(ctx); i++) {
             rk_diag d;
@@ -371,6 +385,7 @@ static int compile(const Options *o)
     d.stdlib_dir = stdlib_dir();
     d.kernel = o->kernel;
     d.opt_level = o->opt_level;
+    d.assume = o->assume[0] ? o->assume : NULL;
     d.dump_ir = getenv("RK_DUMP_IR");
     d.dump_dir = getenv("RK_DUMP_DIR");
     d.dump_sink = print_dump;

@@ -36,6 +36,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compiler/report/report.h"
 #include "rk.h"
 #include "tools/rkc/run.h"
 
@@ -50,6 +51,8 @@ typedef struct NameValue {
 typedef struct RunOptions {
     const char *input, *kernel;
     bool has_grid, bench, no_tune;
+    const char *report; /* NULL, "text" or "json" */
+    char assume[4096];  /* --assume facts, joined by spaces */
     uint32_t grid[3];
     uint64_t seed;
     rk_define defines[MAX_LIST];
@@ -78,7 +81,8 @@ static int usage_error(const char *fmt, ...)
 static void run_usage(FILE *f)
 {
     fputs("usage: rkc run FILE.tile -k NAME [--grid X[,Y,Z]] [-D NAME=VALUE]... [-I DIR]... [ARG...]\n"
-          "                [--dump NAME=PATH]... [--bench] [--seed N] [--no-tune]\n"
+          "                [--dump NAME=PATH]... [--bench] [--seed N] [--no-tune] [--assume FACTS]...\n"
+          "                [--report[=json]]\n"
           "\n"
           "  ARG               NAME=VALUE for a scalar parameter; for a pointer parameter\n"
           "                    NAME=zeros:T[n] | NAME=rand:T[n] | NAME=file:PATH:T[n]\n"
@@ -90,6 +94,10 @@ static void run_usage(FILE *f)
           "  --bench           time repeated launches and print the median\n"
           "  --seed N          seed of rand: buffers (default 0)\n"
           "  --no-tune         run the default configuration (no autotuning)\n"
+          "  --assume FACTS    compile for these facts (NAME%N==0, NAME==V; rkc --help) instead of\n"
+          "                    specialising on the arguments; arguments that break one are refused\n"
+          "  --report[=json]   after the launch: the facts of the variant it ran and, for AMD targets\n"
+          "                    (emu runs gfx942's lowering), that variant's gfx942 resource report\n"
           "The device is RK_DEVICE (hip, cuda, emu, emu_sm90, interp), else the first GPU, else the host.\n",
           f);
 }
@@ -187,6 +195,17 @@ static int parse_run_options(int argc, char **argv, RunOptions *o)
             o->bench = true;
         } else if (strcmp(a, "--no-tune") == 0) {
             o->no_tune = true;
+        } else if (strcmp(a, "--report") == 0 || strcmp(a, "--report=text") == 0) {
+            o->report = "text";
+        } else if (strcmp(a, "--report=json") == 0) {
+            o->report = "json";
+        } else if (is_flag(a, "--assume")) {
+            if (!(v = value_of(argc, argv, &i, "--assume")) || !*v)
+                return usage_error("%s", "--assume needs facts such as 'K%16==0' or 'stride_n==1'");
+            size_t n = strlen(o->assume);
+            if (n + strlen(v) + 2 > sizeof o->assume)
+                return usage_error("%s", "--assume: too many facts");
+            snprintf(o->assume + n, sizeof o->assume - n, "%s%s", n ? " " : "", v);
         } else if (strncmp(a, "-k", 2) == 0) {
             if (!(o->kernel = value_of(argc, argv, &i, "-k")))
                 return usage_error("%s", "-k needs a kernel name");
@@ -632,6 +651,70 @@ static int write_dump(rk_ctx *ctx, const char *name, const char *path, const Buf
     return rc;
 }
 
+/* --report: the facts of the kernel the launch ran and, on AMD devices, its gfx942 report (on emu the
+ * variant compiled again for gfx942, whose lowering the emulator runs). */
+static int report_launch(rk_ctx *ctx, rk_kernel *k, const RunOptions *o, const char *text, size_t len,
+                         const rk_compile_options *co)
+{
+    rk_kernel *ran = rk_kernel_last_run(k);
+    const char *facts = rk_kernel_facts(ran);
+    rk_device_info info;
+    rk_device_get_info(ctx, &info);
+    bool json = strcmp(o->report, "json") == 0;
+    const void *bin = NULL;
+    size_t size = 0;
+    rk_program *gfx = NULL;
+    const char *why = NULL;
+    if (strcmp(info.kind, "hip") == 0) {
+        rk_program_binary(rk_kernel_program(ran), &bin, &size);
+    } else if (strcmp(info.kind, "emu") == 0) {
+        rk_compile_options g = *co;
+        rk_define defs[2 * MAX_LIST];
+        char cfg[2048];
+        int n = 0;
+        for (; n < co->ndefines; n++)
+            defs[n] = co->defines[n];
+        snprintf(cfg, sizeof cfg, "%s", rk_kernel_config(ran));
+        for (char *save = NULL, *t = strtok_r(cfg, " ", &save); t && n < 2 * MAX_LIST; t = strtok_r(NULL, " ", &save)) {
+            char *eq = strchr(t, '=');
+            if (eq) {
+                *eq = 0;
+                defs[n++] = (rk_define){t, eq + 1};
+            }
+        }
+        g.defines = defs;
+        g.ndefines = n;
+        g.target = "gfx942";
+        g.assume = facts;
+        if (rk_compile(ctx, text, len, &g, &gfx) == RK_OK)
+            rk_program_binary(gfx, &bin, &size);
+        else
+            why = rk_error(ctx);
+    } else {
+        why = "the resource report reads AMDGPU code objects";
+    }
+    Arena a;
+    arena_init(&a, default_allocator);
+    CodeReport rep;
+    const char *err = NULL;
+    bool have = bin && report_code_object(&a, bin, size, &rep, &err) == 0;
+    if (json) {
+        printf("{\"kernel\": \"%s\", \"device\": \"%s\", \"config\": \"%s\", \"facts\": \"%s\", \"report\": %s}\n",
+               o->kernel, info.kind, rk_kernel_config(ran), facts,
+               have ? report_json(&a, &rep) : "null");
+    } else {
+        printf("launch %s (%s): %s%s\n", o->kernel, info.kind, *facts ? "variant " : "no facts (the generic kernel)",
+               facts);
+        if (have)
+            fputs(report_text(&a, &rep), stdout);
+        else
+            printf("  (no report: %s)\n", why ? why : err ? err : "no code object");
+    }
+    arena_free(&a);
+    rk_program_destroy(gfx);
+    return 0;
+}
+
 /* Everything after compiling: arguments, buffers, the launch (through the autotuner unless --no-tune),
  * dumps and the benchmark. */
 static int launch(rk_ctx *ctx, rk_kernel *k, RunOptions *o, const char *text, size_t len, const rk_compile_options *co)
@@ -709,6 +792,8 @@ static int launch(rk_ctx *ctx, rk_kernel *k, RunOptions *o, const char *text, si
             rc = device_error(ctx, st);
         }
     }
+    if (rc == 0 && o->report)
+        rc = report_launch(ctx, k, o, text, len, co);
     for (int j = 0; rc == 0 && j < o->ndumps; j++)
         for (int i = 0; i < np; i++)
             if (strcmp(params[i].name, o->dumps[j].name) == 0)
@@ -763,6 +848,7 @@ int rkc_run(int argc, char **argv)
         opts.include_dirs = o->incdirs;
         opts.ninclude_dirs = o->nincdirs;
         opts.kernel = o->kernel;
+        opts.assume = o->assume[0] ? o->assume : NULL;
         st = rk_compile(ctx, text, len, &opts, &prog);
         for (int i = 0; i < rk_diag_count(ctx); i++) {
             rk_diag d;

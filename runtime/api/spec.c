@@ -1,0 +1,333 @@
+/* Specialisation at launch, as Triton's JIT does it: each integer argument divisible by 16 and each
+ * integer equal to 1 is a fact of the call (a pointer is 16-byte aligned by the launch contract, so
+ * the compiler assumes that always), and a kernel runs the variant compiled for its call's facts,
+ * compiled on first use through the compile cache (whose key holds the facts).
+ *
+ * The facts of a call are its signature: 2 bits per integer parameter that is not @no_specialize (1:
+ * divisible by 16, 2: equal to 1; at most 32 parameters, later ones are not specialised). A kernel
+ * keeps its variants by signature and the last launch's signature and variant, so a launch in a loop
+ * pays a loop over those parameters and one compare. A variant is compiled with exactly the call's
+ * facts (rk_compile_options.assume), so no launch ever runs code assuming more than its arguments
+ * give. A kernel compiled with facts of its own (rkc --assume, a variant, a bundle's) checks them at
+ * every launch and refuses arguments that break one, naming the parameter. */
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/api/api_internal.h"
+#include "runtime/support/facts.h"
+
+typedef struct RtFactCheck {
+    int param;
+    FactKind kind;
+    int64_t n;
+} RtFactCheck;
+
+typedef struct RtVariant {
+    uint64_t sig;
+    rk_kernel *k;     /* the variant's kernel, or the generic kernel when the variant failed to compile */
+    rk_program *prog; /* the variant's program (owned), or NULL */
+} RtVariant;
+
+enum { SPEC_MAX_PARAMS = 32 };
+
+/* An argument of k as laid out in its kernarg block: integers sign- or zero-extended, pointers as their
+ * address. */
+static int64_t arg_value(const rk_kernel *k, int j)
+{
+    const unsigned char *p = k->kernarg + k->offsets[j];
+    if (k->params[j].kind == RK_PARAM_POINTER) {
+        uint64_t u;
+        memcpy(&u, p, 8);
+        return (int64_t)u;
+    }
+    switch (k->params[j].dtype) {
+    case RK_I8: {
+        int8_t v;
+        memcpy(&v, p, 1);
+        return v;
+    }
+    case RK_U8:
+        return p[0];
+    case RK_I16: {
+        int16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    case RK_U16: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    case RK_I32: {
+        int32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    case RK_U32: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    default: {
+        int64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    }
+}
+
+static bool is_int(rk_dtype t) { return t != RK_BOOL && t != RK_F16 && t != RK_BF16 && t != RK_F32 && t != RK_F64; }
+
+static int param_named(const rk_kernel *k, const char *name, int len)
+{
+    for (int j = 0; j < k->nparams; j++)
+        if ((int)strlen(k->params[j].name) == len && strncmp(k->params[j].name, name, (size_t)len) == 0)
+            return j;
+    return -1;
+}
+
+/* Called by build_kernel (program.c) with the description's facts and @no_specialize names. */
+bool rt_spec_kernel_init(rk_ctx *ctx, Arena *a, rk_kernel *k, const char *facts, const char *nospec)
+{
+    char why[256];
+    k->facts = arena_strdup(a, facts ? facts : "");
+    int n = facts_parse(k->facts, NULL, 0, why, sizeof why);
+    if (n < 0) {
+        rt_fail(ctx, RK_EINTERNAL, "internal error: kernel %s: facts '%s': %s", k->name, k->facts, why);
+        return false;
+    }
+    Fact *fs = ARENA_ARRAY(a, Fact, n + 1);
+    facts_parse(k->facts, fs, n, why, sizeof why);
+    k->checks = ARENA_ARRAY(a, RtFactCheck, n + 1);
+    for (int i = 0; i < n; i++) {
+        int j = param_named(k, fs[i].name, fs[i].namelen);
+        if (j < 0) {
+            rt_fail(ctx, RK_EINTERNAL, "internal error: kernel %s: fact '%s' names no parameter", k->name, k->facts);
+            return false;
+        }
+        k->checks[k->nchecks++] = (RtFactCheck){j, fs[i].kind, fs[i].n};
+    }
+    k->spec_params = ARENA_ARRAY(a, int, k->nparams + 1);
+    for (int j = 0; j < k->nparams && k->nspec < SPEC_MAX_PARAMS; j++) {
+        const rk_param *p = &k->params[j];
+        if (p->kind != RK_PARAM_SCALAR || !is_int(p->dtype))
+            continue;
+        bool skip = false; /* named in nospec, a space-separated list */
+        for (const char *s = nospec ? nospec : ""; *s && !skip;) {
+            while (*s == ' ')
+                s++;
+            const char *e = s;
+            while (*e && *e != ' ')
+                e++;
+            skip = e > s && (size_t)(e - s) == strlen(p->name) && strncmp(s, p->name, (size_t)(e - s)) == 0;
+            s = e;
+        }
+        if (!skip)
+            k->spec_params[k->nspec++] = j;
+    }
+    k->own_sig_ok = true;
+    for (int i = 0; i < k->nchecks; i++) {
+        const RtFactCheck *c = &k->checks[i];
+        int s = 0;
+        while (s < k->nspec && k->spec_params[s] != c->param)
+            s++;
+        bool div16 = c->kind == FACT_DIV && c->n == 16, one = c->kind == FACT_EQ && c->n == 1;
+        if (s == k->nspec || !(div16 || one))
+            k->own_sig_ok = false;
+        else
+            k->own_sig |= (uint64_t)(one ? 2 : 1) << (2 * s);
+    }
+    return true;
+}
+
+const char *rt_spec_sig_text(const rk_kernel *k, uint64_t sig, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (int s = 0; s < k->nspec && len < n; s++) {
+        unsigned bits = (unsigned)(sig >> (2 * s)) & 3;
+        if (bits)
+            len += (size_t)snprintf(buf + len, n - len, "%s%s%s", len ? " " : "", k->params[k->spec_params[s]].name,
+                                    bits == 2 ? "==1" : "%16==0");
+    }
+    return buf;
+}
+
+static rk_status check_facts(rk_kernel *k)
+{
+    for (int i = 0; i < k->nchecks; i++) {
+        const RtFactCheck *c = &k->checks[i];
+        int64_t v = arg_value(k, c->param);
+        if (fact_holds(c->kind, c->n, v))
+            continue;
+        const rk_param *p = &k->params[c->param];
+        char fact[160], val[64];
+        if (c->kind == FACT_DIV)
+            snprintf(fact, sizeof fact, "%s%%%lld==0", p->name, (long long)c->n);
+        else
+            snprintf(fact, sizeof fact, "%s==%lld", p->name, (long long)c->n);
+        if (p->kind == RK_PARAM_POINTER)
+            snprintf(val, sizeof val, "pointer %p", (void *)(uintptr_t)v);
+        else if (p->dtype == RK_U64)
+            snprintf(val, sizeof val, "%llu", (unsigned long long)v);
+        else
+            snprintf(val, sizeof val, "%lld", (long long)v);
+        return rt_fail(k->prog->ctx, RK_EINVAL,
+                       "kernel %s was compiled assuming %s, but argument %d '%s' is %s: the launch is refused",
+                       k->name, fact, c->param + 1, p->name, val);
+    }
+    return RK_OK;
+}
+
+/* The variant of k for a signature: found, or compiled now. */
+static rk_status variant_for(rk_kernel *k, uint64_t sig, rk_kernel **run)
+{
+    for (int i = 0; i < k->nvars; i++)
+        if (k->vars[i].sig == sig) {
+            *run = k->vars[i].k;
+            return RK_OK;
+        }
+    rk_ctx *ctx = k->prog->ctx;
+    if (k->nvars == k->capvars) {
+        int cap = k->capvars ? 2 * k->capvars : 4;
+        RtVariant *v = alloc_raw(&ctx->alloc, sizeof *v * (size_t)cap);
+        if (!v)
+            return rt_fail(ctx, RK_ENOMEM, "out of memory");
+        if (k->nvars)
+            memcpy(v, k->vars, sizeof *v * (size_t)k->nvars);
+        free_raw(&ctx->alloc, k->vars, sizeof *v * (size_t)k->capvars);
+        k->vars = v;
+        k->capvars = cap;
+    }
+    char facts[2048];
+    rt_spec_sig_text(k, sig, facts, sizeof facts);
+    rk_program *vp = NULL;
+    rk_status st = rt_compile_variant(ctx, k->prog->spec, k->name, k->config, facts, &vp);
+    if (st == RK_ENOMEM)
+        return st;
+    rk_kernel *vk = NULL;
+    for (int i = 0; !st && i < vp->nkernels && !vk; i++)
+        if (strcmp(vp->kernels[i].name, k->name) == 0 && vp->kernels[i].kernarg_size == k->kernarg_size)
+            vk = &vp->kernels[i];
+    if (!vk && k->nchecks) { /* k's own code assumes facts these arguments break */
+        rk_program_destroy(vp);
+        return st ? st : rt_fail(ctx, RK_EINTERNAL, "internal error: the variant of %s for %s has no kernel %s",
+                                 k->name, facts, k->name);
+    }
+    if (!vk) {
+        /* The generic kernel is always right: run it, and say once why the variant is missing. */
+        rt_log(ctx, RK_LOG_NOTE, "kernel %s: the variant for %s was not compiled (%s); the launch runs the generic "
+               "kernel", k->name, facts, st ? rk_error(ctx) : "no such kernel");
+        rk_program_destroy(vp);
+        vp = NULL;
+        vk = k;
+        rt_clear(ctx);
+    } else {
+        rt_program_unlink(vp); /* owned by k from now on */
+        vk->config = k->config[0] ? arena_strdup(&vp->arena, k->config) : vk->config; /* its autotune config */
+        for (int i = 0; i < vk->nparams; i++)
+            vk->argptrs[i] = vk->kernarg + vk->offsets[i];
+    }
+    k->vars[k->nvars++] = (RtVariant){sig, vk, vp};
+    *run = vk;
+    return RK_OK;
+}
+
+rk_status rt_spec_select(rk_kernel *k, rk_kernel **run)
+{
+    *run = k;
+    rk_status st;
+    bool specializes = k->nspec && k->prog->spec && rt_compile_variant && k->own_sig_ok && !k->prog->ctx->no_specialize;
+    if (!specializes) {
+        k->last_run = k;
+        return k->nchecks ? check_facts(k) : RK_OK;
+    }
+    /* A kernel that specialises runs its own code only for its own signature, which implies its facts. */
+    uint64_t sig = 0;
+    for (int s = 0; s < k->nspec; s++) {
+        int64_t v = arg_value(k, k->spec_params[s]);
+        sig |= (uint64_t)(v == 1 ? 2 : v % 16 == 0 ? 1 : 0) << (2 * s);
+    }
+    if (k->last_run && sig == k->last_sig) {
+        *run = k->last_run;
+    } else if (sig != k->own_sig && (st = variant_for(k, sig, run))) {
+        return st;
+    }
+    k->last_sig = sig;
+    k->last_run = *run;
+    if (*run != k)
+        memcpy((*run)->kernarg, k->kernarg, k->kernarg_size);
+    return RK_OK;
+}
+
+void rt_spec_free(rk_kernel *k)
+{
+    rk_ctx *ctx = k->prog->ctx;
+    for (int i = 0; i < k->nvars; i++)
+        rk_program_destroy(k->vars[i].prog);
+    free_raw(&ctx->alloc, k->vars, sizeof *k->vars * (size_t)k->capvars);
+    k->vars = NULL;
+    k->nvars = k->capvars = 0;
+    k->last_run = NULL;
+}
+
+/* ---- how a program was compiled ---- */
+
+bool rt_spec_attach(rk_program *p, const char *source, size_t length, const rk_compile_options *o)
+{
+    rk_ctx *ctx = p->ctx;
+    if (p->spec || ctx->no_specialize || !rt_compile_variant || (o->assume && *o->assume))
+        return true;
+    bool any = false;
+    for (int i = 0; i < p->nkernels; i++)
+        any |= p->kernels[i].nspec > 0;
+    if (!any)
+        return true;
+    Arena *a = &p->arena;
+    jmp_buf oom, *saved = a->oom;
+    if (setjmp(oom)) {
+        a->oom = saved;
+        return false;
+    }
+    a->oom = &oom;
+    RtSpecSrc *s = ARENA_NEW(a, RtSpecSrc);
+    char *src = arena_alloc(a, length + 1);
+    if (length)
+        memcpy(src, source, length);
+    s->source = src;
+    s->length = length;
+    s->opts = *o;
+    s->opts.filename = o->filename ? arena_strdup(a, o->filename) : NULL;
+    s->opts.target = p->target;
+    s->opts.kernel = NULL;
+    s->opts.assume = NULL;
+    rk_define *defs = ARENA_ARRAY(a, rk_define, o->ndefines + 1);
+    for (int i = 0; i < o->ndefines; i++)
+        defs[i] = (rk_define){arena_strdup(a, o->defines[i].name), arena_strdup(a, o->defines[i].value)};
+    s->opts.defines = defs;
+    const char **dirs = ARENA_ARRAY(a, const char *, o->ninclude_dirs + 1);
+    for (int i = 0; i < o->ninclude_dirs; i++)
+        dirs[i] = arena_strdup(a, o->include_dirs[i]);
+    s->opts.include_dirs = dirs;
+    a->oom = saved;
+    p->spec = s;
+    return true;
+}
+
+/* ---- rk.h ---- */
+
+const char *rk_kernel_facts(const rk_kernel *k)
+{
+    return k ? k->facts : "";
+}
+
+rk_kernel *rk_kernel_last_run(rk_kernel *k)
+{
+    return k && k->last_run ? k->last_run : k;
+}
+
+rk_program *rk_kernel_program(rk_kernel *k)
+{
+    return k ? k->prog : NULL;
+}
