@@ -3,12 +3,13 @@
     python3 bench/isa_diff.py BEFORE_DIR AFTER_DIR
 
 Prints each kernel whose quality figures changed (VGPRs, AGPRs, SGPRs, spills, scratch, LDS,
-occupancy, instruction count, MFMAs, global/LDS/scratch access widths, s_waitcnt count), with the
+occupancy, instruction count, MFMAs, global/LDS/scratch access widths, s_waitcnt count, and each
+loop's figures from the cycle model: its cycles per iteration are worse when higher), with the
 direction, and counts the kernels whose assembly text is identical. Exits 1 when any figure got worse."""
 import json, os, re, sys
 
 BETTER_LOW = ["vgprs", "agprs", "sgprs", "vgpr_spills", "sgpr_spills", "scratch_bytes", "instructions", "waitcnt",
-              "lds_bytes"]
+              "lds_bytes", "cycles"]
 
 
 def flat(d, pre=""):

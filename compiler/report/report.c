@@ -390,7 +390,7 @@ static int read_kernel_code(Elf *e, const char *cpu, IsaDisasm *dis, bool unifie
     r->vgprs = arch_vgprs(e, fn, k, unified);
     r->waves_per_simd = report_occupancy_for(cpu, r->vgprs_total, r->sgprs, r->lds_bytes, r->workgroup_size,
                                              &r->limiter);
-    isa_count(dis, e->a, e->b + off, (size_t)sym.size, sym.value, r);
+    isa_count(dis, e->a, e->b + off, (size_t)sym.size, sym.value, cpu, r);
     return 0;
 }
 

@@ -23,7 +23,11 @@
  *   s_waitcnt     every s_waitcnt* (s_waitcnt, s_waitcnt_vmcnt, s_waitcnt_lgkmcnt, ...) and the gfx12
  *                 s_wait_*cnt forms.
  *   main loop     the instructions from the target of the backward branch (s_branch, s_cbranch_*)
- *                 that spans the most instructions, to that branch, inclusive. */
+ *                 that spans the most instructions, to that branch, inclusive.
+ *   loops         on gfx90a, gfx940/941/942, gfx9-4-generic and gfx950: every loop (a backward
+ *                 branch, the farthest one to each target; not a range holding s_endpgm, which is
+ *                 out-of-line code branching back, not a loop), up to REPORT_MAX_LOOPS, the largest
+ *                 first, listed by position, each through the cycle model of report_loop.c. */
 #ifndef RK_REPORT_H
 #define RK_REPORT_H
 
@@ -32,7 +36,7 @@
 
 #include "runtime/support/arena.h"
 
-enum { REPORT_MAX_MFMA_SHAPES = 16 };
+enum { REPORT_MAX_MFMA_SHAPES = 16, REPORT_MAX_LOOPS = 8 };
 
 /* Memory operations are counted by access width: 8, 16, 32, 64, 96, 128 bits. */
 enum { W8, W16, W32, W64, W96, W128, NWIDTHS };
@@ -41,6 +45,28 @@ typedef struct MfmaCount {
     char mnemonic[48]; /* e.g. v_mfma_f32_16x16x16_bf16 */
     int count;
 } MfmaCount;
+
+/* The loop cycle model's figures for one loop (report_loop.c says how they are estimated). Stalls:
+ * the cycles of one steady-state iteration during which the matrix unit is idle, by what the wave
+ * was doing then: waiting on vmcnt, on lgkmcnt (the LDS latency and the scalar loads), on the LDS's
+ * bandwidth (the part of an lgkmcnt wait spent queueing behind other waves' LDS traffic), at
+ * s_barrier, issuing VALU, issuing SALU (s_nop and s_waitcnt that do not wait included), or
+ * anything else (issuing memory instructions, waiting on an MFMA's result). mfma_busy plus the
+ * stalls is the iteration's cycles. */
+enum { STALL_VMCNT, STALL_LGKMCNT, STALL_LDS, STALL_BARRIER, STALL_VALU, STALL_SALU, STALL_OTHER, NSTALLS };
+
+typedef struct LoopReport {
+    int first;           /* index of the loop's first instruction in the kernel */
+    int instructions;    /* instructions in the body, the backward branch included */
+    int mfma;            /* MFMA instructions in the body */
+    int cycles;          /* estimated cycles per iteration, in steady state */
+    int mfma_busy;       /* cycles of that iteration during which the matrix unit is busy */
+    int mfma_free;       /* the longest run of instructions without an MFMA, across the back edge;
+                            the whole body when it has none */
+    int stalls[NSTALLS]; /* see above */
+} LoopReport;
+
+extern const char *const report_stall_names[NSTALLS]; /* "vmcnt", "lgkmcnt", "lds", ... */
 
 typedef struct KernelReport {
     const char *name;
@@ -67,6 +93,8 @@ typedef struct KernelReport {
     int lds_reads[NWIDTHS], lds_writes[NWIDTHS];
     int waitcnt;
     int loop_instructions; /* instructions inside the largest loop (backward branch), 0 if none */
+    LoopReport loops[REPORT_MAX_LOOPS]; /* by position in the code */
+    int nloops;
 } KernelReport;
 
 typedef struct CodeReport {
@@ -95,5 +123,27 @@ enum { MEM_NONE, MEM_GLOBAL_LOAD, MEM_GLOBAL_STORE, MEM_BUFFER_LOAD, MEM_BUFFER_
        MEM_FLAT_LOAD, MEM_FLAT_STORE, MEM_SCRATCH_LOAD, MEM_SCRATCH_STORE, MEM_LDS_READ,
        MEM_LDS_WRITE };
 int report_classify_memory(const char *mnemonic, int *bits);
+
+
+/* The loop cycle model (report_loop.c). Memory latencies and bandwidths are parameters; the
+ * defaults, with their sources, are report_loop_params. */
+typedef struct LoopParams {
+    int global_latency;    /* cycles from issue to completion of a VMEM load or store */
+    int lds_latency;       /* cycles from issue to completion of one DS instruction, LDS idle */
+    int smem_latency;      /* cycles from issue to completion of a scalar memory load */
+    int barrier_latency;   /* cycles of an s_barrier that every wave reaches together */
+    int lds_bytes_per_clk; /* the LDS's bandwidth per CU, shared by the workgroup's waves */
+    int iterations;        /* iterations simulated back to back; the last one is reported */
+} LoopParams;
+extern const LoopParams report_loop_params;
+/* Models a loop whose body is `lines` (one instruction each, as LLVM's disassembler prints it:
+ * mnemonic then operands), its last line the backward branch, for CPU `cpu` (a name of the report's
+ * table: gfx90a, gfx940/941/942, gfx9-4-generic or gfx950) and a workgroup of `waves` waves. p: NULL
+ * for report_loop_params. Fills *out except out->first. Returns 0, or -1 (out zeroed) when there is
+ * no model for `cpu`. Temporaries go to the arena. */
+int report_loop_model(Arena *a, const char *cpu, int waves, const char *const *lines, int n, const LoopParams *p,
+                      LoopReport *out);
+/* Whether report_loop_model has a model for `cpu`. */
+int report_loop_has_model(const char *cpu);
 
 #endif

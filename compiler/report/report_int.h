@@ -11,7 +11,9 @@ typedef struct IsaDisasm IsaDisasm;
 IsaDisasm *isa_open(Arena *a, const char *llvm_cpu, const char **err);
 void isa_close(IsaDisasm *d);
 /* Disassembles `size` bytes of one kernel's code, loaded at address `addr`, and fills the
- * instruction mix of *k. */
-void isa_count(IsaDisasm *d, Arena *a, const uint8_t *code, size_t size, uint64_t addr, KernelReport *k);
+ * instruction mix of *k, and its loops through the cycle model where `cpu` (the report's name of the
+ * processor) has one; k->workgroup_size and k->wave_size must be set. */
+void isa_count(IsaDisasm *d, Arena *a, const uint8_t *code, size_t size, uint64_t addr, const char *cpu,
+               KernelReport *k);
 
 #endif

@@ -1,6 +1,7 @@
 /* The instruction mix of one kernel: disassemble its code with LLVM's AMDGPU disassembler (through
  * the C API) and count instructions, MFMA by mnemonic, memory operations by width, waits, and the
- * size of the largest loop. report.h says what each count means.
+ * size of the largest loop; then hand each loop's instructions to the cycle model (report_loop.c).
+ * report.h says what each count means.
  *
  * Mnemonics come from LLVM's printer (what llvm-objdump shows), so a count matches what a user sees
  * when reading the ISA. Branch targets are decoded from the instruction word itself (SOPP: bits
@@ -192,27 +193,79 @@ void isa_close(IsaDisasm *d)
     }
 }
 
-void isa_count(IsaDisasm *d, Arena *a, const uint8_t *code, size_t size, uint64_t addr, KernelReport *k)
+/* The loops of the kernel through the cycle model: for each target of a backward branch the
+ * farthest branch to it, unless the range holds s_endpgm (out-of-line code that branches back is
+ * not a loop); the REPORT_MAX_LOOPS largest, by position. */
+static void model_loops(Arena *a, const char *cpu, const char *const *text, const Branch *br, int nbr,
+                        const int *first, KernelReport *k)
+{
+    LoopReport found[REPORT_MAX_LOOPS];
+    int nfound = 0;
+    int wave = k->wave_size > 0 ? k->wave_size : 64;
+    int waves = k->workgroup_size > 0 ? (k->workgroup_size + wave - 1) / wave : 1;
+    for (int b = 0; b < nbr; b++) {
+        int lo = first[b], hi = br[b].index;
+        if (lo < 0)
+            continue;
+        bool farthest = true, endpgm = false;
+        for (int o = 0; o < nbr; o++)
+            if (o != b && first[o] == lo && (br[o].index > hi || (br[o].index == hi && o < b)))
+                farthest = false;
+        for (int i = lo; i <= hi && farthest && !endpgm; i++)
+            endpgm = !strncmp(text[i], "s_endpgm", 8);
+        if (!farthest || endpgm)
+            continue;
+        LoopReport l;
+        if (report_loop_model(a, cpu, waves, text + lo, hi - lo + 1, NULL, &l) != 0)
+            return;
+        l.first = lo;
+        if (nfound < REPORT_MAX_LOOPS) {
+            found[nfound++] = l;
+            continue;
+        }
+        int small = 0; /* full: replace the smallest, if this one is larger */
+        for (int i = 1; i < nfound; i++)
+            if (found[i].instructions < found[small].instructions)
+                small = i;
+        if (l.instructions > found[small].instructions)
+            found[small] = l;
+    }
+    for (int i = 1; i < nfound; i++) /* by position */
+        for (int j = i; j > 0 && found[j - 1].first > found[j].first; j--) {
+            LoopReport t = found[j];
+            found[j] = found[j - 1];
+            found[j - 1] = t;
+        }
+    memcpy(k->loops, found, sizeof found[0] * (size_t)nfound);
+    k->nloops = nfound;
+}
+
+void isa_count(IsaDisasm *d, Arena *a, const uint8_t *code, size_t size, uint64_t addr, const char *cpu,
+               KernelReport *k)
 {
     LLVMDisasmContextRef dc = d->dc;
     size_t cap = size / 4 + 1; /* instructions are at least 4 bytes */
     size_t *offs = ARENA_ARRAY(a, size_t, cap);
+    /* each instruction's text, for the cycle model, where the CPU has one */
+    const char **text = report_loop_has_model(cpu) ? ARENA_ARRAY(a, const char *, cap) : NULL;
     Branch *br = ARENA_ARRAY(a, Branch, cap);
     int n = 0, nbr = 0;
     size_t pos = 0;
     while (pos < size && (size_t)n < cap) { /* n < cap always: no AMDGPU instruction is under 4 bytes */
-        char text[256];
-        text[0] = 0;
+        char text_buf[256];
+        text_buf[0] = 0;
         /* The API takes a non-const pointer; it only reads the bytes. */
-        size_t len = LLVMDisasmInstruction(dc, (uint8_t *)(uintptr_t)(code + pos), size - pos, addr + pos, text,
-                                           sizeof text);
+        size_t len = LLVMDisasmInstruction(dc, (uint8_t *)(uintptr_t)(code + pos), size - pos, addr + pos, text_buf,
+                                           sizeof text_buf);
         offs[n++] = pos;
+        if (text)
+            text[n - 1] = arena_strdup(a, text_buf + strspn(text_buf, " \t"));
         if (len < 4 || len > size - pos) { /* not an instruction: count the word and go on */
             pos += size - pos < 4 ? size - pos : 4;
             continue;
         }
         char mn[sizeof k->mfma[0].mnemonic]; /* longer mnemonics are cut (none is this long) */
-        const char *t = text + strspn(text, " \t");
+        const char *t = text_buf + strspn(text_buf, " \t");
         size_t mlen = strcspn(t, " \t");
         if (mlen >= sizeof mn)
             mlen = sizeof mn - 1;
@@ -241,8 +294,10 @@ void isa_count(IsaDisasm *d, Arena *a, const uint8_t *code, size_t size, uint64_
 
     /* The largest loop: a backward branch at index j to offset t spans the instructions from the
      * first one at or after t up to j. */
+    int *first = ARENA_ARRAY(a, int, nbr ? nbr : 1);
     for (int b = 0; b < nbr; b++) {
         int64_t t = br[b].target;
+        first[b] = -1;
         if (t < 0 || t > (int64_t)offs[br[b].index])
             continue;
         int lo = 0, hi = br[b].index; /* first index with offs >= t */
@@ -253,8 +308,11 @@ void isa_count(IsaDisasm *d, Arena *a, const uint8_t *code, size_t size, uint64_
             else
                 hi = mid;
         }
+        first[b] = lo;
         int span = br[b].index - lo + 1;
         if (span > k->loop_instructions)
             k->loop_instructions = span;
     }
+    if (text)
+        model_loops(a, cpu, text, br, nbr, first, k);
 }

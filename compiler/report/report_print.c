@@ -14,11 +14,17 @@
  *     scratch    -
  *     lds ops    read b128 x32   write b128 x8
  *     s_waitcnt  24   instructions 1234   in main loop 456
+ *     loop       @95 x175: 1840 cycles/iter   mfma 64 busy 75%   mfma-free 50   stalls vmcnt 0 lgkmcnt 232 lds 40 barrier 64 valu 80 salu 24 other 24
  *
- * Widths print in increasing order and only when non-zero; "-" means none at all. Kernel names are
+ * The loop lines (the cycle model's, report_loop.c) come one per loop, by position: the index of its
+ * first instruction and its length, cycles per iteration, MFMAs in it and the share of the cycles the
+ * matrix unit is busy, the longest MFMA-free run of instructions, and the idle cycles by cause; none
+ * for a kernel without loops or a CPU without a model. Widths print in increasing order and only when non-zero; "-" means none at all. Kernel names are
  * printed with control characters replaced by '?'. JSON: {"cpu": ..., "kernels": [...]} with every
  * field of KernelReport; width arrays as objects keyed "8" ... "128" (all six keys, zeros included);
- * mfma as an object mnemonic -> count. Strings are escaped, and bytes that are not UTF-8 are written
+ * mfma as an object mnemonic -> count; loops as an array of objects (first, instructions, mfma,
+ * cycles, mfma_busy, mfma_utilisation = mfma_busy / cycles, mfma_free, stalls: an object cause ->
+ * cycles), [] when there are none. Strings are escaped, and bytes that are not UTF-8 are written
  * as \u00XX, so the output is valid JSON whatever the names hold. */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -112,6 +118,11 @@ static void text_mem(Buf *b, const char *label, const char *in, const int *lo, c
     bprintf(b, "\n");
 }
 
+static int percent(int part, int whole)
+{
+    return whole > 0 ? (int)((200LL * part + whole) / (2LL * whole)) : 0;
+}
+
 char *report_text(Arena *a, const CodeReport *r)
 {
     Buf b = {.a = a};
@@ -149,6 +160,14 @@ char *report_text(Arena *a, const CodeReport *r)
         text_mem(&b, "lds ops", "read", k->lds_reads, "write", k->lds_writes);
         bprintf(&b, "  s_waitcnt  %d   instructions %d   in main loop %d\n", k->waitcnt, k->instructions,
                 k->loop_instructions);
+        for (int l = 0; l < k->nloops; l++) {
+            const LoopReport *lp = &k->loops[l];
+            bprintf(&b, "  loop       @%d x%d: %d cycles/iter   mfma %d busy %d%%   mfma-free %d   stalls", lp->first,
+                    lp->instructions, lp->cycles, lp->mfma, percent(lp->mfma_busy, lp->cycles), lp->mfma_free);
+            for (int c = 0; c < NSTALLS; c++)
+                bprintf(&b, " %s %d", report_stall_names[c], lp->stalls[c]);
+            bprintf(&b, "\n");
+        }
     }
     return b.s;
 }
@@ -240,7 +259,18 @@ char *report_json(Arena *a, const CodeReport *r)
         json_widths(&b, "scratch_stores", k->scratch_stores);
         json_widths(&b, "lds_reads", k->lds_reads);
         json_widths(&b, "lds_writes", k->lds_writes);
-        bprintf(&b, ",\n   \"waitcnt\": %d, \"loop_instructions\": %d}", k->waitcnt, k->loop_instructions);
+        bprintf(&b, ",\n   \"waitcnt\": %d, \"loop_instructions\": %d, \"loops\": [", k->waitcnt, k->loop_instructions);
+        for (int l = 0; l < k->nloops; l++) {
+            const LoopReport *lp = &k->loops[l];
+            bprintf(&b, "%s\n    {\"first\": %d, \"instructions\": %d, \"mfma\": %d, \"cycles\": %d, \"mfma_busy\": %d, "
+                        "\"mfma_utilisation\": %.3f, \"mfma_free\": %d, \"stalls\": {",
+                    l ? "," : "", lp->first, lp->instructions, lp->mfma, lp->cycles, lp->mfma_busy,
+                    lp->cycles > 0 ? (double)lp->mfma_busy / lp->cycles : 0.0, lp->mfma_free);
+            for (int c = 0; c < NSTALLS; c++)
+                bprintf(&b, "%s\"%s\": %d", c ? ", " : "", report_stall_names[c], lp->stalls[c]);
+            bprintf(&b, "}}");
+        }
+        bprintf(&b, "]}");
     }
     bprintf(&b, "%s]}\n", r->nkernels ? "\n" : "");
     return b.s;

@@ -642,6 +642,17 @@ static void test_buffer(void)
         unload(&l);
 }
 
+/* The cycle model's invariant: the matrix unit's busy cycles and the stalls make up the iteration. */
+static void check_loop_sum(const LoopReport *lp, const char *what)
+{
+    int sum = lp->mfma_busy;
+    for (int c = 0; c < NSTALLS; c++)
+        sum += lp->stalls[c];
+    CHECK(lp->cycles > 0 && sum == lp->cycles && lp->mfma_free <= lp->instructions,
+          "%s: loop at %d: %d cycles, busy + stalls %d, mfma-free %d of %d", what, lp->first, lp->cycles, sum,
+          lp->mfma_free, lp->instructions);
+}
+
 static void test_loop(void)
 {
     const char *path = build("loop", "gfx942", "");
@@ -652,6 +663,23 @@ static void test_loop(void)
          * instructions; the inner one (loop+0x38 to loop+0x64) is 11. */
         const KernelReport *k = kernel(&l.r, "loop");
         CHECK(k && k->loop_instructions == 40, "loop %d", k ? k->loop_instructions : -1);
+        /* the cycle model sees both loops, by position: the outer one first, the inner one an
+         * instruction later (0x38 to 0x64: 10 instructions, two of them 8 bytes long); the inner one
+         * waits for its global load at once, so an iteration is at least a load's latency */
+        CHECK(k && k->nloops == 2 && k->loops[1].cycles >= report_loop_params.global_latency &&
+                  k->loops[1].stalls[STALL_VMCNT] > 0,
+              "inner loop: %d cycles", k && k->nloops == 2 ? k->loops[1].cycles : -1);
+        CHECK(k && k->nloops == 2 && k->loops[0].instructions == 40 && k->loops[1].instructions == 10 &&
+                  k->loops[1].first == k->loops[0].first + 1,
+              "loops %d: %d at %d, %d at %d", k ? k->nloops : -1, k ? k->loops[0].instructions : -1,
+              k ? k->loops[0].first : -1, k ? k->loops[1].instructions : -1, k ? k->loops[1].first : -1);
+        for (int i = 0; k && i < k->nloops; i++)
+            check_loop_sum(&k->loops[i], "loop");
+        if (k) {
+            char *t = report_text(&l.arena, &l.r);
+            CHECK(strstr(t, "\n  loop       @") && strstr(t, " x40: "), "no loop line in the text:\n%s", t);
+            check_json(&l.arena, &l.r, "loop");
+        }
         /* 512 threads = 8 waves a workgroup, 8 VGPRs: 4 workgroups fill 8 waves per SIMD */
         CHECK(k && k->waves_per_simd == 8, "occupancy %d", k ? k->waves_per_simd : -1);
     }
@@ -673,6 +701,12 @@ static void test_mfma(const char *cpu, const char *m16, const char *m32)
             CHECK(k->nmfma == 2 && !strcmp(k->mfma[0].mnemonic, m16) && !strcmp(k->mfma[1].mnemonic, m32),
                   "%s: shapes %s %s", cpu, k->mfma[0].mnemonic, k->mfma[1].mnemonic);
             CHECK(k->loop_instructions > 0, "%s: no loop", cpu);
+            /* the loop's two MFMAs keep the matrix unit busy for part of each iteration */
+            CHECK(k->nloops >= 1 && k->loops[k->nloops - 1].mfma == 2 && k->loops[k->nloops - 1].mfma_busy > 0,
+                  "%s: %d loops, mfma %d busy %d", cpu, k->nloops, k->nloops ? k->loops[k->nloops - 1].mfma : -1,
+                  k->nloops ? k->loops[k->nloops - 1].mfma_busy : -1);
+            for (int i = 0; i < k->nloops; i++)
+                check_loop_sum(&k->loops[i], cpu);
             /* arch VGPRs: the <kernel>.num_vgpr symbol; .vgpr_count = alignTo(arch, 4) + AGPRs */
             uint64_t nv = 0;
             CHECK(symbol_value(path, "mfma.num_vgpr", &nv) && (int)nv == k->vgprs, "%s: vgprs %d, symbol %llu", cpu,

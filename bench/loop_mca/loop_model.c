@@ -1,0 +1,86 @@
+/* loop_model: rk's loop cycle model (compiler/report/report_loop.c) on a loop body given as text,
+ * one instruction a line as llvm-objdump or LLVM's disassembler prints it (comments after "//" or
+ * ";" and blank lines are dropped; the last line should be the backward branch). For comparing the
+ * model with llvm-mca on the same lines (bench/loop_mca/compare.py).
+ *
+ *   loop_model [--cpu gfx942] [--waves N] [--global N] [--lds N] [--smem N] [--barrier N]
+ *              [--lds-bw BYTES_PER_CLK] FILE
+ *
+ * prints one JSON object: the LoopReport's fields. Exit 0, 1 when the file cannot be read or the CPU
+ * has no model, 2 for a bad command line. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/report/report.h"
+
+int main(int argc, char **argv)
+{
+    const char *cpu = "gfx942", *path = NULL;
+    int waves = 4;
+    LoopParams p = report_loop_params;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int *dst = !strcmp(a, "--waves")     ? &waves
+                   : !strcmp(a, "--global")  ? &p.global_latency
+                   : !strcmp(a, "--lds")     ? &p.lds_latency
+                   : !strcmp(a, "--smem")    ? &p.smem_latency
+                   : !strcmp(a, "--barrier") ? &p.barrier_latency
+                   : !strcmp(a, "--lds-bw")  ? &p.lds_bytes_per_clk
+                                             : NULL;
+        if (!strcmp(a, "--cpu") && i + 1 < argc)
+            cpu = argv[++i];
+        else if (dst && i + 1 < argc)
+            *dst = atoi(argv[++i]);
+        else if (!path && a[0] != '-')
+            path = a;
+        else
+            path = NULL, i = argc;
+    }
+    if (!path) {
+        fprintf(stderr, "usage: loop_model [--cpu CPU] [--waves N] [--global N] [--lds N] [--smem N] [--barrier N] "
+                        "[--lds-bw N] FILE\n");
+        return 2;
+    }
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "loop_model: cannot read %s\n", path);
+        return 1;
+    }
+    Arena a;
+    arena_init(&a, default_allocator);
+    const char **lines = NULL;
+    int n = 0, cap = 0;
+    char buf[1024];
+    while (fgets(buf, sizeof buf, f)) {
+        buf[strcspn(buf, "\n")] = 0;
+        char *c = strstr(buf, "//");
+        if (c)
+            *c = 0;
+        if ((c = strchr(buf, ';')))
+            *c = 0;
+        char *t = buf + strspn(buf, " \t");
+        if (!*t)
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 256;
+            lines = realloc(lines, sizeof *lines * (size_t)cap);
+        }
+        lines[n++] = arena_strdup(&a, t);
+    }
+    fclose(f);
+    LoopReport l;
+    int rc = report_loop_model(&a, cpu, waves, lines, n, &p, &l);
+    if (rc == 0) {
+        printf("{\"instructions\": %d, \"mfma\": %d, \"cycles\": %d, \"mfma_busy\": %d, \"mfma_free\": %d, \"stalls\": {",
+               l.instructions, l.mfma, l.cycles, l.mfma_busy, l.mfma_free);
+        for (int c = 0; c < NSTALLS; c++)
+            printf("%s\"%s\": %d", c ? ", " : "", report_stall_names[c], l.stalls[c]);
+        printf("}}\n");
+    } else {
+        fprintf(stderr, "loop_model: no model for %s\n", cpu);
+    }
+    free(lines);
+    arena_free(&a);
+    return rc ? 1 : 0;
+}

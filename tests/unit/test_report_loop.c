@@ -1,0 +1,227 @@
+/* Tests of the loop cycle model (compiler/report/report_loop.c) on hand-written loop bodies whose
+ * answers follow from the model's rules by hand: back-to-back MFMAs, a load waited at once, a load
+ * waited a full iteration later, lgkmcnt that must not wait for global loads (llvm-mca 22 does),
+ * FLAT that must, the LDS's bandwidth shared by a workgroup's waves, a VALU reading an MFMA's result,
+ * barriers, s_nop, the MFMA-free run across the back edge, the latencies as parameters, and the
+ * invariant that the busy cycles and the stalls add up to the iteration. Each body ends with its
+ * backward branch, as the report hands it over. */
+#include <stdio.h>
+#include <string.h>
+
+#include "compiler/report/report.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                                                  \
+    do {                                                                                                  \
+        if (!(cond)) {                                                                                    \
+            failures++;                                                                                   \
+            fprintf(stderr, "%s:%d: FAIL: %s: ", __FILE__, __LINE__, #cond);                              \
+            fprintf(stderr, __VA_ARGS__);                                                                 \
+            fputc('\n', stderr);                                                                          \
+        }                                                                                                 \
+    } while (0)
+
+#define N(x) ((int)(sizeof(x) / sizeof((x)[0])))
+
+static const char *BR = "s_cbranch_scc1 65520";
+static const char *MFMA16 = "v_mfma_f32_16x16x16_bf16 v[0:3], v[64:65], v[66:67], v[0:3]";
+static const char *MFMA32 = "v_mfma_f32_32x32x8_bf16 a[0:15], v[64:65], v[66:67], a[0:15]";
+static const char *LOAD = "global_load_dwordx4 v[40:43], v[44:45], off";
+
+static LoopReport model(const char *cpu, int waves, const char *const *lines, int n, const LoopParams *p)
+{
+    Arena a;
+    arena_init(&a, default_allocator);
+    LoopReport l;
+    int rc = report_loop_model(&a, cpu, waves, lines, n, p, &l);
+    CHECK(rc == 0, "no model for %s", cpu);
+    int sum = l.mfma_busy;
+    for (int c = 0; c < NSTALLS; c++) {
+        CHECK(l.stalls[c] >= 0, "stall %s %d", report_stall_names[c], l.stalls[c]);
+        sum += l.stalls[c];
+    }
+    CHECK(sum == l.cycles, "busy %d + stalls = %d, not the %d cycles", l.mfma_busy, sum, l.cycles);
+    CHECK(l.instructions == n, "%d instructions, not %d", l.instructions, n);
+    arena_free(&a);
+    return l;
+}
+
+/* N independent MFMAs back to back: N times the instruction's cycles, the unit always busy. */
+static void test_mfma_back_to_back(void)
+{
+    const char *b16[] = {MFMA16, "v_mfma_f32_16x16x16_bf16 v[4:7], v[64:65], v[66:67], v[4:7]",
+                         "v_mfma_f32_16x16x16_bf16 v[8:11], v[64:65], v[66:67], v[8:11]",
+                         "v_mfma_f32_16x16x16_bf16 v[12:15], v[64:65], v[66:67], v[12:15]", BR};
+    LoopReport l = model("gfx942", 4, b16, N(b16), NULL);
+    CHECK(l.cycles == 4 * 16 && l.mfma_busy == 64 && l.mfma == 4 && l.mfma_free == 1, "4 x 16x16x16: %d cycles, busy %d, %d mfma, free %d",
+          l.cycles, l.mfma_busy, l.mfma, l.mfma_free);
+    l = model("gfx90a", 4, (const char *[]){"v_mfma_f32_16x16x16bf16_1k v[0:3], v[64:65], v[66:67], v[0:3]",
+                                            "v_mfma_f32_16x16x16bf16_1k v[4:7], v[64:65], v[66:67], v[4:7]", BR},
+              3, NULL);
+    CHECK(l.cycles == 2 * 32 && l.mfma_busy == 64, "gfx90a 2 x 16x16x16bf16_1k (8 passes): %d", l.cycles);
+    const char *b32[] = {MFMA32, MFMA32, MFMA32, BR}; /* one accumulator: back to back on CDNA3 too */
+    l = model("gfx942", 4, b32, N(b32), NULL);
+    CHECK(l.cycles == 3 * 32 && l.mfma_busy == 96, "3 x 32x32x8: %d", l.cycles);
+    l = model("gfx950", 4, (const char *[]){"v_mfma_f32_16x16x32_bf16 v[0:3], v[64:67], v[68:71], v[0:3]", BR}, 2,
+              NULL);
+    CHECK(l.cycles == 16, "gfx950 16x16x32_bf16: %d", l.cycles);
+    l = model("gfx942", 4, (const char *[]){"v_mfma_f32_32x32x4_2b_f16 v[0:31], v[64:65], v[66:67], v[0:31]", BR}, 2,
+              NULL);
+    CHECK(l.cycles == 32 && l.mfma_busy == 32, "not in the table, costed by its 32x32 shape: %d", l.cycles);
+}
+
+/* A load waited on at once: its latency (plus the branch's issue slot); the latency is a parameter. */
+static void test_load_latency(void)
+{
+    const char *b[] = {LOAD, "s_waitcnt vmcnt(0)", BR};
+    LoopReport l = model("gfx942", 4, b, N(b), NULL);
+    int lat = report_loop_params.global_latency;
+    CHECK(l.cycles == lat + 4, "load + wait: %d, not %d", l.cycles, lat + 4);
+    CHECK(l.stalls[STALL_VMCNT] == lat - 4 && l.stalls[STALL_OTHER] == 4 && l.stalls[STALL_SALU] == 4,
+          "vmcnt %d other %d salu %d", l.stalls[STALL_VMCNT], l.stalls[STALL_OTHER], l.stalls[STALL_SALU]);
+    LoopParams p = report_loop_params;
+    p.global_latency = 300;
+    l = model("gfx942", 4, b, N(b), &p);
+    CHECK(l.cycles == 304, "global_latency 300: %d", l.cycles);
+    /* the raw immediate form: s_waitcnt 0 waits for everything */
+    l = model("gfx942", 4, (const char *[]){LOAD, "s_waitcnt 0", BR}, 3, &p);
+    CHECK(l.cycles == 304, "s_waitcnt 0: %d", l.cycles);
+    /* a scalar load is counted by lgkmcnt */
+    l = model("gfx942", 4, (const char *[]){"s_load_dwordx2 s[4:5], s[0:1], 0x0", "s_waitcnt lgkmcnt(0)", BR}, 3,
+              NULL);
+    CHECK(l.cycles == report_loop_params.smem_latency + 4, "s_load + lgkmcnt(0): %d", l.cycles);
+}
+
+/* Global and buffer loads count against vmcnt only: lgkmcnt(0) does not wait for them (llvm-mca 22
+ * says it does). FLAT (flat_load) counts against both. */
+static void test_counters(void)
+{
+    LoopReport l = model("gfx942", 4, (const char *[]){LOAD, "s_waitcnt lgkmcnt(0)", BR}, 3, NULL);
+    CHECK(l.cycles == 12 && l.stalls[STALL_LGKMCNT] == 0, "global_load + lgkmcnt(0): %d", l.cycles);
+    l = model("gfx942", 4,
+              (const char *[]){"buffer_load_dwordx4 v[0:3], v4, s[8:11], 0 offen", "s_waitcnt lgkmcnt(0)", BR}, 3,
+              NULL);
+    CHECK(l.cycles == 12, "buffer_load + lgkmcnt(0): %d", l.cycles);
+    l = model("gfx942", 4, (const char *[]){"flat_load_dwordx4 v[0:3], v[4:5]", "s_waitcnt lgkmcnt(0)", BR}, 3, NULL);
+    CHECK(l.cycles == report_loop_params.global_latency + 4 && l.stalls[STALL_LGKMCNT] > 0,
+          "flat_load + lgkmcnt(0): %d", l.cycles);
+    /* vmcnt(N) counts: with two loads in flight, vmcnt(1) waits for the first only */
+    LoopParams p = report_loop_params;
+    p.global_latency = 100;
+    l = model("gfx942", 4,
+              (const char *[]){LOAD, "v_add_f32_e32 v1, v2, v3", "v_add_f32_e32 v1, v2, v3", LOAD,
+                               "s_waitcnt vmcnt(1)", "s_waitcnt vmcnt(0)", BR},
+              7, &p);
+    CHECK(l.cycles == 12 + 100 + 4, "two loads, vmcnt(1) then (0): %d", l.cycles);
+}
+
+/* Latency hidden: a load waited one iteration later costs nothing when an iteration outlasts it; the
+ * same load waited at once adds its latency to every iteration. */
+static void test_hiding(void)
+{
+    const char *late[23], *early[23];
+    late[0] = early[0] = LOAD;
+    early[1] = "s_waitcnt vmcnt(0)";
+    for (int i = 0; i < 20; i++)
+        late[1 + i] = early[2 + i] = MFMA32;
+    late[21] = "s_waitcnt vmcnt(1)";
+    late[22] = early[22] = BR;
+    LoopReport l = model("gfx942", 4, late, 23, NULL);
+    CHECK(l.cycles == 20 * 32 && l.mfma_busy == l.cycles && l.stalls[STALL_VMCNT] == 0,
+          "waited an iteration later: %d cycles, busy %d, vmcnt %d", l.cycles, l.mfma_busy, l.stalls[STALL_VMCNT]);
+    l = model("gfx942", 4, early, 23, NULL);
+    int lat = report_loop_params.global_latency;
+    /* the wait starts 4 cycles after the load, and the previous iteration's last MFMA (started 8
+     * cycles before it) still runs for the first 20 of them */
+    CHECK(l.cycles == lat + 19 * 32 + 8 && l.stalls[STALL_VMCNT] == lat - 24,
+          "waited at once: %d cycles (want %d), vmcnt %d", l.cycles, lat + 19 * 32 + 8, l.stalls[STALL_VMCNT]);
+    /* steady state: a load issued at the end and waited at the top of the next iteration */
+    l = model("gfx942", 4, (const char *[]){"s_waitcnt vmcnt(0)", LOAD, BR}, 3, NULL);
+    CHECK(l.cycles == lat, "load waited in the next iteration: %d", l.cycles);
+}
+
+/* The LDS: one read waited at once costs the LDS latency; eight 128-bit reads of a 4-wave workgroup
+ * queue for its 128 bytes per clock (1 KiB per wave per read, 4 waves: 32 cycles each). */
+static void test_lds(void)
+{
+    const char *rd = "ds_read_b128 v[0:3], v8";
+    LoopReport l = model("gfx942", 1, (const char *[]){rd, "s_waitcnt lgkmcnt(0)", BR}, 3, NULL);
+    CHECK(l.cycles == report_loop_params.lds_latency + 4, "ds_read + wait: %d", l.cycles);
+    const char *b[] = {rd, rd, rd, rd, rd, rd, rd, rd, "s_waitcnt lgkmcnt(0)", BR};
+    l = model("gfx942", 4, b, N(b), NULL);
+    int lat = report_loop_params.lds_latency;
+    CHECK(l.cycles == 7 * 32 + lat + 4, "8 reads, 4 waves: %d, want %d", l.cycles, 7 * 32 + lat + 4);
+    CHECK(l.stalls[STALL_LDS] == 7 * 32 - 28 && l.stalls[STALL_LGKMCNT] == lat + 28 - 32,
+          "lds %d lgkmcnt %d", l.stalls[STALL_LDS], l.stalls[STALL_LGKMCNT]);
+    l = model("gfx942", 1, b, N(b), NULL);
+    CHECK(l.cycles == 7 * 8 + lat + 4, "8 reads, 1 wave: %d", l.cycles);
+    LoopParams p = report_loop_params;
+    p.lds_latency = 20;
+    l = model("gfx942", 1, (const char *[]){rd, "s_waitcnt lgkmcnt(0)", BR}, 3, &p);
+    CHECK(l.cycles == 24, "lds_latency 20: %d", l.cycles);
+}
+
+/* A VALU reading an MFMA's result waits for it; barriers, s_nop and the VALU's rate. */
+static void test_dependences_and_issue(void)
+{
+    LoopReport l = model("gfx942", 4, (const char *[]){MFMA16, "v_add_f32_e32 v4, v0, v5", BR}, 3, NULL);
+    CHECK(l.cycles == 24 && l.mfma_busy == 16 && l.stalls[STALL_VALU] == 4, "mfma then its reader: %d (valu %d)",
+          l.cycles, l.stalls[STALL_VALU]);
+    l = model("gfx942", 4, (const char *[]){MFMA16, "v_add_f32_e32 v4, v20, v5", BR}, 3, NULL);
+    CHECK(l.cycles == 16, "mfma and an independent VALU: %d", l.cycles);
+    l = model("gfx942", 4, (const char *[]){"s_barrier", BR}, 2, NULL);
+    CHECK(l.cycles == report_loop_params.barrier_latency + 4 &&
+              l.stalls[STALL_BARRIER] == report_loop_params.barrier_latency,
+          "barrier: %d", l.cycles);
+    l = model("gfx942", 4, (const char *[]){"s_nop 3", BR}, 2, NULL);
+    CHECK(l.cycles == 20 && l.stalls[STALL_SALU] == 20, "s_nop 3: %d", l.cycles);
+    l = model("gfx942", 4,
+              (const char *[]){"v_exp_f32_e32 v1, v2", "v_pk_fma_f32 v[4:5], v[6:7], v[8:9], v[10:11]", BR}, 3, NULL);
+    CHECK(l.cycles == 16 + 4 + 4 && l.stalls[STALL_VALU] == 20, "v_exp (quarter rate) + v_pk_fma: %d", l.cycles);
+}
+
+/* The longest MFMA-free run wraps around the back edge. */
+static void test_mfma_free(void)
+{
+    const char *v = "v_add_f32_e32 v1, v2, v3";
+    const char *b[] = {v, v, v, MFMA16, v, v, v, v, v, MFMA16, v, v, BR};
+    LoopReport l = model("gfx942", 4, b, N(b), NULL);
+    CHECK(l.mfma_free == 6 && l.mfma == 2, "free %d (want 2 + branch + 3 = 6)", l.mfma_free);
+    l = model("gfx942", 4, (const char *[]){v, v, BR}, 3, NULL);
+    CHECK(l.mfma_free == 3 && l.mfma == 0 && l.mfma_busy == 0 && l.cycles == 12, "no mfma: free %d cycles %d",
+          l.mfma_free, l.cycles);
+}
+
+static void test_no_model(void)
+{
+    Arena a;
+    arena_init(&a, default_allocator);
+    LoopReport l;
+    const char *b[] = {MFMA16, BR};
+    CHECK(report_loop_model(&a, "gfx1100", 4, b, 2, NULL, &l) == -1 && l.cycles == 0, "gfx1100 has no model");
+    CHECK(report_loop_model(&a, "gfx908", 4, b, 2, NULL, &l) == -1, "gfx908 has no model");
+    CHECK(report_loop_has_model("gfx942") && report_loop_has_model("gfx90a") && report_loop_has_model("gfx950") &&
+              report_loop_has_model("gfx940") && !report_loop_has_model(NULL),
+          "models");
+    /* garbage lines are instructions of no known class, never a crash */
+    const char *junk[] = {"", "v[", "s_waitcnt vmcnt(", "v_mfma_f32_16x16x16_bf16 v[3:1], a[999:1000]", "ds_read_b128",
+                          "s_nop", BR};
+    CHECK(report_loop_model(&a, "gfx942", 0, junk, N(junk), NULL, &l) == 0 && l.cycles > 0, "junk: %d", l.cycles);
+    arena_free(&a);
+}
+
+int main(void)
+{
+    test_mfma_back_to_back();
+    test_load_latency();
+    test_counters();
+    test_hiding();
+    test_lds();
+    test_dependences_and_issue();
+    test_mfma_free();
+    test_no_model();
+    if (failures)
+        fprintf(stderr, "%d failure(s)\n", failures);
+    return failures ? 1 : 0;
+}
