@@ -140,7 +140,11 @@ for line in "${CASES[@]}"; do
 done
 
 # ---- 4. the table --------------------------------------------------------------------------------
-targs=(--raw "$RAW" --triton-version "$TV" --runs "$RUNS")
+CMDLINE="bench/vs_triton/run.sh"
+for v in VT_CASES VT_SKIP_BUILD VT_BUILD VT_RUNS; do
+    [[ -n ${!v:-} ]] && CMDLINE="$v=${!v} $CMDLINE"
+done
+targs=(--raw "$RAW" --triton-version "$TV" --runs "$RUNS" --command "$CMDLINE")
 [[ $DOCS == 1 ]] && targs+=(--docs "$ROOT/docs/performance.md")
 python3 "$HERE/table.py" "${targs[@]}" || FAILED=1
 say "== done in ${SECONDS} s; raw results in $RAW, disassembly in $OUT/isa/"

@@ -2,8 +2,10 @@
 
   python3 table.py --raw out/raw.jsonl --triton-version V --runs N [--docs docs/performance.md]
 
-Three tables: compile times; the code each compiler made (one rk row and one Triton row per case,
-read from the code objects by the same ruler, hsaco_report); and the issue's targets per case, with
+Four tables: compile times; the code each compiler made (one rk row and one Triton row per case,
+read from the code objects by the same ruler, hsaco_report); the main loop of each by rk's loop
+cycle model (cycles per iteration, MFMA utilisation, the longest MFMA-free run, the idle cycles by
+cause; the same ruler); and the issue's targets per case, with
 the note of notes.tsv for each case that misses one. The docs section "rk against Triton on gfx942
 (build machine)" is replaced in place, or appended when the file has none. Exit 1 when a case failed
 to compile on either side (the table still prints). Standard library only.
@@ -162,6 +164,43 @@ def code_rows(res):
     return (head, rows), (mhead, mix)
 
 
+STALLS = ["vmcnt", "lgkmcnt", "lds", "barrier", "valu", "salu", "other"]
+
+
+def main_loop(k):
+    """The cycle model's figures for the kernel's largest loop (rk's report, report_loop.c), or None."""
+    loops = k.get("loops") or []
+    return max(loops, key=lambda l: l["instructions"]) if loops else None
+
+
+def model_rows(res):
+    """One row per side: the main loop by the cycle model, and rk's cycles over Triton's."""
+    rows = []
+    for c in ran(res):
+        r = res.get(c["id"], {})
+        ks = {side: kernel(r.get(side)) for side in ("rk", "triton")}
+        ls = {side: main_loop(k) if k else None for side, k in ks.items()}
+        for side in ("rk", "triton"):
+            name = c["id"] if side == "rk" else ""
+            k, lp = ks[side], ls[side]
+            if k is None:
+                rows.append([name, side, "FAILED"] + [""] * 6)
+                continue
+            if lp is None:
+                rows.append([name, side, "no loop"] + [""] * 6)
+                continue
+            ratio = ""
+            if side == "rk" and ls["triton"] and ls["triton"]["cycles"]:
+                ratio = f"{lp['cycles'] / ls['triton']['cycles']:.2f}"
+            rows.append([name, side, str(lp["instructions"]), str(lp["cycles"]), ratio,
+                         f"{100 * lp['mfma_utilisation']:.0f}% ({lp['mfma']})", str(lp["mfma_free"]),
+                         " ".join(f"{s} {lp['stalls'][s]}" for s in STALLS if lp["stalls"].get(s)) or "-",
+                         str(len(k.get("loops") or []))])
+    head = ["case", "side", "loop instrs", "cycles/iter", "rk/Triton", "MFMA busy (MFMAs)", "MFMA-free",
+            "idle cycles by cause", "loops"]
+    return head, rows
+
+
 def load_notes():
     notes = []
     path = os.path.join(HERE, "notes.tsv")
@@ -262,10 +301,12 @@ def main():
     ap.add_argument("--triton-version", required=True)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--docs")
+    ap.add_argument("--command", default="bench/vs_triton/run.sh", help="the command line the docs record")
     a = ap.parse_args()
     res = load(a.raw)
     ch, cr = compile_rows(res)
     (qh, qr), (xh, xr) = code_rows(res)
+    mh, mr = model_rows(res)
     vs, failed = verdicts(res)
     when = datetime.date.today().isoformat()
     mach = machine(a.triton_version)
@@ -279,6 +320,10 @@ def main():
     print(text_table(qh, qr))
     print("\nInstruction mix (memory operations as bits x count; instructions in the main loop and in all)\n")
     print(text_table(xh, xr))
+    print("\nMain loop by rk's cycle model (report_loop.c; gfx942, one wave, estimated latencies): cycles per "
+          "steady-state iteration, rk over Triton, the matrix unit's busy share, the longest MFMA-free run of "
+          "instructions, the idle cycles by cause, loops in the kernel\n")
+    print(text_table(mh, mr))
     print("\nTargets (compile >= 20x faster in CPU time; spills, scratch <= Triton's; 128-bit global/buffer ops >= "
           "Triton's; occupancy >= Triton's)\n")
     numbered = number_notes(vs)
@@ -292,15 +337,15 @@ def main():
             print(f"  N{n}. {w}\n")
 
     if a.docs:
-        write_docs(a, when, mach, ch, cr, qh, qr, xh, xr, vs)
+        write_docs(a, when, mach, ch, cr, qh, qr, xh, xr, mh, mr, vs)
     return 1 if failed else 0
 
 
-def write_docs(a, when, mach, ch, cr, qh, qr, xh, xr, vs):
+def write_docs(a, when, mach, ch, cr, qh, qr, xh, xr, mh, mr, vs):
     lines = [SECTION, "",
              f"**{when}**, {mach}. The machine is shared with other builds, so compile times move with "
              f"their load; the code columns do not.", "",
-             "```", "bench/vs_triton/run.sh", "```", "",
+             "```", a.command, "```", "",
              "What is compared: the same kernels written for both (bench/vs_triton/kernels/*.tile and "
              "bench/vs_triton/triton_side.py: Triton's matmul, fused-softmax, layer-norm and "
              "fused-attention tutorials; softmax and layer norm one row per program, attention "
@@ -333,6 +378,16 @@ def write_docs(a, when, mach, ch, cr, qh, qr, xh, xr, vs):
              "Memory operations as bits x count; instructions in the main loop (the largest backward "
              "branch) and in the whole kernel.", "",
              md_table(xh, xr), "",
+             "### Main loops by the cycle model", "",
+             "rk's loop cycle model (`rkc --report`, compiler/report/report_loop.c, docs/internals.md \"The "
+             "loop cycle model\") on each kernel's largest loop, the same ruler for both sides: cycles per "
+             "steady-state iteration of one wave (estimated latencies: global 500 cycles, LDS 64, LDS 128 "
+             "B/clk per CU shared by the workgroup's waves), rk's over Triton's, the share of those cycles "
+             "the matrix unit is busy (and the loop's MFMAs), the longest run of instructions without an "
+             "MFMA (across the back edge), the cycles the matrix unit is idle by what the wave was doing "
+             "(waiting on vmcnt, lgkmcnt, LDS bandwidth, a barrier; issuing VALU, SALU, other), and how many "
+             "loops the kernel has. Estimates for ranking code, not measurements: no AMD GPU ran them.", "",
+             md_table(mh, mr), "",
              "### Targets and why rk misses them", "",
              "Targets (issue 10): rk's cold compile at least 20x faster than Triton's; no more spills "
              "or scratch; at least as many 128-bit global/buffer operations; at least Triton's "
@@ -346,9 +401,8 @@ def write_docs(a, when, mach, ch, cr, qh, qr, xh, xr, vs):
         lines += ["", "Notes, from reading both disassemblies (bench/vs_triton/notes.tsv):", ""]
         lines += [f"- **N{n}.** {w}" for w, n in numbered.items()]
     lines += ["", "### sm_90 (NVIDIA H100)", "",
-              "Waits for rk's NVIDIA target: then the same cases through PTX and `ptxas -v` (registers, "
-              "spills, shared memory) and the SASS instruction mix through `nvdisasm`, Triton against rk.",
-              ""]
+              "rk's NVIDIA target is measured on the GPU itself, against Triton and torch: the next section "
+              "(bench/h200).", ""]
     text = open(a.docs).read() if os.path.exists(a.docs) else "# Performance figures\n"
     section = "\n".join(lines)
     i = text.find(SECTION)
