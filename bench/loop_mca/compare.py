@@ -11,7 +11,9 @@ Each is measured by llvm-mca-22 -mtriple=amdgcn -mcpu=gfx942 -iterations=100 (to
 times 4: llvm-mca's AMDGPU models count one cycle per issue, 4 clocks of a wave64 on a 16-lane SIMD,
 and MFMA passes, 4 clocks each), and by the model twice: with llvm-mca's latencies (LDS 20 cycles,
 scalar loads 20, s_barrier 4, the LDS's bandwidth unlimited) and with its own defaults. Prints one
-line per loop and, per vs_triton case, whether rk's loop and Triton's rank the same way. Standard
+line per loop (for the vs_triton loops also llvm-mca on the whole loop, VMEM included: "mca full",
+where its lgkmcnt error shows) and, per vs_triton case, whether rk's loop and Triton's rank the same
+way. Standard
 library only; llvm-mca-22 from PATH or /usr/lib/llvm-22/bin.
 """
 import json
@@ -129,17 +131,18 @@ def strip_vmem(lines):
     return out
 
 
-def row(name, lines, tool, waves):
+def row(name, lines, tool, waves, full=None):
     mca = mca_cycles(lines)
     mm = model(tool, lines, ["--waves", str(waves)] + MATCHED)
     md = model(tool, lines, ["--waves", str(waves)])
-    return name, len(lines), mca, mm and mm["cycles"], md and md["cycles"]
+    return name, len(lines), mca, mm and mm["cycles"], md and md["cycles"], full and mca_cycles(full)
 
 
 def fmt(r):
-    name, n, mca, mm, md = r
+    name, n, mca, mm, md, full = r
     ratio = f"{mm / mca:.2f}" if mca and mm else "-"
-    return f"{name:<52} {n:>5} {mca if mca is not None else '-':>9} {mm if mm is not None else '-':>9} {ratio:>6} {md if md is not None else '-':>9}"
+    dash = lambda x: "-" if x is None else x
+    return f"{name:<52} {n:>5} {dash(mca):>9} {dash(mm):>9} {ratio:>6} {dash(md):>9} {dash(full):>9}"
 
 
 def main():
@@ -147,7 +150,7 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     tool, isa = sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None
-    print(f"{'loop':<52} {'instr':>5} {'llvm-mca':>9} {'model=mca':>9} {'ratio':>6} {'model':>9}")
+    print(f"{'loop':<52} {'instr':>5} {'llvm-mca':>9} {'model=mca':>9} {'ratio':>6} {'model':>9} {'mca full':>9}")
     rows = [row(name, lines, tool, 4) for name, lines in HAND.items()]
     for r in rows:
         print(fmt(r))
@@ -164,7 +167,7 @@ def main():
                 print(f"{case + ' ' + side:<52} no loop")
                 continue
             waves = int(m.group(1)) if (m := re.search(r"_w(\d+)", case)) else 4
-            r = row(f"{case} {side}", strip_vmem(body), tool, waves)
+            r = row(f"{case} {side}", strip_vmem(body), tool, waves, body)
             got[side] = r
             print(fmt(r))
         if len(got) == 2 and all(got[s][2] and got[s][3] for s in got):
