@@ -79,3 +79,17 @@ bool memreg_contains(const void *addr, size_t bytes)
     pthread_rwlock_unlock(&lock);
     return ok;
 }
+
+bool memreg_range(const void *addr, uintptr_t *lo, uintptr_t *hi)
+{
+    uintptr_t p = (uintptr_t)addr;
+    pthread_rwlock_rdlock(&lock);
+    size_t i = upper(p);
+    bool ok = i > 0 && p < ranges[i - 1].end;
+    if (ok) {
+        *lo = ranges[i - 1].base;
+        *hi = ranges[i - 1].end;
+    }
+    pthread_rwlock_unlock(&lock);
+    return ok;
+}

@@ -173,6 +173,67 @@ static int run_length(const LinLayout *ll, int r, int rank_dim, int max)
     return run;
 }
 
+/* A move between layouts of a tile larger than the free LDS, in pieces: rows [c R, (c + 1) R) of the
+ * flattened leading dimensions at a time, R the most rows that fit (a power of two). Each piece is
+ * written by the lanes holding its elements (a branch per register group, on the element's row, which
+ * LLVM folds where the row's high bits are register bits) and read back into the destination
+ * registers whose rows it holds (a select), between barriers. The compiler's own choice of layouts
+ * must not make a kernel fail (a 256x256 accumulator stored through a run-time stride is 128 KiB of
+ * bf16: two pieces on gfx942). Returns false when not even one row fits. */
+static bool lds_move_rows(Lower *L, const LVal *src, const Type *from, const Type *to, int base, LVal *out)
+{
+    const LayInfo *si = lay_info(L, from), *di = lay_info(L, to);
+    int bytes = elem_bytes(from);
+    int64_t cols = from->shape[from->rank - 1], rows = ty_numel(from) / cols;
+    int64_t fit = (L->lds_limit - base) / (cols * bytes), R = 1;
+    while (R * 2 <= fit && R * 2 <= rows)
+        R *= 2;
+    if (fit < 1 || rows % R)
+        return false;
+    int64_t piece = R * cols;
+    if (base + piece * bytes > L->lds_bytes)
+        L->lds_bytes = (int)(base + piece * bytes);
+    LLVMTypeRef et = llvm_type(L, from);
+    LLVMTypeRef st = ty_is_bool(from) ? L->i8 : et;
+    Lds wmap = lds_map(from, bytes, true), rmap = wmap;
+    for (int64_t c = 0; c < rows / R; c++) {
+        tgt_barrier(L);
+        LLVMBasicBlockRef copies = copies_begin(L, &si->ll);
+        for (int r = 0; r < src->n; r++) {
+            LLVMValueRef idx = lds_offset(L, si, r, &wmap, NULL);
+            LLVMValueRef in = LLVMBuildICmp(L->b, LLVMIntEQ, LLVMBuildUDiv(L->b, idx, const_i32(L, piece), ""),
+                                            const_i32(L, c), "");
+            LLVMBasicBlockRef wr = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "piece.write");
+            LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "");
+            LLVMBuildCondBr(L->b, in, wr, done);
+            LLVMPositionBuilderAtEnd(L->b, wr);
+            LLVMValueRef off = LLVMBuildSub(L->b, idx, const_i32(L, c * piece), "");
+            LLVMValueRef ptr = tgt_lds_ptr(L, LLVMBuildAdd(L->b, LLVMBuildMul(L->b, off, const_i32(L, bytes), ""),
+                                                           const_i32(L, base), ""));
+            tgt_check(L, ptr, bytes, EMU_ACCESS_STORE | EMU_ACCESS_LDS);
+            LLVMBuildStore(L->b, to_storage(L, src->r[r], from), ptr);
+            LLVMBuildBr(L->b, done);
+            LLVMPositionBuilderAtEnd(L->b, done);
+        }
+        copies_end(L, copies);
+        tgt_barrier(L);
+        for (int r = 0; r < out->n; r++) {
+            LLVMValueRef idx = lds_offset(L, di, r, &rmap, NULL);
+            LLVMValueRef in = LLVMBuildICmp(L->b, LLVMIntEQ, LLVMBuildUDiv(L->b, idx, const_i32(L, piece), ""),
+                                            const_i32(L, c), "");
+            /* a lane whose element is in another piece reads the piece's first element and drops it */
+            LLVMValueRef off = LLVMBuildSelect(L->b, in, LLVMBuildSub(L->b, idx, const_i32(L, c * piece), ""),
+                                               const_i32(L, 0), "");
+            LLVMValueRef ptr = tgt_lds_ptr(L, LLVMBuildAdd(L->b, LLVMBuildMul(L->b, off, const_i32(L, bytes), ""),
+                                                           const_i32(L, base), ""));
+            tgt_check(L, ptr, bytes, EMU_ACCESS_LOAD | EMU_ACCESS_LDS);
+            LLVMValueRef v = from_storage(L, LLVMBuildLoad2(L->b, st, ptr, ""), from);
+            out->r[r] = c == 0 ? v : LLVMBuildSelect(L->b, in, v, out->r[r], "");
+        }
+    }
+    return true;
+}
+
 static LVal lds_move(Lower *L, const LVal *src, const Type *from, const Type *to, const Perm *p)
 {
     const LayInfo *si = lay_info(L, from), *di = lay_info(L, to);
@@ -180,6 +241,12 @@ static LVal lds_move(Lower *L, const LVal *src, const Type *from, const Type *to
     int64_t numel = ty_numel(from);
     int64_t need = numel * bytes;
     LVal out = lval_new(L, lin_nregs(&di->ll), &di->ll);
+    /* too large for the free LDS: in pieces of rows (a move between layouts of one shape only) */
+    bool same_shape = !p && from->rank == to->rank && from->rank >= 2 &&
+                      !memcmp(from->shape, to->shape, sizeof(int64_t) * (size_t)from->rank);
+    if (same_shape && lds_free_offset(L) + need > L->lds_limit &&
+        lds_move_rows(L, src, from, to, lds_free_offset(L), &out))
+        return out;
     if (need > L->lds_limit) {
         lower_error(L, "moving %s between layouts needs %lld bytes of LDS, more than the %d available",
                     ty_str(L->a, L->f->module->types, from), (long long)need, L->lds_limit);

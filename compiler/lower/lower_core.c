@@ -8,6 +8,7 @@
 #include <llvm-c/DebugInfo.h>
 
 #include "compiler/lower/lower_internal.h"
+#include "compiler/tir/provenance.h"
 #include "compiler/target/target.h"
 
 void lower_error(Lower *L, const char *fmt, ...)
@@ -421,6 +422,47 @@ static void keep_licm_out(Lower *L, LLVMValueRef backedge, const Block *body)
     LLVMSetMetadata(backedge, LLVMGetMDKindIDInContext(L->ctx, "llvm.loop", 9), LLVMMetadataAsValue(L->ctx, id));
 }
 
+/* The number of iterations of `for i in lb .. ub step st` (docs/language.md), in the induction
+ * variable's width, unsigned: the distance to the bound in exact arithmetic, divided by the step and
+ * rounded up (up: lb < ub and st > 0; down, signed types only: lb > ub and st < 0; otherwise none,
+ * a step of 0 included). Computed once, before the loop. */
+static LLVMValueRef trip_count(Lower *L, LLVMValueRef lb, LLVMValueRef ub, LLVMValueRef st, bool is_signed)
+{
+    LLVMTypeRef it = LLVMTypeOf(lb);
+    LLVMValueRef zero = LLVMConstInt(it, 0, 0), one = LLVMConstInt(it, 1, 0);
+    /* dist / s rounded up, dist > 0 and s > 0 as unsigned: (dist - 1) / s + 1 */
+#define CEIL_DIV(dist, s) LLVMBuildAdd(L->b, LLVMBuildUDiv(L->b, LLVMBuildSub(L->b, dist, one, ""), s, ""), one, "")
+    /* a run-time step may be 0: divide by 1 instead (x86 traps on a division by 0; the count is 0 then) */
+    LLVMValueRef nonzero = LLVMIsAConstantInt(st) ? NULL : LLVMBuildICmp(L->b, LLVMIntNE, st, zero, "");
+    LLVMValueRef s_up = nonzero ? LLVMBuildSelect(L->b, nonzero, st, one, "") : st;
+    LLVMValueRef up_ok = LLVMBuildICmp(L->b, is_signed ? LLVMIntSLT : LLVMIntULT, lb, ub, "");
+    LLVMValueRef n_up = LLVMBuildSelect(L->b, up_ok, CEIL_DIV(LLVMBuildSub(L->b, ub, lb, ""), s_up), zero, "");
+    if (LLVMIsAConstantInt(st)) {
+        long long c = LLVMConstIntGetSExtValue(st);
+        if (c == 0)
+            return zero;
+        if (!is_signed || c > 0)
+            return n_up;
+    }
+    if (!is_signed)
+        return LLVMBuildSelect(L->b, nonzero, n_up, zero, "");
+    LLVMValueRef down_ok = LLVMBuildICmp(L->b, LLVMIntSGT, lb, ub, "");
+    LLVMValueRef s_down = LLVMBuildNeg(L->b, s_up, "");
+    LLVMValueRef n_down = LLVMBuildSelect(L->b, down_ok, CEIL_DIV(LLVMBuildSub(L->b, lb, ub, ""), s_down), zero, "");
+#undef CEIL_DIV
+    if (LLVMIsAConstantInt(st))
+        return n_down;
+    LLVMValueRef pos = LLVMBuildICmp(L->b, LLVMIntSGT, st, zero, "");
+    LLVMValueRef neg = LLVMBuildICmp(L->b, LLVMIntSLT, st, zero, "");
+    return LLVMBuildSelect(L->b, pos, n_up, LLVMBuildSelect(L->b, neg, n_down, zero, ""), "");
+}
+
+/* The language's loop (docs/language.md): i = lb, lb + s, ... while i < ub (i > ub for a negative step
+ * of a signed type), with the values of exact arithmetic: the loop runs trip_count times, so an
+ * induction variable whose next value would leave its type ends the loop instead of wrapping around
+ * to run again (its wrapped value after the last iteration is never used), and a step of 0 runs no
+ * iteration. The counter k = 0, 1, ... < n is what the header tests; LLVM's SCEV reads the trip
+ * count from it. */
 static void lower_for(Lower *L, Op *op)
 {
     LLVMValueRef lb = lval(L, op->operands[0])->r[0], ub = lval(L, op->operands[1])->r[0];
@@ -429,6 +471,9 @@ static void lower_for(Lower *L, Op *op)
     LLVMValueRef *inits = ARENA_ARRAY(L->a, LLVMValueRef, ninit + 1);
     flat(L, op->operands + 3, op->nopnds - 3, inits);
     Block *body = op_block(op, 0);
+    bool is_signed = ty_is_signed(body->args[0].type);
+    LLVMValueRef trips = trip_count(L, lb, ub, st, is_signed);
+    LLVMValueRef k0 = LLVMConstInt(LLVMTypeOf(lb), 0, 0);
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b);
     LLVMBasicBlockRef header = new_bb(L, "for.head"), bb = new_bb(L, "for.body"), exit = new_bb(L, "for.exit");
     LLVMBuildBr(L->b, header);
@@ -438,19 +483,9 @@ static void lower_for(Lower *L, Op *op)
     LLVMValueRef iv = phis[0];
     LLVMAddIncoming(iv, &lb, &pre, 1);
     add_incoming(phis + 1, inits, np - 1, pre);
-    bool is_signed = ty_is_signed(body->args[0].type);
-    LLVMValueRef cond;
-    if (LLVMIsAConstantInt(st)) {
-        long long s = LLVMConstIntGetSExtValue(st);
-        cond = LLVMBuildICmp(L->b, s > 0 ? (is_signed ? LLVMIntSLT : LLVMIntULT) : (is_signed ? LLVMIntSGT : LLVMIntUGT),
-                             iv, ub, "");
-    } else {
-        LLVMValueRef up = LLVMBuildICmp(L->b, is_signed ? LLVMIntSLT : LLVMIntULT, iv, ub, "");
-        LLVMValueRef down = LLVMBuildICmp(L->b, is_signed ? LLVMIntSGT : LLVMIntUGT, iv, ub, "");
-        LLVMValueRef pos = LLVMBuildICmp(L->b, LLVMIntSGT, st, LLVMConstInt(LLVMTypeOf(st), 0, 0), "");
-        cond = LLVMBuildSelect(L->b, pos, up, down, "");
-    }
-    LLVMBuildCondBr(L->b, cond, bb, exit);
+    LLVMValueRef k = LLVMBuildPhi(L->b, LLVMTypeOf(lb), "for.k");
+    LLVMAddIncoming(k, &k0, &pre, 1);
+    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntULT, k, trips, ""), bb, exit);
     LLVMPositionBuilderAtEnd(L->b, bb);
     /* the body is also entered from its own end, where copies may be pending: whatever the code before
      * the loop waited for, the body's first read of a stage buffer waits again */
@@ -463,10 +498,12 @@ static void lower_for(Lower *L, Op *op)
     Op *y = body->last;
     LLVMValueRef *next = ARENA_ARRAY(L->a, LLVMValueRef, np + 1);
     next[0] = LLVMBuildAdd(L->b, iv, st, "");
+    LLVMValueRef k_next = LLVMBuildNUWAdd(L->b, k, LLVMConstInt(LLVMTypeOf(lb), 1, 0), "");
     flat(L, y->operands, y->nopnds, next + 1);
     tgt_loop_tick(L);
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
     keep_licm_out(L, LLVMBuildBr(L->b, header), body);
+    LLVMAddIncoming(k, &k_next, &latch, 1);
     add_incoming(phis, next, np, latch);
     vector_phis(L, phis, next, inits, np, pre, header, latch);
     LLVMPositionBuilderAtEnd(L->b, exit);
@@ -633,6 +670,12 @@ static void count_uses(Block *b, int *uses)
         for (int r = 0; r < op->nregions; r++)
             count_uses(op->regions[r], uses);
     }
+}
+
+static int32_t value_id(void *ud, const Value *v)
+{
+    (void)ud;
+    return (int32_t)v->scratch;
 }
 
 static void number(Block *b, int *n)
@@ -837,6 +880,11 @@ static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const
     tgt_entry(L);
     /* parameters */
     int off = 0;
+    if (L->emu) {
+        L->arg_off = ARENA_ARRAY(L->a, int, np + 1);
+        L->prov = ARENA_ARRAY(L->a, int32_t, n + 1);
+        compute_provenance(f, L->prov, value_id, NULL);
+    }
     for (int i = 0; i < np; i++) {
         const Type *t = body->args[i].type;
         LLVMValueRef v;
@@ -844,6 +892,7 @@ static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const
             LLVMTypeRef lt = t->kind == TY_SCALAR && t->sk == SK_BOOL ? L->i8 : llvm_type(L, t);
             int size = t->kind == TY_PTR ? 8 : (t->sk == SK_BOOL ? 1 : ty_bits(t) / 8);
             off = align_up(off, size);
+            L->arg_off[i] = off;
             LLVMValueRef p = LLVMBuildGEP2(L->b, L->i8, LLVMGetParam(L->fn, 0), (LLVMValueRef[]){const_i64(L, off)}, 1, "");
             v = LLVMBuildLoad2(L->b, lt, p, body->args[i].name ? body->args[i].name : "");
             off += size;

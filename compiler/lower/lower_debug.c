@@ -80,7 +80,7 @@ void lower_debug(Lower *L, Op *op)
     if (op->nopnds == 0) {
         LLVMBasicBlockRef body, done;
         when(L, owner(L, NULL), &body, &done);
-        tgt_print(L, msg, 0, NULL, EMU_PRINT_I64, const_i64(L, 0));
+        tgt_print(L, msg, 0, NULL, EMU_PRINT_NONE, const_i64(L, 0));
         LLVMBuildBr(L->b, done);
         LLVMPositionBuilderAtEnd(L->b, done);
         return;

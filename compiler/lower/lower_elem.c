@@ -256,7 +256,7 @@ static LLVMValueRef elem(Lower *L, Op *op, LLVMValueRef *xs)
         case OP_SUB: r = LLVMBuildFSub(L->b, a, b, ""); break;
         case OP_MUL: r = LLVMBuildFMul(L->b, a, b, ""); break;
         case OP_DIV: r = LLVMBuildFDiv(L->b, a, b, ""); break;
-        case OP_REM: r = tgt_frem(L, a, b); break;
+        case OP_REM: r = tgt_frem(L, a, b, ek); break;
         case OP_MIN: r = intr(L, "llvm.minimum", wt, (LLVMValueRef[]){a, b}, 2); break;
         case OP_MAX: r = intr(L, "llvm.maximum", wt, (LLVMValueRef[]){a, b}, 2); break;
         case OP_NEG: r = LLVMBuildFNeg(L->b, a, ""); break;

@@ -89,6 +89,8 @@ struct Lower {
     bool tma_checked; /* tma_check done, before the flag's memory was reused */
     bool async_synced;    /* the copies issued so far were waited for (no copy since the last wait) */
     LVal *vals; /* by value id (Value.scratch) */
+    int32_t *prov; /* emu, by value id: 1 + the parameter a pointer derives from, or 0 (compute_provenance) */
+    int *arg_off;  /* emu, by parameter: its byte offset in the kernarg block */
     int *uses;  /* by value id: number of uses */
     /* dot operands left in LDS for the dot to read k step by k step (lower_convert.c): by value id */
     struct Deferred **deferred;
@@ -158,7 +160,7 @@ LLVMValueRef tgt_math(Lower *L, OpCode code, LLVMValueRef a);
 /* lower_nvmath.c: sin, cos, log, log2 of an f32 on sm_90 (accurate; NVPTX has no libm). */
 LLVMValueRef nvmath_call(Lower *L, OpCode code, LLVMValueRef x);
 /* Float remainder (C's fmod): frem, except on sm_90, whose frem expansion is inexact (lower_target.c). */
-LLVMValueRef tgt_frem(Lower *L, LLVMValueRef a, LLVMValueRef b);
+LLVMValueRef tgt_frem(Lower *L, LLVMValueRef a, LLVMValueRef b, ScalarKind sk); /* sk: the operands' type */
 void tgt_finish(Lower *L); /* kernel attributes, LDS size */
 
 /* ---- lower_fp.c: 16-bit floats (i16 bit patterns on the emulator) ---- */

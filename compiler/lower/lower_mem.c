@@ -278,14 +278,14 @@ static void publish_atomic(Lower *L, const Type *t, LVal *res, const Repl *rp, L
  * (8 -> 4 waves per SIMD for a 4096-wide row) where the branches let loads complete one group at a
  * time; a kernel with a loop issues its loads a tile at a time anyway. */
 static void load_selected(Lower *L, const LVal *ptr, const LVal *other, LLVMValueRef m, const int *members, int nm,
-                          int vec, int bytes, LLVMTypeRef et, LVal *res)
+                          int vec, int bytes, LLVMTypeRef et, LVal *res, int flags)
 {
     LLVMTypeRef vty = vec > 1 ? LLVMVectorType(et, (unsigned)vec) : et;
     LLVMValueRef safe = tgt_safe_ptr(L);
     for (int k = 0; k < nm; k++) {
         int gg = members[k];
         LLVMValueRef p = ptr->r[gg];
-        tgt_check_masked(L, p, vec * bytes, EMU_ACCESS_LOAD, m);
+        tgt_check_masked(L, p, vec * bytes, flags, m);
         LLVMValueRef got = LLVMBuildLoad2(L->b, vty, LLVMBuildSelect(L->b, m, p, safe, ""), "");
         LLVMSetAlignment(got, (unsigned)(vec * bytes));
         /* a masked-off lane read zeros: only another `other` needs a select */
@@ -299,6 +299,19 @@ static void load_selected(Lower *L, const LVal *ptr, const LVal *other, LLVMValu
             got = LLVMBuildSelect(L->b, m, got, vector_of(L, et, os, vec), "");
         unvec(L, got, res->r + gg, vec);
     }
+}
+
+/* emu: the kernel argument the pointer derives from (compute_provenance), for fns->check to hold the
+ * access to that argument's allocation; 0 (any allocation) when not known. */
+static int provenance_flags(Lower *L, const Value *ptr)
+{
+    int32_t p = L->emu && L->prov ? L->prov[ptr->scratch] : 0;
+    if (p <= 0)
+        return 0;
+    int off = L->arg_off[p - 1];
+    if (off % 8 || off / 8 > EMU_ACCESS_ARG_MAX)
+        return 0;
+    return EMU_ACCESS_ARG | (off / 8) << EMU_ACCESS_ARG_SHIFT;
 }
 
 void lower_memory(Lower *L, Op *op)
@@ -321,6 +334,7 @@ void lower_memory(Lower *L, Op *op)
     int flags = is_load ? EMU_ACCESS_LOAD : is_store ? EMU_ACCESS_STORE : EMU_ACCESS_ATOMIC;
     if (atomic && op->at.sem != SEM_RELAXED)
         flags |= (op->at.sem != SEM_RELEASE ? EMU_ACCESS_ACQUIRE : 0) | (op->at.sem != SEM_ACQUIRE ? EMU_ACCESS_RELEASE : 0);
+    flags |= provenance_flags(L, op->operands[0]);
     /* A scalar atomic that orders (a lock, a flag, a counter) is one lane's on behalf of the whole
      * program instance, whose other accesses its waves share: a releasing one waits for every wave's
      * earlier accesses (a barrier before it), and every wave's later accesses wait for an acquiring one
@@ -390,7 +404,7 @@ void lower_memory(Lower *L, Op *op)
         if (owner)
             m = m ? LLVMBuildAnd(L->b, m, owner, "") : owner;
         if (is_load && m && L->has_loop) {
-            load_selected(L, ptr, other, m, members, nm, vec, bytes, et, &res);
+            load_selected(L, ptr, other, m, members, nm, vec, bytes, et, &res, flags);
             continue;
         }
         LLVMBasicBlockRef from = NULL, body = NULL, done = NULL;

@@ -578,11 +578,15 @@ static LLVMValueRef fmod_function(Lower *L, LLVMTypeRef ft)
     return fn;
 }
 
-LLVMValueRef tgt_frem(Lower *L, LLVMValueRef a, LLVMValueRef b)
+LLVMValueRef tgt_frem(Lower *L, LLVMValueRef a, LLVMValueRef b, ScalarKind sk)
 {
     LLVMTypeRef t = LLVMTypeOf(a);
-    /* emu_sm90 too: the emulator's run tests then check the sm_90 function */
-    if (!L->nv || (t != L->f32 && t != L->f64))
+    /* emu_sm90 too: the emulator's run tests then check the sm_90 function. On AMDGPU a bf16
+     * remainder (a and b are its operands widened to f32) takes the function as well: LLVM's
+     * InstCombine narrows frem(fpext x, fpext y) back to a bf16 frem, which the AMDGPU back end cannot
+     * lower ("no libcall available for frem", issue 23); the exact function is what sm_90 computes. */
+    bool gfx_bf16 = !L->nv && !L->emu && sk == SK_BF16 && t == L->f32;
+    if ((!L->nv && !gfx_bf16) || (t != L->f32 && t != L->f64))
         return LLVMBuildFRem(L->b, a, b, "");
     LLVMValueRef fn = fmod_function(L, t);
     return LLVMBuildCall2(L->b, LLVMGlobalGetValueType(fn), fn, (LLVMValueRef[]){a, b}, 2, "");

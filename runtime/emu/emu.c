@@ -251,6 +251,7 @@ static bool run_wg(Worker *w, uint64_t id)
         l->abi.block = p->block;
         l->hit_lo = UINTPTR_MAX;
         l->hit_hi = 0;
+        l->arg_valid = false;
         l->cp_head = l->cp_n = l->cp_groups = 0; /* copies left by an abandoned workgroup never land */
         emu_ctx_start(&l->ctx, lane_main, l);
     }
@@ -320,6 +321,42 @@ __attribute__((noinline, cold)) static _Noreturn void access_fail(Lane *l, uintp
                   where);
 }
 
+/* EMU_ACCESS_ARG: the access must lie in the allocation its kernel argument points into. False when
+ * the argument points into no allocation (then any allocation passes, as without the flag). */
+static bool check_derived(Lane *l, uintptr_t a, uint64_t bytes, int32_t flags, const char *site)
+{
+    uint32_t off = (uint32_t)((flags >> EMU_ACCESS_ARG_SHIFT) & EMU_ACCESS_ARG_MAX) * 8;
+    uintptr_t base;
+    memcpy(&base, (const char *)l->w->L->p->kernarg + off, sizeof base);
+    if (!l->arg_valid || base != l->arg_ptr) {
+        const EmuRange *r = emu_mem_find(&l->w->L->mem, base, 1);
+        l->arg_valid = true;
+        l->arg_ptr = base;
+        l->arg_lo = r ? r->lo : 0;
+        l->arg_hi = r ? r->hi : 0;
+        l->arg_range = r ? (size_t)(r - l->w->L->mem.r) : 0;
+    }
+    if (l->arg_lo == l->arg_hi)
+        return false;
+    if (a >= l->arg_lo && a < l->arg_hi && bytes <= l->arg_hi - a) {
+        l->hit_lo = l->arg_lo;
+        l->hit_hi = l->arg_hi;
+        l->hit_range = l->arg_range;
+        return true;
+    }
+    if (!emu_mem_find(&l->w->L->mem, a, bytes))
+        access_fail(l, a, bytes, flags, site); /* in no allocation at all: the plain message */
+    const char *what = flags & EMU_ACCESS_ATOMIC ? "atomic" : flags & EMU_ACCESS_STORE ? "store" : "load";
+    char where[300] = "";
+    if (site)
+        snprintf(where, sizeof where, " (%s)", site);
+    intptr_t rel = a >= l->arg_lo ? (intptr_t)(a - l->arg_lo) : -(intptr_t)(l->arg_lo - a);
+    emu_lane_fail(l, EMU_ERR_ACCESS,
+                  "out-of-bounds %s of %" PRIu64 " %s at 0x%" PRIxPTR ": offset %" PRIdPTR " of the %" PRIuPTR
+                  "-byte allocation its pointer derives from (kernel argument at kernarg offset %u), inside another%s",
+                  what, bytes, bytes == 1 ? "byte" : "bytes", a, rel, l->arg_hi - l->arg_lo, off, where);
+}
+
 static void fn_check(EmuLane *el, const void *addr, uint64_t bytes, int32_t flags, const char *site)
 {
     Lane *l = (Lane *)el;
@@ -340,7 +377,9 @@ static void fn_check(EmuLane *el, const void *addr, uint64_t bytes, int32_t flag
         }
         access_fail(l, a, bytes, flags, site);
     }
-    if (!(a >= l->hit_lo && a < l->hit_hi && bytes <= l->hit_hi - a)) {
+    if (flags & EMU_ACCESS_ARG && check_derived(l, a, bytes, flags, site)) {
+        /* inside its argument's allocation */
+    } else if (!(a >= l->hit_lo && a < l->hit_hi && bytes <= l->hit_hi - a)) {
         const EmuRange *r = emu_mem_find(&l->w->L->mem, a, bytes);
         if (!r)
             access_fail(l, a, bytes, flags, site);
@@ -413,9 +452,9 @@ static void fn_print(EmuLane *el, const char *msg, int32_t rank, const int32_t *
     }
     if (msg && *msg && n < sizeof line)
         n += (size_t)snprintf(line + n, sizeof line - n, " %s", msg);
-    if (n < sizeof line)
+    if (n < sizeof line && kind != EMU_PRINT_NONE)
         n += (size_t)snprintf(line + n, sizeof line - n, ": ");
-    if (n < sizeof line)
+    if (n < sizeof line && kind != EMU_PRINT_NONE)
         n += (size_t)format_value(line + n, sizeof line - n, kind, bits);
     if (n >= sizeof line)
         n = sizeof line - 1;

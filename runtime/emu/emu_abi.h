@@ -45,10 +45,18 @@ enum {
      * values reach no store, atomic or LDS transfer (the first copy performs those), so the race
      * checker does not count it */
     EMU_ACCESS_REPLICA = 64,
+    /* a global access whose pointer derives from a kernel argument (a pointer; the lowering's
+     * compute_provenance): flags bits EMU_ACCESS_ARG_SHIFT and up hold that argument's byte offset in
+     * the kernarg block / 8, and the access must lie in the allocation the argument points into, not
+     * merely in some allocation (an overrun into a neighbouring buffer is an error). Without the
+     * flag, or when the argument points into no allocation, any allocation passes. */
+    EMU_ACCESS_ARG = 128,
+    EMU_ACCESS_ARG_SHIFT = 16,
+    EMU_ACCESS_ARG_MAX = 0x7fff, /* the largest offset / 8 the flags hold */
 };
 
-/* Element kinds for fns->print. */
-enum { EMU_PRINT_I64, EMU_PRINT_U64, EMU_PRINT_F64, EMU_PRINT_BOOL, EMU_PRINT_PTR };
+/* Element kinds for fns->print (EMU_PRINT_NONE: print("msg") with no value, the line ends at msg). */
+enum { EMU_PRINT_I64, EMU_PRINT_U64, EMU_PRINT_F64, EMU_PRINT_BOOL, EMU_PRINT_PTR, EMU_PRINT_NONE };
 
 typedef struct EmuFns {
     /* s_barrier: waits for every lane of the workgroup. */
@@ -72,8 +80,9 @@ typedef struct EmuFns {
      * registers. */
     void (*mfma)(EmuLane *l, int32_t op, const uint32_t *a, const uint32_t *b, const uint32_t *c, uint32_t *d);
     /* Checks an access of `bytes` at `addr` (flags: EMU_ACCESS_*) before it happens; an access outside
-     * every allocation (global) or outside the workgroup's LDS stops the launch with an error naming
-     * the kernel, workgroup, lane, address and `site` ("file:line:col"). Does not return then. */
+     * every allocation (global), outside the allocation of the argument it derives from
+     * (EMU_ACCESS_ARG) or outside the workgroup's LDS stops the launch with an error naming the
+     * kernel, workgroup, lane, address and `site` ("file:line:col"). Does not return then. */
     void (*check)(EmuLane *l, const void *addr, uint64_t bytes, int32_t flags, const char *site);
     /* A failed device_assert: stops the launch with the message and site. Does not return. */
     void (*assert_fail)(EmuLane *l, const char *msg, const char *site);

@@ -104,6 +104,10 @@ typedef struct Lane {
     uint32_t wl;             /* index in the wave */
     uintptr_t hit_lo, hit_hi; /* the allocation the last global access fell in (a one-entry cache) */
     size_t hit_range;          /* its index in the launch's memory snapshot */
+    /* EMU_ACCESS_ARG: the last argument pointer looked up and its allocation (lo == hi: in none) */
+    uintptr_t arg_ptr, arg_lo, arg_hi;
+    size_t arg_range;
+    bool arg_valid;
     /* cp.async: the pending copies cp[cp_head .. cp_n), in issue order; cp_groups commits so far */
     CpCopy *cp;
     uint32_t cp_head, cp_n, cp_cap, cp_groups;

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compiler/tir/provenance.h"
 #include "runtime/interp/interp_internal.h"
 
 enum { CLOCK_EVERY = 64 };
@@ -169,6 +170,19 @@ static int32_t use_value(Comp *k, const Value *v)
     return -1;
 }
 
+/* A value's number, dead or not (compute_provenance's ids): -1 for one never defined. */
+static int32_t value_number(void *ud, const Value *v)
+{
+    const Comp *k = ud;
+    uint32_t j = hash_ptr(v) & (k->cap - 1);
+    while (k->keys[j]) {
+        if (k->keys[j] == v)
+            return k->ids[j];
+        j = (j + 1) & (k->cap - 1);
+    }
+    return -1;
+}
+
 /* Does a parallel copy src -> dst read a destination it has already written? */
 static bool copy_overlaps(const int32_t *src, const int32_t *dst, int n)
 {
@@ -264,6 +278,9 @@ static InterpStatus compile_func(Prog *p, const Func *f, char *msg, size_t msgle
     p->v = ARENA_ARRAY(&p->arena, VInfo, k.nvmax + 1);
     if (!compile_block(&k, f->body, &p->body))
         return k.st;
+    /* which parameter each pointer derives from, for the accesses' bounds checks (interp_mem.c) */
+    p->prov = ARENA_ARRAY(&p->arena, int32_t, p->nv + 1);
+    compute_provenance(f, p->prov, value_number, &k);
     return INTERP_OK;
 }
 
@@ -397,10 +414,12 @@ static int exec_for(Ctx *c, const Node *n)
     const Op *op = n->op;
     const Elem *e = &vinfo(c, n->in[0])->el;
     Slot lb = *val(c, n->in[0]), ub = *val(c, n->in[1]), step = *val(c, n->in[2]);
-    if (step.u == 0)
-        return interp_fail(c, op, INTERP_ERR_INVALID, "for loop with step 0"), EX_STOP;
+    /* docs/language.md: the values of exact arithmetic, never wrapping (the loop ends where the next
+     * value would leave the type); a step of 0 runs no iteration */
     uint64_t trips = 0;
-    if (e->cls == EC_SINT && step.i < 0) {
+    if (step.u == 0) {
+        trips = 0;
+    } else if (e->cls == EC_SINT && step.i < 0) {
         if (lb.i > ub.i) {
             uint64_t dist = lb.u - ub.u, s = 0 - step.u;
             trips = dist / s + (dist % s != 0);

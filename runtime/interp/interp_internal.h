@@ -76,6 +76,7 @@ typedef struct Prog {
     int64_t copy_slots; /* the largest parallel copy through a temporary */
     CBlock body;
     bool has_print;
+    int32_t *prov; /* by value number: 1 + the parameter a pointer derives from, or 0 (compute_provenance) */
 } Prog;
 
 /* State shared by the threads of one launch. */

@@ -82,11 +82,29 @@ static uint64_t mem_xchg(uint64_t addr, int bytes, uint64_t v)
     }
 }
 
-static bool check_addr(Ctx *c, const Op *op, uint64_t addr, int bytes, const char *what)
+/* An access whose pointer derives from a parameter (Prog.prov) must lie in the allocation that
+ * parameter points into: an overrun into a neighbouring buffer is an error, not a silent read of it.
+ * Any other access, or one from a parameter that points into no allocation, must lie in some
+ * allocation. */
+static bool check_addr(Ctx *c, const Op *op, int32_t pv, uint64_t addr, int bytes, const char *what)
 {
     if (!memreg_contains((const void *)(uintptr_t)addr, (size_t)bytes))
         return interp_fail(c, op, INTERP_ERR_ACCESS, "out-of-bounds %s of %d byte%s at 0x%" PRIx64, what, bytes,
                            bytes == 1 ? "" : "s", addr);
+    int32_t from = c->p->prov ? c->p->prov[pv] : 0;
+    uintptr_t lo, hi;
+    if (from > 0) {
+        uint64_t base = val(c, c->p->body.args[from - 1])->u;
+        if (memreg_range((const void *)(uintptr_t)base, &lo, &hi) &&
+            !(addr >= lo && addr < hi && (uint64_t)bytes <= hi - addr)) {
+            const char *name = c->p->f->body->args[from - 1].name;
+            return interp_fail(c, op, INTERP_ERR_ACCESS,
+                               "out-of-bounds %s of %d byte%s at 0x%" PRIx64 ": offset %" PRId64
+                               " of the %" PRIuPTR "-byte allocation of parameter %s, inside another",
+                               what, bytes, bytes == 1 ? "" : "s", addr, (int64_t)(addr - lo), hi - lo,
+                               name ? name : "?");
+        }
+    }
     if (addr % (uint64_t)bytes)
         return interp_fail(c, op, INTERP_ERR_ACCESS, "misaligned %s of %d bytes at 0x%" PRIx64, what, bytes, addr);
     return true;
@@ -101,7 +119,7 @@ static bool check_all(Ctx *c, const Node *n, int nmask_at, const char *what)
     const VInfo *pv = vinfo(c, n->in[0]);
     int bytes = (int)pv->el.psize;
     for (int64_t i = 0; i < pv->n; i++)
-        if ((!mask || mask[i].u) && !check_addr(c, op, p[i].u, bytes, what))
+        if ((!mask || mask[i].u) && !check_addr(c, op, n->in[0], p[i].u, bytes, what))
             return false;
     return true;
 }
@@ -123,7 +141,7 @@ static bool exec_load(Ctx *c, const Node *n)
                 rs[i].u = 0; /* 0, 0.0 and the null pointer alike */
             continue;
         }
-        if (!check_addr(c, op, p[i].u, bytes, "load"))
+        if (!check_addr(c, op, n->in[0], p[i].u, bytes, "load"))
             return false;
         rs[i] = interp_from_bits(&r->el, mem_load(p[i].u, bytes));
     }
