@@ -142,6 +142,11 @@ typedef struct rk_ctx_options {
     /* 1: launches never specialise kernels on their arguments (docs/api.md, "Specialisation"); -1:
        they do; 0: as $RK_NO_SPECIALIZE says ("1": never) */
     int no_specialize;
+    /* 1: every compile of this context resolves imports only to files inside its include folders and
+       the stdlib folder (after symlinks and ".."), never an absolute path elsewhere or the importing
+       file's own folder: for a service compiling source it does not trust (docs/api.md). A compile's
+       own confine_imports cannot turn it off. */
+    int confine_imports;
 } rk_ctx_options;
 
 /* Creates a context on a device. options may be NULL (all defaults).
@@ -220,6 +225,9 @@ typedef struct rk_compile_options {
      * one is refused (RK_EINVAL, naming the parameter). NULL: none, and launches specialise
      * (docs/api.md, "Specialisation"). */
     const char *assume;
+    /* 1: imports resolve only to files inside include_dirs and the stdlib folder (as
+       rk_ctx_options.confine_imports, for this compile) */
+    int confine_imports;
 } rk_compile_options;
 
 /* Compiles a tile source (length bytes, need not be NUL-terminated) into a program for the target.

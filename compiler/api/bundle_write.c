@@ -20,6 +20,7 @@
 #include "compiler/api/variants.h"
 #include "compiler/target/target.h"
 #include "runtime/profile/profile.h"
+#include "runtime/support/files.h"
 #include "runtime/version.h"
 
 typedef struct BKernelInfo BKernelInfo;
@@ -227,22 +228,13 @@ static rk_status plan(rk_ctx *ctx, const CompileSetup *cs, Arena *a, VariantSet 
 
 /* ---- files ---- */
 
+/* Through rt_out: a device node given as the output (-o /dev/null) is written in place, never
+ * replaced by a regular file; a failed write leaves no partial file. */
 static rk_status write_whole(rk_ctx *ctx, const char *path, const void *data, size_t size)
 {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    bool ok = f && fwrite(data, 1, size, f) == size;
-    int e = errno;
-    if (f && fclose(f) != 0 && ok)
-        ok = false, e = errno;
-    if (ok && rename(tmp, path) != 0)
-        ok = false, e = errno;
-    if (!ok) {
-        if (f)
-            unlink(tmp);
+    int e = rt_write_file(path, data, size);
+    if (e)
         return rt_fail(ctx, RK_EIO, "cannot write %s: %s", path, strerror(e));
-    }
     return RK_OK;
 }
 

@@ -116,6 +116,7 @@ rk_status compile_setup(rk_ctx *ctx, const char *source, size_t length, const rk
                          .kernel = o->kernel,
                          .opt_level = o->opt_level == RK_OPT_O0 ? 0 : o->opt_level == 0 ? 3 : o->opt_level,
                          .assume = o->assume && *o->assume ? o->assume : NULL,
+                         .confine_imports = ctx->confine_imports || o->confine_imports > 0,
                          .stdlib_dir = ctx->stdlib_dir             ? ctx->stdlib_dir
                                        : installed_stdlib[0] ? installed_stdlib
                                                              : RK_DEFAULT_STDLIB};
@@ -179,6 +180,7 @@ static void key_fields(KeySink *k, const char *kind, const CompileSetup *cs)
         sink_str(k, cs->incdirs[i]);
     sink_str(k, cs->stdlib_dir);
     sink_str(k, cs->assume);
+    sink_u64(k, cs->confine_imports); /* a confined compile never reuses an unconfined one's imports */
     for (size_t i = 0; i < sizeof code_env / sizeof code_env[0]; i++)
         sink_str(k, getenv(code_env[i]));
 }
@@ -221,6 +223,7 @@ void compile_driver_options(DriverOptions *d, rk_ctx *ctx, const CompileSetup *c
     d->kernel = cs->kernel;
     d->opt_level = cs->opt_level;
     d->assume = cs->assume;
+    d->confine_imports = cs->confine_imports;
     if (dumps) {
         d->dump_ir = ctx->dump_ir;
         d->dump_dir = ctx->dump_dir;
@@ -492,7 +495,8 @@ void compile_spec_attach(rk_program *p, const CompileSetup *cs)
                             .ndefines = cs->ndefines,
                             .include_dirs = cs->incdirs,
                             .ninclude_dirs = cs->nincdirs,
-                            .opt_level = cs->opt_level == 0 ? RK_OPT_O0 : cs->opt_level};
+                            .opt_level = cs->opt_level == 0 ? RK_OPT_O0 : cs->opt_level,
+                            .confine_imports = cs->confine_imports};
     rt_spec_attach(p, cs->source, cs->length, &o); /* out of memory: the program stays unspecialised */
 }
 

@@ -22,6 +22,7 @@ typedef struct CompileSetup {
     int opt_level;          /* 0..3 */
     const char *stdlib_dir;
     const char *assume;     /* facts about run-time parameters, or NULL */
+    bool confine_imports;   /* imports only inside incdirs and stdlib_dir */
 } CompileSetup;
 
 /* Checks the options (RK_EINVAL, RK_EUNSUPPORTED with the context's error) and fills cs. */

@@ -17,6 +17,7 @@
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 #ifdef __GLIBC__
+#include <ctype.h>
 #include <malloc.h>
 #endif
 #include <pthread.h>
@@ -68,6 +69,29 @@ static void keep_freed_memory(void)
 #endif
 }
 
+/* Whether an RK_LLVM_ARGS word may reach LLVM's option parser, which runs inside the host process of
+ * rk_compile: only options (`-name` or `--name`, with `=value`), never the ones LLVM answers by
+ * printing and calling exit() (-help and its forms, -h, --version, -print-options,
+ * -print-all-options), a response file (`@file`, read from disk) or a positional word. A word
+ * refused is ignored, as LLVM ignores an option it does not know (issue 23). */
+static bool llvm_arg_allowed(const char *w)
+{
+    if (w[0] != '-')
+        return false;
+    const char *name = w + (w[1] == '-' ? 2 : 1);
+    size_t n = strcspn(name, "=");
+    if (n == 0)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)name[i]) && name[i] != '-' && name[i] != '_' && name[i] != '.')
+            return false;
+    static const char *const exits[] = {"h", "version", "print-options", "print-all-options"};
+    for (size_t i = 0; i < sizeof exits / sizeof *exits; i++)
+        if (strlen(exits[i]) == n && strncmp(name, exits[i], n) == 0)
+            return false;
+    return strncmp(name, "help", 4) != 0;
+}
+
 static void init_llvm(void)
 {
     keep_freed_memory();
@@ -92,16 +116,19 @@ static void init_llvm(void)
      * already SSA values) and whose alias-set bookkeeping took 6% of a matmul compile: the assembly
      * of every kernel of bench/isa_snapshot.sh is identical without it (docs/performance.md).
      * $RK_LLVM_ARGS adds options, separated by spaces, e.g. to compare code generator options
-     * ("-amdgpu-scalar-ir-passes=0", ...) with bench/isa_snapshot.sh. The C API's parser neither
-     * prints nor exits: an option LLVM does not know is ignored. (For -time-passes, use bench_stages
+     * ("-amdgpu-scalar-ir-passes=0", ...) with bench/isa_snapshot.sh. The C API's parser reports nothing
+     * (an option LLVM does not know is ignored), but LLVM answers a few options by printing and
+     * calling exit(): llvm_arg_allowed keeps those out. (For -time-passes, use bench_stages
      * --llvm: its report needs the option set before LLVM's first use.) */
     static char buf[1024];
     const char *argv[34] = {"rk", "-disable-licm-promotion"};
     int argc = 2;
     const char *env = getenv("RK_LLVM_ARGS");
     snprintf(buf, sizeof buf, "%s", env ? env : "");
-    for (char *p = strtok(buf, " "); p && argc < 34; p = strtok(NULL, " "))
-        argv[argc++] = p;
+    char *save = NULL;
+    for (char *p = strtok_r(buf, " \t\n", &save); p && argc < 34; p = strtok_r(NULL, " \t\n", &save))
+        if (llvm_arg_allowed(p))
+            argv[argc++] = p;
     LLVMParseCommandLineOptions(argc, argv, NULL);
 }
 

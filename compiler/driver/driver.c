@@ -266,7 +266,9 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
     /* Semantics: parsing of the main file and its imports happens inside. */
     TypeTab *types = ARENA_NEW(a, TypeTab);
     typetab_init(types, a);
-    SemaOptions so = {o->incdirs, o->nincdirs, o->stdlib_dir, o->defines, o->ndefines, o->kernel, target, o->assume};
+    SemaOptions so = {o->incdirs,    o->nincdirs, o->stdlib_dir, o->defines,
+                      o->ndefines,   o->kernel,   target,        o->assume,
+                      o->confine_imports};
     double t1 = driver_now_ms(), c1 = cpu_ms();
     if (!sema_compile(a, strs, types, src, diags, f, &so, o->config, &out->sema))
         return false;

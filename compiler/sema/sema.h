@@ -26,6 +26,7 @@ typedef struct SemaOptions {
     const char *only_kernel; /* -k NAME, or NULL for every kernel */
     const char *target;      /* the compile target (num_xcds()); NULL: gfx942 */
     const char *assume;      /* facts about run-time parameters (runtime/support/facts.h), or NULL */
+    bool confine_imports;    /* imports only from inside incdirs and stdlib_dir (sema_decl.c) */
 } SemaOptions;
 
 /* The value of a const parameter or compile option in one configuration. */

@@ -976,7 +976,7 @@ static SVal b_device_assert(Sema *S, BArgs *a)
     Value *c = materialize(S, a->v[0], a->loc);
     sema_set_loc(S, a->loc);
     Op *op = b_op(&S->b, OP_ASSERT, NULL, 0, &c, 1);
-    op->at.msg = msg;
+    op->at.msg = diag_escape(S->arena, msg, strlen(msg)); /* shown on a terminal: no ESC or BEL */
     return sv_void();
 }
 
@@ -993,7 +993,7 @@ static SVal b_print(Sema *S, BArgs *a)
     }
     sema_set_loc(S, a->loc);
     Op *op = b_op(&S->b, OP_PRINT, NULL, 0, &v, v ? 1 : 0);
-    op->at.msg = msg;
+    op->at.msg = diag_escape(S->arena, msg, strlen(msg)); /* shown on a terminal: no ESC or BEL */
     return sv_void();
 }
 

@@ -1,16 +1,19 @@
 /* Module-level semantics: loading files and imports, global names, module consts, and compiling each
  * kernel — its const parameters (defaults, -D, autotune configs), compile options, run-time
  * parameters, body, @grid function and @autotune space. */
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "compiler/front/parse.h"
 #include "compiler/sema/sema_internal.h"
+#include "runtime/support/files.h"
 
 SVal sema_error(Sema *S, Loc loc, const char *fmt, ...)
 {
@@ -64,36 +67,28 @@ bool sema_is_option(const char *name)
 
 /* ---- files and imports ---- */
 
-static char *read_whole(const char *path, size_t *len)
+/* Imports are files a source names, and a source may come from anyone (a JIT service compiling what it
+ * is sent): an import resolves only to a regular file whose name ends in ".tile" (the name, not a
+ * folder on the way: "evil.tile/../../etc/passwd" is "evil.tile/../../etc/passwd.tile"), is read to its
+ * size and no further by rt_read_file (never a device, a FIFO or /proc file), and with SemaOptions.confine_imports only
+ * inside the -I folders and the stdlib (issue 23). So a diagnostic never echoes bytes of a file that is
+ * not a tile source. */
+enum { MAX_MODULE_BYTES = 64 << 20 };
+
+static bool ends_with_tile(const char *name)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 14, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (n == cap) {
-            char *nb = realloc(buf, cap *= 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-        }
-        size_t r = fread(buf + n, 1, cap - n, f);
-        if (r == 0)
-            break;
-        n += r;
-    }
-    fclose(f);
-    *len = n;
-    return buf;
+    size_t n = strlen(name);
+    return n > 5 && strcmp(name + n - 5, ".tile") == 0 && name[n - 6] != '/';
 }
 
-static bool file_exists(const char *p)
+/* A regular, readable file whose name ends in ".tile", also once symlinks are followed (a link
+ * x.tile -> /etc/passwd is not a module). */
+static bool is_module_file(const char *p)
 {
-    return access(p, R_OK) == 0;
+    struct stat st;
+    char rp[PATH_MAX];
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, R_OK) == 0 && realpath(p, rp) &&
+           ends_with_tile(rp);
 }
 
 static const char *dir_of(Sema *S, const char *path)
@@ -104,24 +99,46 @@ static const char *dir_of(Sema *S, const char *path)
     return arena_strndup(S->arena, path, (size_t)(slash - path));
 }
 
-/* -I dirs, then the installed stdlib, then the importing file's folder. */
+/* confine_imports: whether path (resolved: symlinks, "..") lies inside folder (resolved). */
+static bool inside(const char *path, const char *folder)
+{
+    char rp[PATH_MAX], rf[PATH_MAX];
+    if (!folder || !realpath(path, rp) || !realpath(folder, rf))
+        return false;
+    size_t n = strlen(rf);
+    return strncmp(rp, rf, n) == 0 && (rp[n] == '/' || (n == 1 && rf[0] == '/'));
+}
+
+static bool allowed(Sema *S, const char *p)
+{
+    if (!is_module_file(p))
+        return false;
+    if (!S->opts->confine_imports)
+        return true;
+    for (int i = 0; i < S->opts->nincdirs; i++)
+        if (inside(p, S->opts->incdirs[i]))
+            return true;
+    return inside(p, S->opts->stdlib_dir);
+}
+
+/* -I dirs, then the installed stdlib, then the importing file's folder (not when confined). */
 static const char *find_import(Sema *S, const char *name, const char *from)
 {
-    const char *file = strstr(name, ".tile") ? name : arena_printf(S->arena, "%s.tile", name);
+    const char *file = ends_with_tile(name) ? name : arena_printf(S->arena, "%s.tile", name);
     if (file[0] == '/')
-        return file_exists(file) ? file : NULL;
+        return allowed(S, file) ? file : NULL;
     for (int i = 0; i < S->opts->nincdirs; i++) {
         const char *p = arena_printf(S->arena, "%s/%s", S->opts->incdirs[i], file);
-        if (file_exists(p))
+        if (allowed(S, p))
             return p;
     }
     if (S->opts->stdlib_dir) {
         const char *p = arena_printf(S->arena, "%s/%s", S->opts->stdlib_dir, file);
-        if (file_exists(p))
+        if (allowed(S, p))
             return p;
     }
     const char *p = arena_printf(S->arena, "%s/%s", dir_of(S, from), file);
-    return file_exists(p) ? p : NULL;
+    return allowed(S, p) ? p : NULL;
 }
 
 typedef struct Loaded {
@@ -165,8 +182,13 @@ static void load_import(Sema *S, Node *imp, SrcFile *from, Loaded **loaded, int 
     }
     const char *path = find_import(S, imp->str, from->name);
     if (!path) {
-        sema_error(S, imp->loc, "cannot find module \"%s\" (searched -I folders, the stdlib and %s)", imp->str,
-                   dir_of(S, from->name));
+        if (S->opts->confine_imports)
+            sema_error(S, imp->loc,
+                       "cannot find module \"%s\" inside the -I folders or the stdlib (imports are confined to them)",
+                       imp->str);
+        else
+            sema_error(S, imp->loc, "cannot find module \"%s\" (searched -I folders, the stdlib and %s)", imp->str,
+                       dir_of(S, from->name));
         return;
     }
     char rp[PATH_MAX];
@@ -179,9 +201,13 @@ static void load_import(Sema *S, Node *imp, SrcFile *from, Loaded **loaded, int 
     l->next = *loaded;
     *loaded = l;
     size_t len;
-    char *text = read_whole(path, &len);
+    int err;
+    char *text = rt_read_file(path, MAX_MODULE_BYTES, &len, &err);
     if (!text) {
-        sema_error(S, imp->loc, "cannot read module \"%s\" at %s", imp->str, path);
+        sema_error(S, imp->loc, "cannot read module \"%s\" at %s: %s", imp->str, path,
+                   err == EINVAL  ? "it is not a regular file"
+                   : err == EFBIG ? "it is larger than 64 MiB"
+                                  : strerror(err));
         return;
     }
     SrcFile *sf = src_add(S->src, path, text, len);

@@ -260,6 +260,62 @@ static const BinOp *find_binop(int tok)
     return NULL;
 }
 
+/* ---- untyped integer literals: exact arithmetic in [-2^63, 2^64 - 1] ---- */
+
+typedef __int128 Wide;
+
+static Wide weak_value(SVal v) { return v.type->sk == SK_U64 ? (Wide)(uint64_t)v.c.i : (Wide)v.c.i; }
+
+/* An exact value as an untyped literal (SK_U64 above INT64_MAX, as the lexer gives them), or the error
+ * that it does not fit in 64 bits (docs/language.md: integer literals are exact, up to 2^64 - 1). */
+static SVal weak_result(Sema *S, Wide r, bool ok, Loc loc)
+{
+    if (!ok || r < (Wide)INT64_MIN || r > (Wide)UINT64_MAX)
+        return sema_error(S, loc, "the exact value of this untyped integer expression is outside -2^63 .. 2^64 - 1 "
+                                  "(a typed operand, such as `x as u64`, makes it wrap)");
+    if (r > (Wide)INT64_MAX) {
+        SVal v = sv_int(ty_scalar(S->types, SK_U64), (int64_t)(uint64_t)r);
+        v.weak = true;
+        return v;
+    }
+    return sv_weak_int(S, (int64_t)r);
+}
+
+/* The operators' meaning on exact integers: division and remainder truncate toward zero (the sign of
+ * the dividend; by zero is refused before), bitwise ops on the two's complement, a left shift a
+ * multiplication by 2^b and a right shift a floor division by it (b >= 0). */
+static SVal fold_weak_int(Sema *S, const BinOp *bo, SVal av, SVal bv, Loc loc)
+{
+    Wide a = weak_value(av), b = weak_value(bv), r = 0;
+    bool ok = true;
+    switch (bo->op) {
+    case OP_ADD: ok = !__builtin_add_overflow(a, b, &r); break;
+    case OP_SUB: ok = !__builtin_sub_overflow(a, b, &r); break;
+    case OP_MUL: ok = !__builtin_mul_overflow(a, b, &r); break;
+    case OP_DIV: r = a / b; break;
+    case OP_REM: r = a % b; break;
+    case OP_AND: r = a & b; break;
+    case OP_OR: r = a | b; break;
+    case OP_XOR: r = a ^ b; break;
+    case OP_SHL:
+        if (b < 0)
+            ok = false;
+        else if (a != 0)
+            ok = b <= 64 && !__builtin_mul_overflow(a, (Wide)1 << b, &r);
+        break;
+    case OP_SHR:
+        if (b < 0)
+            ok = false;
+        else
+            r = b > 127 ? (a < 0 ? -1 : 0) : a >> b;
+        break;
+    default:
+        ok = false;
+        break;
+    }
+    return weak_result(S, r, ok, loc);
+}
+
 static bool int_literal_fits(ScalarKind sk, SVal v)
 {
     bool big = v.type->sk == SK_U64; /* a literal above INT64_MAX */
@@ -393,6 +449,8 @@ SVal eval_binary(Sema *S, int tok, SVal a, SVal b, Loc loc)
         if ((bo->op == OP_DIV || bo->op == OP_REM) && !sk_is_float(elem->sk) && b.c.i == 0)
             return sema_error(S, loc, "integer %s by zero in a compile-time expression",
                               bo->op == OP_DIV ? "division" : "remainder");
+        if (both_weak && !sk_is_float(elem->sk))
+            return fold_weak_int(S, bo, a, b, loc);
         SVal r = sk_is_float(elem->sk) ? fold_float(S, bo->op, elem, a.c.f, b.c.f, both_weak)
                                        : fold_int(S, bo->op, elem, a.c.i, b.c.i);
         if (both_weak && !sk_is_float(elem->sk))
@@ -429,8 +487,8 @@ SVal eval_unary(Sema *S, int tok, SVal a, Loc loc)
         if (!elem_is_number(e))
             return sema_error(S, loc, "cannot negate %s", sv_describe(S, &a));
         if (a.kind == SV_CONST) {
-            if (a.weak && !sk_is_float(a.type->sk)) /* -9223372036854775808 is the literal 2^63 negated */
-                return sv_weak_int(S, (int64_t)(0 - (uint64_t)a.c.i));
+            if (a.weak && !sk_is_float(a.type->sk)) /* exact: -9223372036854775808 is 2^63 negated */
+                return weak_result(S, -weak_value(a), true, loc);
             if (a.weak)
                 return sv_weak_float(S, -a.c.f);
             return sk_is_float(e->sk) ? sv_float(e, -a.c.f) : sv_int(e, (int64_t)(0 - (uint64_t)a.c.i));

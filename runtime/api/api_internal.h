@@ -52,6 +52,7 @@ struct rk_ctx {
     bool print_autotuning;
     bool check_races; /* emu devices: report data races (rk_ctx_options.check_races) */
     bool no_specialize; /* launches never specialise (rk_ctx_options.no_specialize) */
+    bool confine_imports; /* every compile's imports stay in its include folders and the stdlib */
     rk_log_fn log;
     void *log_ud;
     struct RtProfile *prof; /* NULL when not profiling */

@@ -129,6 +129,7 @@ static bool configure_tools(rk_ctx *ctx, const rk_ctx_options *o)
     ctx->print_autotuning = switch_or_env(o->print_autotuning, "RK_PRINT_AUTOTUNING");
     ctx->check_races = switch_or_env(o->check_races, "RK_CHECK_RACES");
     ctx->no_specialize = switch_or_env(o->no_specialize, "RK_NO_SPECIALIZE");
+    ctx->confine_imports = o->confine_imports > 0;
     ctx->cache_read = !switch_or_env(o->always_compile, "RK_ALWAYS_COMPILE");
     char dir[4096];
     if (cache_resolve_dir(ctx->cache_dir, dir, sizeof dir) && !(ctx->cache_root = arena_strdup(&ctx->arena, dir)))

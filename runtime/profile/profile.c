@@ -1,5 +1,6 @@
 /* The Chrome/Perfetto trace writer (profile.h). */
 #include "runtime/profile/profile.h"
+#include "runtime/support/files.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -111,26 +112,13 @@ static bool written_before(const char *path)
     return false;
 }
 
-static bool write_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return false;
-        p += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
 /* The events already in the file (between "[\n" and "\n]\n", without the brackets), or NULL. */
 static char *old_events(RtProfile *p, size_t *len, size_t *cap)
 {
-    int fd = open(p->path, O_RDONLY | O_CLOEXEC);
+    /* a regular file only: a FIFO or device named by RK_PROFILE is not read back (nor waited on) */
+    int fd = open(p->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size < 4) {
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 4) {
         if (fd >= 0)
             close(fd);
         return NULL;
@@ -169,26 +157,19 @@ bool prof_close(RtProfile *p, char *why, size_t whylen)
     pthread_mutex_lock(&files_lock);
     size_t oldlen = 0, oldcap = 0;
     char *old = written_before(p->path) ? old_events(p, &oldlen, &oldcap) : NULL;
-    char tmp[PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", p->path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    bool ok = fd >= 0;
+    /* rt_out: a node such as /dev/full is written in place, never replaced by the trace */
+    RtOut out;
+    bool ok = rt_out_open(&out, p->path);
     /* the events end in ",\n": drop the last separator */
     size_t n = p->n >= 2 ? p->n - 2 : 0;
     if (ok)
-        ok = write_all(fd, "[\n", 2) && (!old || write_all(fd, old, oldlen)) &&
-             (!old || !oldlen || !n || write_all(fd, ",\n", 2)) && write_all(fd, p->buf ? p->buf : "", n) &&
-             write_all(fd, "\n]\n", 3);
-    int e = errno;
-    if (fd >= 0 && close(fd) != 0 && ok)
-        ok = false, e = errno;
-    if (ok && rename(tmp, p->path) != 0)
-        ok = false, e = errno;
-    if (!ok) {
-        if (fd >= 0)
-            unlink(tmp);
+        ok = rt_out_write(&out, "[\n", 2) && (!old || rt_out_write(&out, old, oldlen)) &&
+             (!old || !oldlen || !n || rt_out_write(&out, ",\n", 2)) && rt_out_write(&out, p->buf ? p->buf : "", n) &&
+             rt_out_write(&out, "\n]\n", 3);
+    int e = rt_out_close(&out);
+    ok = e == 0;
+    if (!ok)
         snprintf(why, whylen, "cannot write the profile %s: %s", p->path, strerror(e));
-    }
     pthread_mutex_unlock(&files_lock);
     if (old)
         free_raw(&al, old, oldcap);

@@ -1,6 +1,7 @@
 /* Diagnostics: recording with location and rendering with source line and caret. */
 #include "diag.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -84,24 +85,68 @@ void diag_plain(Diags *d, DiagSeverity sev, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Bytes a terminal would act on — ESC, BEL and the other C0 controls but tab, and DEL — written as
+ * \xHH, so that a source (or a name or string quoted from it) cannot retitle, clear or recolour the
+ * terminal that shows the diagnostic (issue 23). */
+static bool is_control(unsigned char c) { return (c < 0x20 && c != '\t') || c == 0x7f; }
+
+char *diag_escape(Arena *a, const char *s, size_t n)
+{
+    char *out = arena_alloc(a, 4 * n + 1), *o = out;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (is_control(c))
+            o += snprintf(o, 5, "\\x%02x", c);
+        else
+            *o++ = (char)c;
+    }
+    *o = 0;
+    return out;
+}
+
+/* The echoed source line is clipped to this many bytes on each side of the caret (a 50 MB line would
+ * otherwise be echoed whole, twice with the caret line). */
+enum { ECHO_SIDE = 160 };
+
 char *diag_render(Arena *a, const Diag *g)
 {
     const char *sev = diag_severity_name(g->sev);
+    const char *msg = diag_escape(a, g->msg, strlen(g->msg));
     if (!g->file)
-        return arena_printf(a, "rk: %s: %s\n", sev, g->msg);
+        return arena_printf(a, "rk: %s: %s\n", sev, msg);
+    const char *file = diag_escape(a, g->file, strlen(g->file));
     if (!g->srcline)
-        return arena_printf(a, "%s:%d:%d: %s: %s\n", g->file, g->line, g->col, sev, g->msg);
-    /* The caret line keeps tabs and turns every other code point before the caret into one space. */
-    char *pad = arena_alloc(a, (size_t)g->caret + 1);
+        return arena_printf(a, "%s:%d:%d: %s: %s\n", file, g->line, g->col, sev, msg);
+    /* the window of the line shown: whole code points, ECHO_SIDE bytes or so either side of the caret */
+    int lo = 0, hi = g->srclen;
+    if (g->caret > ECHO_SIDE) {
+        lo = g->caret - ECHO_SIDE;
+        while (lo < g->caret && ((unsigned char)g->srcline[lo] & 0xC0) == 0x80)
+            lo++;
+    }
+    if (hi - g->caret > ECHO_SIDE) {
+        hi = g->caret + ECHO_SIDE;
+        while (hi > g->caret && ((unsigned char)g->srcline[hi] & 0xC0) == 0x80)
+            hi--;
+    }
+    const char *pre = lo > 0 ? "..." : "", *post = hi < g->srclen ? "..." : "";
+    /* The caret line keeps tabs, turns every other code point before the caret into one space and an
+     * escaped byte into four. */
+    char *pad = arena_alloc(a, 4 * (size_t)(g->caret - lo) + 4);
     int k = 0;
-    for (int i = 0; i < g->caret; i++) {
+    for (int i = 0; i < (int)strlen(pre); i++)
+        pad[k++] = ' ';
+    for (int i = lo; i < g->caret; i++) {
         unsigned char c = (unsigned char)g->srcline[i];
         if (c == '\t')
             pad[k++] = '\t';
+        else if (is_control(c))
+            for (int j = 0; j < 4; j++)
+                pad[k++] = ' ';
         else if ((c & 0xC0) != 0x80)
             pad[k++] = ' ';
     }
     pad[k] = 0;
-    return arena_printf(a, "%s:%d:%d: %s: %s\n%.*s\n%s^\n", g->file, g->line, g->col, sev, g->msg, g->srclen,
-                        g->srcline, pad);
+    const char *line = diag_escape(a, g->srcline + lo, (size_t)(hi - lo));
+    return arena_printf(a, "%s:%d:%d: %s: %s\n%s%s%s\n%s^\n", file, g->line, g->col, sev, msg, pre, line, post, pad);
 }

@@ -40,6 +40,8 @@ void diag_vat(Diags *d, DiagSeverity sev, Loc loc, const char *fmt, va_list ap);
 /* A diagnostic with no location (command line, environment). */
 void diag_plain(Diags *d, DiagSeverity sev, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The text of one diagnostic, in the contract's format, ending with a newline. */
+/* s[0..n) with every byte a terminal acts on (C0 controls but tab, DEL) written as \xHH. */
+char *diag_escape(Arena *a, const char *s, size_t n);
 char *diag_render(Arena *a, const Diag *g);
 const char *diag_severity_name(DiagSeverity s);
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <limits.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "compiler/front/lex.h"
@@ -17,13 +18,15 @@
 #include "compiler/report/report.h"
 #include "parser.h"
 #include "rk.h"
+#include "runtime/support/files.h"
 #include "tools/rkc/run.h"
 
 #ifndef RK_VERSION
 #define RK_VERSION "0.0.0"
 #endif
 
-enum { EXIT_PROGRAM = 1, EXIT_USAGE = 2, EXIT_DEVICE = 3, EXIT_INTERNAL = 4 };
+/* A failed write of the output is an error of status 1, like a failed link. */
+enum { EXIT_PROGRAM = 1, EXIT_WRITE = 1, EXIT_USAGE = 2, EXIT_DEVICE = 3, EXIT_INTERNAL = 4 };
 
 static const char *const known_targets[] = {"gfx942", "gfx90a", "gfx950", "emu", "sm_90", "emu_sm90", NULL};
 static const char *const known_emits[] = {"tokens", "ast", "tir", "lir", "llvm", "asm", "obj", "hsaco", NULL};
@@ -31,6 +34,7 @@ static const char *const known_emits[] = {"tokens", "ast", "tir", "lir", "llvm",
 typedef struct Options {
     const char *input, *output, *target, *emit, *kernel;
     const char *report; /* NULL, "text" or "json" */
+    int confine_imports;
     int opt_level, all_configs;
     Define defines[256];
     int ndefines;
@@ -55,6 +59,7 @@ static void usage(FILE *f)
           "  -I DIR           import path (repeatable)\n"
           "  -O0 .. -O3       LLVM optimisation level (default -O3)\n"
           "  --all-configs    one code object with every autotune config, plus OUT.json\n"
+          "  --confine-imports  imports only from inside the -I folders and the stdlib (untrusted source)\n"
           "  --report         resources and instruction mix per kernel; --report=json for machines\n"
           "  --assume FACTS   compile for facts about run-time parameters (repeatable): NAME%N==0 (an\n"
           "                   integer divisible by N, a pointer aligned to N bytes) or NAME==V (an integer\n"
@@ -146,6 +151,8 @@ static int parse_options(int argc, char **argv, Options *o)
             o->opt_level = a[2] - '0';
         } else if (strcmp(a, "--all-configs") == 0) {
             o->all_configs = 1;
+        } else if (strcmp(a, "--confine-imports") == 0) {
+            o->confine_imports = 1;
         } else if (strcmp(a, "--assume") == 0 || strncmp(a, "--assume=", 9) == 0) {
             const char *f = a[8] == '=' ? a + 9 : i + 1 < argc ? argv[++i] : NULL;
             if (!f || !*f)
@@ -173,41 +180,79 @@ static int parse_options(int argc, char **argv, Options *o)
     return 0;
 }
 
+/* The source: a regular file through rt_read_file (the library's reader: never a device or a FIFO,
+ * read to its size), or stdin for "-". NULL with errno set when it cannot be read. */
 static char *read_file(const char *path, size_t *len)
 {
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (!f)
-        return NULL;
+    if (strcmp(path, "-") != 0) {
+        int err;
+        char *text = rt_read_file(path, (size_t)1 << 31, len, &err);
+        if (!text)
+            errno = err; /* EINVAL: not a regular file */
+        return text;
+    }
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
-    for (;;) {
-        if (n == cap)
-            buf = realloc(buf, cap *= 2);
-        size_t r = fread(buf + n, 1, cap - n, f);
+    while (buf) {
+        if (n == cap) {
+            char *nb = cap < ((size_t)1 << 31) ? realloc(buf, cap *= 2) : NULL;
+            if (!nb) {
+                free(buf);
+                errno = ENOMEM;
+                return NULL;
+            }
+            buf = nb;
+        }
+        size_t r = fread(buf + n, 1, cap - n, stdin);
         if (r == 0)
             break;
         n += r;
     }
-    int err = ferror(f);
-    if (f != stdin)
-        fclose(f);
-    if (err) {
+    if (!buf || ferror(stdin)) {
         free(buf);
+        errno = buf ? EIO : ENOMEM;
         return NULL;
     }
     *len = n;
     return buf;
 }
 
-static FILE *open_output(const Options *o, int *is_stdout)
+/* An output that is the input file (`rkc x.tile --emit=tir -o x.tile`) is refused before anything is
+ * written: the source would be gone. */
+static bool same_file(const char *a, const char *b)
 {
-    *is_stdout = !o->output || strcmp(o->output, "-") == 0;
-    if (*is_stdout)
-        return stdout;
-    FILE *f = fopen(o->output, "wb");
-    if (!f)
-        fprintf(stderr, "rkc: error: cannot write '%s': %s\n", o->output, strerror(errno));
-    return f;
+    struct stat sa, sb;
+    return strcmp(a, "-") != 0 && strcmp(b, "-") != 0 && stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+           S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static int refuse_input_as_output(const char *input, const char *output)
+{
+    if (!same_file(input, output))
+        return 0;
+    fprintf(stderr, "rkc: error: the output '%s' is the input file: it would overwrite the source\n", output);
+    return EXIT_USAGE;
+}
+
+/* Writes the result to -o PATH (through rt_out: a device node is written in place, a failed write
+ * leaves no partial file) or to stdout. A write that fails is an error with exit status 1. */
+static int write_output(const Options *o, const char *text, const void *bin, size_t size)
+{
+    const void *data = text ? text : bin;
+    size_t n = text ? strlen(text) : size;
+    if (!o->output || strcmp(o->output, "-") == 0) {
+        if (fwrite(data, 1, n, stdout) != n || fflush(stdout) != 0) {
+            fprintf(stderr, "rkc: error: cannot write the standard output: %s\n", strerror(errno));
+            return EXIT_WRITE;
+        }
+        return 0;
+    }
+    int e = rt_write_file(o->output, data, n);
+    if (e) {
+        fprintf(stderr, "rkc: error: cannot write '%s': %s\n", o->output, strerror(e));
+        return EXIT_WRITE;
+    }
+    return 0;
 }
 
 static void print_diags(Arena *a, const Diags *d)
@@ -291,6 +336,15 @@ static int compile_bundle(const Options *o, const char *text, size_t len)
             snprintf(out, stem + 8, "%.*s%s", (int)stem, o->input,
                      strncmp(o->target, "emu", 3) == 0 ? ".so" : strcmp(o->target, "sm_90") == 0 ? ".ptx" : ".hsaco");
     }
+    if (out) {
+        char json[PATH_MAX + 8];
+        snprintf(json, sizeof json, "%s.json", out);
+        int rc = refuse_input_as_output(o->input, out);
+        if (rc || (rc = refuse_input_as_output(o->input, json))) {
+            free(out);
+            return rc;
+        }
+    }
     rk_define defs[256];
     for (int i = 0; i < o->ndefines; i++)
         defs[i] = (rk_define){o->defines[i].name, o->defines[i].value};
@@ -311,6 +365,7 @@ static int compile_bundle(const Options *o, const char *text, size_t len)
         opts.kernel = o->kernel;
         opts.opt_level = o->opt_level == 0 ? RK_OPT_O0 : o->opt_level;
         opts.assume = o->assume;
+        opts.confine_imports = o->confine_imports;
         st = rk_compile_bundle(ctx, text, len, &opts, out);
         for (int i = 0; i < rk_diag_count(ctx); i++) {
             rk_diag d;
@@ -343,7 +398,8 @@ static int compile(const Options *o)
     size_t len = 0;
     char *text = read_file(o->input, &len);
     if (!text) {
-        fprintf(stderr, "rkc: error: cannot read '%s': %s\n", o->input, strerror(errno));
+        fprintf(stderr, "rkc: error: cannot read '%s': %s\n", o->input,
+                errno == EINVAL ? "not a regular file" : strerror(errno));
         return EXIT_USAGE;
     }
     if (o->all_configs) {
@@ -386,6 +442,7 @@ static int compile(const Options *o)
     d.kernel = o->kernel;
     d.opt_level = o->opt_level;
     d.assume = o->assume[0] ? o->assume : NULL;
+    d.confine_imports = o->confine_imports;
     d.dump_ir = getenv("RK_DUMP_IR");
     d.dump_dir = getenv("RK_DUMP_DIR");
     d.dump_sink = print_dump;
@@ -420,20 +477,11 @@ static int compile(const Options *o)
             ok = false, r.binary = NULL;
     }
     if (ok) {
-        int is_stdout;
-        FILE *out = open_output(o, &is_stdout);
-        if (!out) {
-            rc = EXIT_USAGE;
-        } else {
-            if (r.text)
-                fputs(r.text, out);
-            else if (r.binary)
-                fwrite(r.binary, 1, r.size, out);
-            if (!is_stdout && fclose(out) != 0) {
-                fprintf(stderr, "rkc: error: cannot write '%s': %s\n", o->output, strerror(errno));
-                rc = EXIT_USAGE;
-            }
-        }
+        int wrc = refuse_input_as_output(o->input, o->output ? o->output : "-");
+        if (!wrc)
+            wrc = write_output(o, r.text, r.binary, r.binary ? r.size : 0);
+        if (wrc)
+            rc = wrc;
     } else if (!o->report || diags.nerrors) {
         rc = has_internal_error(&diags) ? EXIT_INTERNAL : EXIT_PROGRAM;
     }
@@ -451,6 +499,12 @@ int main(int argc, char **argv)
     if (rc)
         return rc;
     rc = compile(&o);
+    /* the report and --emit=... -o - went to stdout: a failed write (a full disk, a closed pipe) is an
+     * error, not a success */
+    if (!rc && (fflush(stdout) != 0 || ferror(stdout))) {
+        fprintf(stderr, "rkc: error: cannot write the standard output: %s\n", strerror(errno));
+        rc = EXIT_WRITE;
+    }
     for (int i = 0; i < o.ndefines; i++)
         free((char *)o.defines[i].name);
     return rc;

@@ -1,0 +1,120 @@
+/* Reading a regular file; writing an output file: a temporary renamed over a regular file, in place
+ * for anything else (files.h says why). */
+#include "files.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+bool rt_out_open(RtOut *o, const char *path)
+{
+    static unsigned long counter;
+    *o = (RtOut){.fd = -1, .path = path};
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* no O_TRUNC, no O_CREAT: a node is written, never made or emptied */
+        o->in_place = true;
+        o->fd = open(path, O_WRONLY | O_CLOEXEC);
+    } else {
+        unsigned long k = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
+        int n = snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld.%lu", path, (long)getpid(), k);
+        if (n < 0 || (size_t)n >= sizeof o->tmp) {
+            o->err = ENAMETOOLONG;
+            return false;
+        }
+        o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    }
+    if (o->fd < 0) {
+        o->err = errno;
+        return false;
+    }
+    return true;
+}
+
+bool rt_out_write(RtOut *o, const void *data, size_t n)
+{
+    const char *p = data;
+    while (!o->err && n) {
+        ssize_t w = write(o->fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            o->err = w < 0 ? errno : EIO;
+            break;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return !o->err;
+}
+
+int rt_out_close(RtOut *o)
+{
+    if (o->fd >= 0 && close(o->fd) != 0 && !o->err)
+        o->err = errno;
+    if (o->fd >= 0 && !o->in_place) {
+        if (!o->err && rename(o->tmp, o->path) != 0)
+            o->err = errno;
+        if (o->err)
+            unlink(o->tmp);
+    }
+    o->fd = -1;
+    return o->err;
+}
+
+int rt_write_file(const char *path, const void *data, size_t n)
+{
+    RtOut o;
+    if (!rt_out_open(&o, path))
+        return o.err;
+    rt_out_write(&o, data, n);
+    return rt_out_close(&o);
+}
+
+char *rt_read_file(const char *path, size_t max, size_t *len, int *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    struct stat st;
+    *err = 0;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        *err = errno;
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > max) {
+        *err = S_ISREG(st.st_mode) ? EFBIG : EINVAL;
+        close(fd);
+        return NULL;
+    }
+    size_t size = (size_t)st.st_size, n = 0;
+    char *buf = malloc(size + 1);
+    if (!buf) {
+        *err = ENOMEM;
+        close(fd);
+        return NULL;
+    }
+    while (n < size) {
+        ssize_t r = read(fd, buf + n, size - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            *err = errno;
+            free(buf);
+            close(fd);
+            return NULL;
+        }
+        if (r == 0)
+            break; /* the file shrank: what is there */
+        n += (size_t)r;
+    }
+    close(fd);
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}
