@@ -192,17 +192,16 @@ static void test_reset(void)
     rk_ctx_destroy(ctx);
 }
 
-/* A dot whose big config needs 256 KiB of LDS: pruned before code generation. */
-static const char DOT_SRC[] =
-    "@autotune(key = [n], configs = [{B: 16, K: 16}, {B: 256, K: 256}])\n"
+/* A scan whose big config needs 256 KiB of LDS at once: pruned before code generation. (A layout
+ * conversion that large is no longer refused: it moves in pieces, lower_convert.c.) */
+static const char SCAN_SRC[] =
+    "@autotune(key = [n], configs = [{B: 16}, {B: 256}])\n"
     "@grid(1)\n"
-    "kernel mm(a: *f16, b: *f16, c: *f32, n: i32, const B: i32 = 16, const K: i32 = 16)\n"
+    "kernel cs(a: *f32, c: *f32, n: i32, const B: i32 = 16)\n"
     "{\n"
     "    let r = arange(B);\n"
-    "    let k = arange(K);\n"
-    "    let x = load(a + r[:, None] * K + k[None, :]);\n"
-    "    let y = load(b + k[:, None] * B + r[None, :]);\n"
-    "    store(c + r[:, None] * B + r[None, :], dot(x, y));\n"
+    "    let x = load(a + r[:, None] * B + r[None, :]);\n"
+    "    store(c + r[:, None] * B + r[None, :], cumsum(x, 1));\n"
     "}\n";
 
 static void test_prune_lds(void)
@@ -212,20 +211,20 @@ static void test_prune_lds(void)
     Log log = {0};
     rk_ctx *ctx = ctx_in(dir, &log, 1);
     enum { B = 16 };
-    uint16_t ha[B * B];
+    float ha[B * B];
     for (int i = 0; i < B * B; i++)
-        ha[i] = rk_f16_from_double(i % 3 == 0 ? 1.0 : 0.0);
+        ha[i] = (float)(i % 3);
     void *a, *c;
     CHECK_OK(ctx, rk_malloc(ctx, sizeof ha, &a));
-    CHECK_OK(ctx, rk_malloc(ctx, B * B * 4, &c));
+    CHECK_OK(ctx, rk_malloc(ctx, sizeof ha, &c));
     CHECK_OK(ctx, rk_memcpy_htod(ctx, a, ha, sizeof ha));
-    rk_arg args[] = {rk_arg_ptr(a), rk_arg_ptr(a), rk_arg_ptr(c), rk_arg_i32(B)};
+    rk_arg args[] = {rk_arg_ptr(a), rk_arg_ptr(c), rk_arg_i32(B)};
     rk_kernel *k = NULL;
-    rk_compile_options o = {.filename = "mm.tile"};
-    CHECK_OK(ctx, rk_autotune(ctx, DOT_SRC, strlen(DOT_SRC), "mm", args, 4, &o, &k));
+    rk_compile_options o = {.filename = "cs.tile"};
+    CHECK_OK(ctx, rk_autotune(ctx, SCAN_SRC, strlen(SCAN_SRC), "cs", args, 3, &o, &k));
     rk_stats s = stats(ctx);
     CHECK(s.last_tune_configs == 2 && s.last_tune_pruned == 1);
-    CHECK(k && strcmp(rk_kernel_config(k), "B=16 K=16") == 0);
+    CHECK(k && strcmp(rk_kernel_config(k), "B=16") == 0);
     CHECK(strstr(log.best, "1 pruned") != NULL);
     rk_ctx_destroy(ctx);
 }
