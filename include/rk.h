@@ -228,6 +228,12 @@ typedef struct rk_compile_options {
     /* 1: imports resolve only to files inside include_dirs and the stdlib folder (as
        rk_ctx_options.confine_imports, for this compile) */
     int confine_imports;
+    /* rk_compile_bundle only: further sets of facts (each as `assume`, added to it). The bundle holds
+     * every config compiled for each set beside the plain ones, and rk_bundle_run / rk_bundle_autotune
+     * choose, for a call, among the variants of the most specialised set whose facts its arguments
+     * satisfy (rkc --all-configs --specialize FACTS). */
+    const char *const *specialize;
+    int nspecialize;
 } rk_compile_options;
 
 /* Compiles a tile source (length bytes, need not be NUL-terminated) into a program for the target.

@@ -21,6 +21,7 @@
 #include "compiler/target/target.h"
 #include "runtime/profile/profile.h"
 #include "runtime/support/files.h"
+#include "runtime/support/facts.h"
 #include "runtime/version.h"
 
 typedef struct BKernelInfo BKernelInfo;
@@ -175,6 +176,26 @@ struct BKernelInfo {
     int first, n; /* its variants in the set */
 };
 
+/* The facts of one specialisation that name kernel m's parameters, after the compile's own (NULL when
+ * it names none of them: the plain variants are that kernel's). */
+static const char *spec_facts(Arena *a, const CompileSetup *cs, const KernelMeta *m, const char *text)
+{
+    char why[256];
+    int n = facts_parse(text, NULL, 0, why, sizeof why);
+    if (n <= 0)
+        return NULL;
+    Fact *fs = ARENA_ARRAY(a, Fact, n + 1);
+    facts_parse(text, fs, n, why, sizeof why);
+    const char *out = NULL;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m->nparams; j++)
+            if (fact_is(&fs[i], m->params[j].name))
+                out = arena_printf(a, "%s%s%.*s%s", out ? out : "", out ? " " : "", fs[i].namelen, fs[i].name,
+                                   fs[i].kind == FACT_DIV ? arena_printf(a, "%%%lld==0", (long long)fs[i].n)
+                                                          : arena_printf(a, "==%lld", (long long)fs[i].n));
+    return !out ? NULL : cs->assume ? arena_printf(a, "%s %s", cs->assume, out) : out;
+}
+
 /* Kernels and variants from a compile to tile IR. */
 static rk_status plan(rk_ctx *ctx, const CompileSetup *cs, Arena *a, VariantSet *vs, BKernelInfo **ks, int *nk)
 {
@@ -197,7 +218,8 @@ static rk_status plan(rk_ctx *ctx, const CompileSetup *cs, Arena *a, VariantSet 
     const SemaResult *sr = &r->sema;
     int total = 0;
     for (int i = 0; i < sr->nkernels; i++)
-        total += sr->kernels[i].has_autotune && sr->kernels[i].ntune ? sr->kernels[i].ntune : 1;
+        total += (sr->kernels[i].has_autotune && sr->kernels[i].ntune ? sr->kernels[i].ntune : 1) *
+                 (1 + cs->nspecialize);
     *ks = ARENA_ARRAY(a, BKernelInfo, sr->nkernels + 1);
     *nk = sr->nkernels;
     vs->v = ARENA_ARRAY(a, Variant, total + 1);
@@ -212,13 +234,19 @@ static rk_status plan(rk_ctx *ctx, const CompileSetup *cs, Arena *a, VariantSet 
         k->nreset = m->ntune_reset;
         k->first = vs->n;
         int nc = m->has_autotune && m->ntune ? m->ntune : 1;
-        for (int c = 0; c < nc; c++) {
-            Variant *v = &vs->v[vs->n++];
-            *v = (Variant){.kernel = m->name, .index = c, .label = ""};
-            if (m->has_autotune && m->ntune) {
-                v->defs = ARENA_ARRAY(a, Define, m->tune_configs[c].n + 1);
-                compile_config_defines(a, &m->tune_configs[c], (Define *)v->defs, &v->ndefs);
-                v->label = compile_config_text(a, &m->tune_configs[c]);
+        /* every config, plain (spec 0) and for each set of facts that names this kernel's parameters */
+        for (int s = 0; s <= cs->nspecialize; s++) {
+            const char *assume = NULL;
+            if (s > 0 && !(assume = spec_facts(a, cs, m, cs->specialize[s - 1])))
+                continue;
+            for (int c = 0; c < nc; c++) {
+                Variant *v = &vs->v[vs->n++];
+                *v = (Variant){.kernel = m->name, .index = c, .label = "", .assume = assume, .spec = s};
+                if (m->has_autotune && m->ntune) {
+                    v->defs = ARENA_ARRAY(a, Define, m->tune_configs[c].n + 1);
+                    compile_config_defines(a, &m->tune_configs[c], (Define *)v->defs, &v->ndefs);
+                    v->label = compile_config_text(a, &m->tune_configs[c]);
+                }
             }
         }
         k->n = vs->n - k->first;
@@ -336,6 +364,12 @@ rk_status rk_compile_bundle(rk_ctx *ctx, const char *source, size_t length, cons
         return st;
     if (strcmp(cs.target, "interp") == 0)
         return rt_fail(ctx, RK_EUNSUPPORTED, "bundles hold code objects: target interp has none");
+    for (int i = 0; i < cs.nspecialize; i++) {
+        char why[256];
+        if (facts_parse(cs.specialize[i], NULL, 0, why, sizeof why) <= 0)
+            return rt_fail(ctx, RK_EINVAL, "specialisation '%s': %s", cs.specialize[i],
+                           facts_parse(cs.specialize[i], NULL, 0, why, sizeof why) < 0 ? why : "no facts");
+    }
     BundleJob *j = alloc_raw(&ctx->alloc, sizeof *j);
     if (!j)
         return rt_fail(ctx, RK_ENOMEM, "out of memory");

@@ -96,6 +96,11 @@ rk_status compile_setup(rk_ctx *ctx, const char *source, size_t length, const rk
     for (int i = 0; i < o->ninclude_dirs; i++)
         if (!o->include_dirs[i])
             return rt_fail(ctx, RK_EINVAL, "compile options: include folder %d is NULL", i);
+    if (o->nspecialize < 0 || (o->nspecialize && !o->specialize))
+        return rt_fail(ctx, RK_EINVAL, "compile options: a count is set without its array");
+    for (int i = 0; i < o->nspecialize; i++)
+        if (!o->specialize[i])
+            return rt_fail(ctx, RK_EINVAL, "compile options: specialisation %d is NULL", i);
     const char *target = o->target ? o->target : ctx->dev ? ctx->dev->props.target : "gfx942";
     bool known = false;
     for (size_t i = 0; i < sizeof known_targets / sizeof known_targets[0]; i++)
@@ -117,6 +122,8 @@ rk_status compile_setup(rk_ctx *ctx, const char *source, size_t length, const rk
                          .opt_level = o->opt_level == RK_OPT_O0 ? 0 : o->opt_level == 0 ? 3 : o->opt_level,
                          .assume = o->assume && *o->assume ? o->assume : NULL,
                          .confine_imports = ctx->confine_imports || o->confine_imports > 0,
+                         .specialize = o->specialize,
+                         .nspecialize = o->nspecialize,
                          .stdlib_dir = ctx->stdlib_dir             ? ctx->stdlib_dir
                                        : installed_stdlib[0] ? installed_stdlib
                                                              : RK_DEFAULT_STDLIB};

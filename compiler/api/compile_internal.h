@@ -23,6 +23,8 @@ typedef struct CompileSetup {
     const char *stdlib_dir;
     const char *assume;     /* facts about run-time parameters, or NULL */
     bool confine_imports;   /* imports only inside incdirs and stdlib_dir */
+    const char *const *specialize; /* rk_compile_bundle: further sets of facts */
+    int nspecialize;
 } CompileSetup;
 
 /* Checks the options (RK_EINVAL, RK_EUNSUPPORTED with the context's error) and fills cs. */

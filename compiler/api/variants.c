@@ -202,7 +202,8 @@ static void lower_variant(Worker *w, int i)
     w->ca.oom = &w->oom;
     w->a.oom = &w->oom;
     Arena *ca = &w->ca;
-    v->symbol = arena_printf(&w->a, "%s__c%d", v->kernel, v->index);
+    v->symbol = v->spec ? arena_printf(&w->a, "%s__s%dc%d", v->kernel, v->spec, v->index)
+                        : arena_printf(&w->a, "%s__c%d", v->kernel, v->index);
     SrcMgr *src = ARENA_NEW(ca, SrcMgr);
     src_init(src, ca);
     Diags *diags = ARENA_NEW(ca, Diags);
@@ -215,6 +216,8 @@ static void lower_variant(Worker *w, int i)
         defs[nd++] = v->defs[k];
     DriverOptions d;
     compile_driver_options(&d, sh->ctx, vs->cs, defs, nd, false);
+    if (v->assume)
+        d.assume = v->assume;
     d.kernel = v->kernel;
     DriverResult *r = ARENA_NEW(ca, DriverResult);
     double t0 = sh->ctx->prof ? prof_now_us() : 0;

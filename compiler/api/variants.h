@@ -39,6 +39,8 @@ typedef struct Variant {
     const Define *defs;      /* the config's values, after the compile's own defines */
     int ndefs;
     const char *label;       /* the config as -D pairs */
+    const char *assume;      /* the facts it is compiled for (NULL: the compile's own) */
+    int spec;                /* > 0: a specialisation's variant, symbol kernel__s<spec>c<index> */
     /* out */
     VariantState state;
     rk_status st;            /* VAR_FAILED: RK_ECOMPILE, RK_EINTERNAL or RK_ENOMEM */

@@ -324,6 +324,17 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
             pipeline_loads(m->funcs[i]);
             tir_canonicalize(m->funcs[i]);
             dump(a, diags, o, out, "pipeline", m->funcs[i]->name, func_text(a, m->funcs[i]));
+            if (o->remarks) {
+                int nr;
+                Remark *rs = compute_remarks(a, m->funcs[i], m->funcs[i]->opts.num_warps * lo.wave, &nr);
+                Remark *all = ARENA_ARRAY(a, Remark, out->nremarks + nr + 1);
+                if (out->nremarks)
+                    memcpy(all, out->remarks, sizeof *all * (size_t)out->nremarks);
+                if (nr)
+                    memcpy(all + out->nremarks, rs, sizeof *all * (size_t)nr);
+                out->remarks = all;
+                out->nremarks += nr;
+            }
             Func *lf = assign_layouts(a, m->funcs[i], lir, lt, &lo, diags);
             if (!lf)
                 return false;

@@ -40,6 +40,7 @@ typedef struct DriverOptions {
     const Config *config; /* an autotune config overriding consts and options, or NULL */
     const char *assume;   /* facts about run-time parameters (runtime/support/facts.h), or NULL */
     bool confine_imports; /* imports only from inside incdirs and stdlib_dir (untrusted source) */
+    bool remarks;         /* collect performance remarks (DriverResult.remarks) */
     /* IR dumps: the RK_DUMP_IR value ("1", "all" or a list of stages such as "tir,llvm"), RK_DUMP_DIR,
      * and a sink for dumps that are not written to files (NULL: keep them in DriverResult.dumps). */
     const char *dump_ir;
@@ -72,6 +73,8 @@ typedef struct DriverResult {
     int nkernels;
     Dump *dumps;
     int ndumps;
+    struct Remark *remarks; /* with DriverOptions.remarks: compiler/passes/passes.h */
+    int nremarks;
     double ms_front, ms_sema, ms_passes, ms_lower, ms_opt, ms_codegen, ms_link;
     /* the same stages in CPU time: the calling thread's, plus ld.lld's for the link when it ran */
     double cpu_front, cpu_sema, cpu_passes, cpu_lower, cpu_opt, cpu_codegen, cpu_link;

@@ -4,6 +4,7 @@
  *   compute_axis_info   contiguity, divisibility, constancy        (axis_info.h)
  *   assign_layouts      TIR -> LIR: anchors and rematerialisation   (assign_layouts.c)
  *   remove_converts     cancels conversion chains                   (remove_converts.c)
+ *   compute_remarks     accesses narrower than the widest, and why  (remarks.c, rkc --remarks)
  *
  * driver.c runs them; each can be dumped with RK_DUMP_IR=<name>. */
 #ifndef RK_PASSES_H
@@ -34,5 +35,16 @@ typedef struct DotChoice {
     int wpc[2];
 } DotChoice;
 DotChoice choose_dot(const LirOptions *o, const Func *f, const Op *dot);
+
+/* A performance remark (remarks.c): an access narrower than the widest, and why. */
+typedef struct Remark {
+    const char *kernel, *file;
+    int line, col;
+    const char *what; /* "global load", "global store" */
+    int bits, widest; /* per lane: this access, and the widest the target and the tile allow */
+    const char *why;  /* the fact that would widen it, in the language's terms */
+} Remark;
+/* The remarks of one kernel's tile IR (before layouts), `lanes` = num_warps * wave size. */
+Remark *compute_remarks(Arena *a, Func *f, int lanes, int *n);
 
 #endif

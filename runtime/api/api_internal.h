@@ -202,6 +202,8 @@ const RtAlloc *rt_alloc_find(const rk_ctx *ctx, const void *p, size_t bytes);
 bool rt_spec_attach(rk_program *p, const char *source, size_t length, const rk_compile_options *o);
 rk_status rt_spec_select(rk_kernel *k, rk_kernel **run);
 bool rt_spec_kernel_init(rk_ctx *ctx, Arena *a, rk_kernel *k, const char *facts, const char *nospec);
+/* How many facts k has, when the arguments satisfy them all; -1 when they break one (bundles). */
+int rt_spec_args_hold(const rk_kernel *k, const rk_arg *args, int nargs);
 /* Takes a program out of its context's list (a variant, owned by its kernel). */
 void rt_program_unlink(rk_program *p);
 void rt_spec_free(rk_kernel *k);

@@ -315,6 +315,30 @@ bool rt_spec_attach(rk_program *p, const char *source, size_t length, const rk_c
     return true;
 }
 
+int rt_spec_args_hold(const rk_kernel *k, const rk_arg *args, int nargs)
+{
+    if (!k->nchecks)
+        return 0; /* nothing to check (a wrong argument count is the launch's to report) */
+    if (nargs != k->nparams || !args)
+        return -1;
+    for (int i = 0; i < k->nchecks; i++) {
+        const RtFactCheck *c = &k->checks[i];
+        const rk_arg *a = &args[c->param];
+        int64_t v;
+        if (a->kind == RK_PARAM_POINTER)
+            v = (int64_t)(uintptr_t)a->v.ptr;
+        else if (a->dtype == RK_I8 || a->dtype == RK_I16 || a->dtype == RK_I32 || a->dtype == RK_I64)
+            v = a->v.i;
+        else if (a->dtype == RK_U8 || a->dtype == RK_U16 || a->dtype == RK_U32 || a->dtype == RK_U64)
+            v = (int64_t)a->v.u;
+        else
+            return -1;
+        if (!fact_holds(c->kind, c->n, v))
+            return -1;
+    }
+    return k->nchecks;
+}
+
 /* ---- rk.h ---- */
 
 const char *rk_kernel_facts(const rk_kernel *k)

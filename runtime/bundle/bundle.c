@@ -396,14 +396,34 @@ static rk_status tune(rk_bundle *b, BKernel *k, const rk_arg *args, int nargs, r
     rk_status st = rt_need_device(ctx);
     if (st)
         return st;
-    if (k->nvariants == 1) {
-        *best = k->variants[0];
+    /* The variants this call may run: those of the most specialised set of facts its arguments satisfy
+     * (a bundle compiled with --specialize holds every config for each set). */
+    int most = -1, nfit = 0;
+    for (int i = 0; i < k->nvariants; i++) {
+        int h = rt_spec_args_hold(k->variants[i], args, nargs);
+        nfit += h == most;
+        if (h > most)
+            most = h, nfit = 1;
+    }
+    if (most < 0) /* none: the launch of the first says which fact is broken */
+        return k->nvariants ? rk_launch(k->variants[0], NULL, args, nargs, NULL) : RK_EINVAL;
+    if (nfit == 1 || k->nvariants == 1) {
+        for (int i = 0; i < k->nvariants; i++)
+            if (rt_spec_args_hold(k->variants[i], args, nargs) == most)
+                *best = k->variants[i];
         return RK_OK;
     }
     char key_text[2048];
     if ((st = tune_key_text(ctx, k->name, k->params, k->nparams, k->key_idx, k->nkey, args, nargs, key_text,
-                            sizeof key_text)))
+                            sizeof key_text - 512)))
         return st;
+    /* the chosen set is part of the key: its facts (those of any of its variants) */
+    for (int i = 0; i < k->nvariants; i++)
+        if (rt_spec_args_hold(k->variants[i], args, nargs) == most) {
+            if (*k->variants[i]->facts)
+                snprintf(key_text + strlen(key_text), 512, " [%s]", k->variants[i]->facts);
+            break;
+        }
     /* the key: in memory by its bytes, on disk by their SHA-256 */
     unsigned char key[2048 + 512];
     size_t n;
@@ -458,10 +478,10 @@ static rk_status tune(rk_bundle *b, BKernel *k, const rk_arg *args, int nargs, r
         } else {
             bool clean = false;
             for (int i = 0; i < k->nvariants; i++)
-                clean |= k->spills[i] == 0;
+                clean |= k->spills[i] == 0 && rt_spec_args_hold(k->variants[i], args, nargs) == most;
             int nc = 0;
             for (int i = 0; i < k->nvariants; i++)
-                if (!clean || k->spills[i] == 0) {
+                if ((!clean || k->spills[i] == 0) && rt_spec_args_hold(k->variants[i], args, nargs) == most) {
                     cands[nc] = k->variants[i];
                     labels[nc++] = k->labels[i];
                 }

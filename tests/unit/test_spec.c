@@ -1,7 +1,8 @@
 /* Specialisation at launch (runtime/api/spec.c, compiler/sema/sema_spec.c): the choice of variant by
  * the arguments' facts, the variants kept in memory and in the compile cache (whose key holds the
  * facts), @no_specialize, facts given ahead of time (rk_compile_options.assume) refused at launch when
- * the arguments break them, the autotuner compiling for the call's facts, and the facts parser. */
+ * the arguments break them, the autotuner compiling for the call's facts, bundles with several
+ * specialisations, and the facts parser. */
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -210,7 +211,8 @@ static void test_autotune(void)
     /* other facts: a variant of the winner's config */
     CHECK_OK(ctx, run(ctx, best, &b, 1000, 1));
     rk_kernel *v = rk_kernel_last_run(best);
-    CHECK(v != best && strcmp(rk_kernel_facts(v), "s==1") == 0 && strcmp(rk_kernel_config(v), rk_kernel_config(best)) == 0);
+    CHECK(v != best && strcmp(rk_kernel_facts(v), "s==1") == 0 &&
+          strcmp(rk_kernel_config(v), rk_kernel_config(best)) == 0);
     CHECK_OK(ctx, run(ctx, best, &b, 1000, 2));
     CHECK(rk_kernel_last_run(best) != best && strcmp(rk_kernel_facts(rk_kernel_last_run(best)), "") == 0);
     /* rk_run with other facts tunes again for them */
@@ -218,6 +220,49 @@ static void test_autotune(void)
     rk_kernel *best2 = NULL;
     CHECK_OK(ctx, rk_autotune(ctx, SRC, strlen(SRC), "tuned", a2, 5, NULL, &best2));
     CHECK(best2 != best && strcmp(rk_kernel_facts(best2), "n%16==0") == 0);
+    rk_ctx_destroy(ctx);
+}
+
+/* A bundle with several specialisations: the runtime alone picks the most specialised set whose facts
+ * the arguments satisfy, and tunes among its configs. */
+static void test_bundle(void)
+{
+    rk_ctx *ctx = emu_ctx();
+    Bufs b;
+    setup(ctx, &b);
+    char path[256];
+    snprintf(path, sizeof path, "%s/spec_bundle.so", cache_dir);
+    const char *sets[] = {"n%16==0", "n%16==0 s==1", "q==1"};
+    rk_compile_options co = {.filename = "spec.tile", .kernel = "tuned", .specialize = sets, .nspecialize = 2};
+    CHECK_OK(ctx, rk_compile_bundle(ctx, SRC, strlen(SRC), &co, path));
+    co.nspecialize = 3; /* a set naming no parameter of the kernel adds nothing */
+    CHECK_OK(ctx, rk_compile_bundle(ctx, SRC, strlen(SRC), &co, path));
+    const char *bad[] = {"n%16"};
+    co.specialize = bad;
+    co.nspecialize = 1;
+    CHECK_ST(ctx, rk_compile_bundle(ctx, SRC, strlen(SRC), &co, path), RK_EINVAL,
+             "specialisation 'n%16': fact 'n%16': expected '==0' after the divisor");
+    rk_bundle *bu = NULL;
+    CHECK_OK(ctx, rk_bundle_load(ctx, path, &bu));
+    CHECK(rk_bundle_variant_count(bu, "tuned") == 6);
+    struct {
+        int n, s;
+        const char *facts;
+    } cases[] = {{1024, 1, "n%16==0 s==1"}, {1024, 2, "n%16==0"}, {1000, 1, ""}, {1000, 3, ""}};
+    for (int i = 0; i < 4; i++) {
+        rk_arg args[] = {rk_arg_ptr(b.x), rk_arg_ptr(b.out), rk_arg_i32(cases[i].n), rk_arg_i32(cases[i].s),
+                         rk_arg_f32(1.0f)};
+        rk_kernel *best = NULL;
+        CHECK_OK(ctx, rk_bundle_autotune(bu, "tuned", args, 5, &best));
+        CHECK(best && strcmp(rk_kernel_facts(best), cases[i].facts) == 0);
+        CHECK_OK(ctx, rk_bundle_run(bu, "tuned", NULL, args, 5, NULL));
+        CHECK_OK(ctx, run(ctx, best, &b, cases[i].n, cases[i].s));
+    }
+    /* a specialised variant launched with arguments that break its facts: refused, naming them */
+    rk_kernel *v = NULL;
+    CHECK_OK(ctx, rk_bundle_variant(bu, "tuned", 5, &v));
+    CHECK(strcmp(rk_kernel_facts(v), "n%16==0 s==1") == 0);
+    CHECK_ST(ctx, run(ctx, v, &b, 1000, 1), RK_EINVAL, "argument 3 'n' is 1000: the launch is refused");
     rk_ctx_destroy(ctx);
 }
 
@@ -248,6 +293,7 @@ int main(void)
     test_no_specialize();
     test_assume();
     test_autotune();
+    test_bundle();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", cache_dir);
     if (system(cmd) != 0)

@@ -15,6 +15,7 @@
 #include "compiler/front/lex.h"
 #include "compiler/front/parse.h"
 #include "compiler/driver/driver.h"
+#include "compiler/passes/passes.h"
 #include "compiler/report/report.h"
 #include "parser.h"
 #include "rk.h"
@@ -35,18 +36,21 @@ typedef struct Options {
     const char *input, *output, *target, *emit, *kernel;
     const char *report; /* NULL, "text" or "json" */
     int confine_imports;
-    int opt_level, all_configs;
+    int opt_level, all_configs, remarks;
     Define defines[256];
     int ndefines;
     const char *incdirs[64];
     int nincdirs;
     char assume[4096]; /* --assume facts, joined by spaces */
+    const char *specialize[64]; /* --specialize sets (bundles) */
+    int nspecialize;
 } Options;
 
 static void usage(FILE *f)
 {
     fputs("usage: rkc FILE.tile [-o OUT] [--target=T] [--emit=K] [-D NAME=VALUE]... [-k NAME] [-I DIR]...\n"
-          "           [-O0..-O3] [--all-configs] [--report[=json]] [--assume FACTS]...\n"
+          "           [-O0..-O3] [--all-configs [--specialize FACTS]...] [--report[=json]] [--assume FACTS]...\n"
+          "           [--remarks]\n"
           "       rkc run FILE.tile -k NAME [--grid X[,Y,Z]] [-D ...] [ARG...] [--dump NAME=PATH] [--bench]\n"
           "       rkc --version | --help\n"
           "\n"
@@ -64,7 +68,12 @@ static void usage(FILE *f)
           "  --assume FACTS   compile for facts about run-time parameters (repeatable): NAME%N==0 (an\n"
           "                   integer divisible by N, a pointer aligned to N bytes) or NAME==V (an integer\n"
           "                   equal to V), e.g. --assume 'K%16==0 stride_n==1'; a launch whose\n"
-          "                   arguments break one is refused, naming the parameter\n",
+          "                   arguments break one is refused, naming the parameter\n"
+          "  --specialize FACTS\n"
+          "                   with --all-configs: every config compiled for these facts too (repeatable);\n"
+          "                   the runtime runs the most specialised set a call's arguments satisfy\n"
+          "  --remarks        every global load or store narrower than the widest (128 bits), with its\n"
+          "                   position, width and the fact that would widen it (also in --report=json)\n",
           f);
 }
 
@@ -161,6 +170,15 @@ static int parse_options(int argc, char **argv, Options *o)
             if (n + strlen(f) + 2 > sizeof o->assume)
                 return bad_usage("%s: too many facts", "--assume");
             snprintf(o->assume + n, sizeof o->assume - n, "%s%s", n ? " " : "", f);
+        } else if (strcmp(a, "--remarks") == 0) {
+            o->remarks = 1;
+        } else if (strcmp(a, "--specialize") == 0 || strncmp(a, "--specialize=", 13) == 0) {
+            const char *f = a[12] == '=' ? a + 13 : i + 1 < argc ? argv[++i] : NULL;
+            if (!f || !*f)
+                return bad_usage("%s needs facts such as 'K%%16==0 stride_n==1'", "--specialize");
+            if (o->nspecialize == (int)(sizeof o->specialize / sizeof o->specialize[0]))
+                return bad_usage("too many --specialize options (the limit is %s)", "64");
+            o->specialize[o->nspecialize++] = f;
         } else if (strcmp(a, "--report") == 0) {
             o->report = "text";
         } else if (strncmp(a, "--report=", 9) == 0) {
@@ -177,6 +195,8 @@ static int parse_options(int argc, char **argv, Options *o)
     }
     if (!o->input)
         return bad_usage("%s", "no input file");
+    if (o->nspecialize && !o->all_configs)
+        return bad_usage("%s makes bundles: add --all-configs", "--specialize");
     return 0;
 }
 
@@ -366,6 +386,8 @@ static int compile_bundle(const Options *o, const char *text, size_t len)
         opts.opt_level = o->opt_level == 0 ? RK_OPT_O0 : o->opt_level;
         opts.assume = o->assume;
         opts.confine_imports = o->confine_imports;
+        opts.specialize = o->specialize;
+        opts.nspecialize = o->nspecialize;
         st = rk_compile_bundle(ctx, text, len, &opts, out);
         for (int i = 0; i < rk_diag_count(ctx); i++) {
             rk_diag d;
@@ -391,6 +413,47 @@ static int compile_bundle(const Options *o, const char *text, size_t len)
     default:
         return EXIT_INTERNAL;
     }
+}
+
+/* --remarks (compiler/passes/remarks.c), as diagnostics on stderr: "file:line:col: remark: ...". */
+static void print_remarks(const DriverResult *r)
+{
+    for (int i = 0; i < r->nremarks; i++) {
+        const Remark *m = &r->remarks[i];
+        fprintf(stderr, "%s:%d:%d: remark: %d-bit %ss in kernel %s, where %d-bit ones could be: %s\n",
+                m->file ? m->file : "<source>", m->line, m->col, m->bits, m->what, m->kernel, m->widest, m->why);
+    }
+}
+
+static void json_escape(Arena *a, const char **out, const char *s)
+{
+    const char *t = *out;
+    for (; *s; s++)
+        t = *s == '"' || *s == '\\' ? arena_printf(a, "%s\\%c", t, *s) : arena_printf(a, "%s%c", t, *s);
+    *out = t;
+}
+
+/* The JSON report with a "remarks" array added at its end (r NULL: as it is). */
+static const char *json_remarks(Arena *a, const char *json, const DriverResult *r)
+{
+    if (!r)
+        return json;
+    size_t n = strlen(json);
+    while (n && (json[n - 1] == '\n' || json[n - 1] == ' '))
+        n--;
+    if (!n || json[n - 1] != '}')
+        return json;
+    const char *t = arena_printf(a, "%.*s, \"remarks\": [", (int)(n - 1), json);
+    for (int i = 0; i < r->nremarks; i++) {
+        const Remark *m = &r->remarks[i];
+        t = arena_printf(a, "%s%s\n  {\"kernel\": \"%s\", \"file\": \"", t, i ? "," : "", m->kernel);
+        json_escape(a, &t, m->file ? m->file : "<source>");
+        t = arena_printf(a, "%s\", \"line\": %d, \"col\": %d, \"access\": \"%s\", \"bits\": %d, \"widest\": %d, "
+                            "\"why\": \"", t, m->line, m->col, m->what, m->bits, m->widest);
+        json_escape(a, &t, m->why);
+        t = arena_printf(a, "%s\"}", t);
+    }
+    return arena_printf(a, "%s]}\n", t);
 }
 
 static int compile(const Options *o)
@@ -443,6 +506,7 @@ static int compile(const Options *o)
     d.opt_level = o->opt_level;
     d.assume = o->assume[0] ? o->assume : NULL;
     d.confine_imports = o->confine_imports;
+    d.remarks = o->remarks;
     d.dump_ir = getenv("RK_DUMP_IR");
     d.dump_dir = getenv("RK_DUMP_DIR");
     d.dump_sink = print_dump;
@@ -470,7 +534,9 @@ static int compile(const Options *o)
             fprintf(stderr, "rkc: internal error: cannot read the code object rk produced: %s\n", err);
             rc = EXIT_INTERNAL;
         } else {
-            fputs(strcmp(o->report, "json") == 0 ? report_json(&arena, &rep) : report_text(&arena, &rep), stdout);
+            fputs(strcmp(o->report, "json") == 0 ? json_remarks(&arena, report_json(&arena, &rep), o->remarks ? &r : NULL)
+                                                 : report_text(&arena, &rep),
+                  stdout);
         }
         /* the code object itself is written only when asked for with -o */
         if (!o->output)
@@ -486,6 +552,7 @@ static int compile(const Options *o)
         rc = has_internal_error(&diags) ? EXIT_INTERNAL : EXIT_PROGRAM;
     }
     print_diags(&arena, &diags);
+    print_remarks(&r);
     arena_free(&arena);
     return rc;
 }
