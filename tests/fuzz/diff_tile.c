@@ -1,26 +1,38 @@
 /* Differential testing of the emulator against the reference interpreter on generated programs.
  *
- *   diff_tile [--seed S] [--count N] [--seconds T] [--data K] [--out DIR] [--print] [--reduce] [FILE...]
+ *   diff_tile [--seed S] [--count N] [--seconds T] [--data K] [--out DIR] [--print] [--reduce]
+ *             [--no-barrier] [--timeout T1] [FILE...]
  *
  * Without files: programs from tests/fuzz/gen_tile.c with the seeds S, S + 1, ... (S from the clock
- * unless given), N of them or as many as fit in T seconds. With files: each saved program (a header
- * of `// ` lines, gen_tile.h) is run as it is, which is how tests/regress/diff/ replays its cases.
+ * unless given), N of them or as many as fit in T seconds (both given: whichever ends first). With
+ * files: each saved program (a header of `// ` lines, gen_tile.h) is run as it is, which is how
+ * tests/regress/diff/ replays its cases.
  * Every program is compiled for `interp` and `emu` through include/rk.h and run K times (default 2)
  * with fresh inputs; each output must agree bit for bit or within the tolerance its header gives
  * (the comparison of tests/run/harness.c: expect_buf, with the interpreter's result as reference).
- * Any compile error, launch error or disagreement is a failure: it prints the program's seed and the
- * line that replays it, writes the program to DIR (default: none) and, for a generated program, the
- * outputs that disagree alone (gen_tile's only_output); --reduce then deletes lines while it still
- * fails (a help to read it, not a proof: the tolerances are the original program's).
+ * emu checks for data races, as in the run tests (RK_CHECK_RACES=0: not): the outputs of a racy
+ * program are no reference, so a race is a launch error (a generator bug, or a race of the compiler's
+ * own LDS transfers). Any compile error, launch error or disagreement is a failure: it prints the
+ * program's seed and the line that replays it, writes the program to DIR (default: none) and, for a
+ * generated program, the outputs that disagree alone (gen_tile's only_output); --reduce then deletes
+ * lines while it still fails (a help to read it, not a proof: the tolerances are the original
+ * program's; it keeps every `barrier();`, without which a program of several waves may race).
+ * --no-barrier generates programs without barrier() (for a language without it; gen_tile.h). A
+ * program whose compiles and runs take more than T1 seconds (default 300; 0: no limit) ends the run
+ * as a failure, its text written to DIR: LLVM has hung on generated programs, and a hang must not stop
+ * a campaign without a word.
  * Exit status: 0 when all agreed, 1 otherwise, 2 on a bad command line. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "tests/fuzz/gen_tile.h"
 #include "tests/run/harness.h"
@@ -46,10 +58,52 @@ typedef struct Prog {
 } Prog;
 
 static rk_ctx *ctxs[NDEV];
-static bool print_programs, reduce;
+static bool print_programs, reduce, no_barrier;
 static const char *out_dir;
 static int data_rounds = 2;
 static long n_programs, n_runs, n_fail_compile, n_fail_launch, n_fail_diff;
+static unsigned timeout_s = 300;
+
+/* The watchdog: what the SIGALRM handler writes (made before each program: the handler may only make
+ * async-signal-safe calls) and the replay line of the program being run. */
+static char wd_msg[1600], wd_path[1024], wd_replay[1100];
+static const char *wd_text;
+static size_t wd_msg_len, wd_text_len;
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    ssize_t n = write(STDOUT_FILENO, wd_msg, wd_msg_len);
+    int fd = wd_path[0] ? open(wd_path, O_WRONLY | O_CREAT | O_TRUNC, 0666) : -1;
+    if (fd >= 0) {
+        n = write(fd, wd_text, wd_text_len);
+        close(fd);
+    }
+    (void)n;
+    _exit(1);
+}
+
+/* Arms the watchdog for one program (label, its text). */
+static void watch(const char *label, const char *text)
+{
+    if (!timeout_s)
+        return;
+    wd_path[0] = 0;
+    if (out_dir) {
+        mkdir(out_dir, 0777);
+        snprintf(wd_path, sizeof wd_path, "%s/%s", out_dir, label);
+    }
+    snprintf(wd_msg, sizeof wd_msg,
+             "FAIL %s: timeout: its compiles and runs took more than %u s\n  replay: %s\n%s%s%s"
+             "diff_tile: stopped after %ld programs, %ld runs, %ld failed before it\n",
+             label, timeout_s, wd_replay, wd_path[0] ? "  written to " : "", wd_path, wd_path[0] ? "\n" : "",
+             n_programs - 1, n_runs, n_fail_compile + n_fail_launch + n_fail_diff);
+    wd_msg_len = strlen(wd_msg);
+    wd_text = text;
+    wd_text_len = strlen(text);
+    fflush(stdout);
+    alarm(timeout_s);
+}
 
 static double now_s(void)
 {
@@ -212,6 +266,7 @@ static int run_prog(const Prog *p, const char *label, char **log)
     Run r;
     memset(&r, 0, sizeof r);
     r.c = &c;
+    watch(label, p->text);
     for (int d = 0; d < NDEV; d++) {
         rk_compile_options co = {.filename = label};
         rk_status st = rk_compile(ctxs[d], p->text, strlen(p->text), &co, &prog[d]);
@@ -274,6 +329,7 @@ static int run_prog(const Prog *p, const char *label, char **log)
         }
         free_run(&rr);
     }
+    alarm(0);
     for (int d = 0; d < NDEV; d++)
         rk_program_destroy(prog[d]);
     if (log)
@@ -317,7 +373,7 @@ static char *reduce_text(const char *text, int want, const char *label)
             const char *e = strchr(s, '\n');
             size_t len = (size_t)(e - s) + 1;
             if (strncmp(s, "//", 2) == 0 || strstr(s, "kernel") == s || *s == '@' || *s == '{' || *s == '}' ||
-                strstr(s, "let pid =") || memchr(s, '{', len) || memchr(s, '}', len))
+                strstr(s, "let pid =") || strstr(s, "barrier();") || memchr(s, '{', len) || memchr(s, '}', len))
                 continue;
             char *cand = malloc(strlen(cur) + 1);
             memcpy(cand, cur, (size_t)(s - cur));
@@ -358,11 +414,12 @@ static void report(const Prog *p, const char *label, int res, const char *log, c
 static bool run_generated(uint64_t seed)
 {
     int nout = 0;
-    GenOptions o = {-1, 0};
+    GenOptions o = {-1, 0, no_barrier};
     char *text = gen_tile_program(seed, &o, &nout);
     char label[64], replay[128];
     snprintf(label, sizeof label, "diff-%016" PRIx64 ".tile", seed);
     snprintf(replay, sizeof replay, "diff_tile --seed 0x%016" PRIx64 " --count 1", seed);
+    snprintf(wd_replay, sizeof wd_replay, "%s", replay);
     if (!text) {
         printf("FAIL %s: the generator made no program\n", label);
         return false;
@@ -427,6 +484,7 @@ static bool run_file(const char *path)
     }
     n_programs++;
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    snprintf(wd_replay, sizeof wd_replay, "diff_tile %s", path);
     Prog p;
     char *log = NULL;
     int res = parse_header(text, &p, base) ? run_prog(&p, base, &log) : FAIL_COMPILE;
@@ -474,24 +532,33 @@ int main(int argc, char **argv)
             print_programs = true;
         else if (strcmp(a, "--reduce") == 0)
             reduce = true;
+        else if (strcmp(a, "--no-barrier") == 0)
+            no_barrier = true;
+        else if (strcmp(a, "--timeout") == 0 && more)
+            timeout_s = (unsigned)strtoul(argv[++i], NULL, 0);
         else if (a[0] != '-' && nfiles < 256)
             files[nfiles++] = a;
         else {
             fprintf(stderr, "usage: diff_tile [--seed S] [--count N] [--seconds T] [--data K] [--out DIR] "
-                            "[--print] [--reduce] [FILE...]\n");
+                            "[--print] [--reduce] [--no-barrier] [--timeout T1] [FILE...]\n");
             return 2;
         }
     }
     if (count < 0 && seconds <= 0)
         count = nfiles ? 0 : 100;
-    /* test the compiler, not the compile cache; and write no cache entries for throwaway programs */
+    /* test the compiler, not the compile cache; and write no cache entries for throwaway programs. emu
+     * reports data races (a racy program's outputs are no reference: a generator bug, or the compiler's
+     * own LDS transfers) unless RK_CHECK_RACES=0, as the run tests do */
+    const char *races = getenv("RK_CHECK_RACES");
     for (int d = 0; d < NDEV; d++) {
-        rk_ctx_options o = {.device = DEVS[d], .always_compile = 1, .cache_dir = "/dev/null/rk-diff-no-cache"};
+        rk_ctx_options o = {.device = DEVS[d], .always_compile = 1, .cache_dir = "/dev/null/rk-diff-no-cache",
+                            .check_races = races && strcmp(races, "0") == 0 ? -1 : 1};
         if (rk_ctx_create(&o, &ctxs[d]) != RK_OK) {
             fprintf(stderr, "diff_tile: no %s device: %s\n", DEVS[d], rk_error(ctxs[d]));
             return 1;
         }
     }
+    signal(SIGALRM, on_alarm);
     double t0 = now_s();
     long bad = 0;
     for (int i = 0; i < nfiles; i++)
@@ -499,7 +566,7 @@ int main(int argc, char **argv)
     if (count > 0 || seconds > 0) {
         printf("diff_tile: seeds from 0x%016" PRIx64 "%s\n", seed, seconds > 0 ? " (time-bounded)" : "");
         fflush(stdout);
-        for (long i = 0; count > 0 ? i < count : now_s() - t0 < seconds; i++)
+        for (long i = 0; (count <= 0 || i < count) && (seconds <= 0 || now_s() - t0 < seconds); i++)
             bad += !run_generated(seed + (uint64_t)i);
     }
     printf("diff_tile: %ld programs, %ld runs, %ld failed (%ld compile, %ld launch, %ld disagreements), %.1f s\n",

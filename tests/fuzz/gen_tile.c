@@ -1,13 +1,14 @@
 /* The program generator (gen_tile.h says what it makes). Generation is top-down and typed, as Csmith's:
- * gx(type, shape) picks a production whose result has that type and shape (a load, an operator, a
+ * gt_gx(type, shape) picks a production whose result has that type and shape (a load, an operator, a
  * cast, a reduction that removes an axis the operand has, a dot, a transpose, ...) and generates the
  * operands it needs, so every program is well-typed by construction. Each new node is evaluated at
  * once (gen_tile_ab.c); a node whose constraints fail (a comparison of values that may differ, a log
  * of what may be negative, ...) is dropped and another production is tried. Statements add lets,
  * vars, assignments, if/else, for (run-time and constant bounds, steps, downwards, static), while,
- * break, continue, early return and stores. After generation the whole program is evaluated again,
- * loops iterated as often as they will run, and a program that fails a constraint then is replaced by
- * the next attempt. */
+ * break, continue, early return and stores; a fraction of programs also get episodes of
+ * overlapping stores, loads back and barriers on an output of their own (gen_tile_mem.c). After
+ * generation the whole program is evaluated again, loops iterated as often as they will run, and a
+ * program that fails a constraint then is replaced by the next attempt. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,25 +24,25 @@ static uint64_t rnd(G *g)
     return z ^ (z >> 31);
 }
 
-static int ri(G *g, int lo, int hi)
+int gt_ri(G *g, int lo, int hi)
 {
     return lo + (int)(rnd(g) % (uint64_t)(hi - lo + 1));
 }
 
-static bool chance(G *g, int pct)
+bool gt_chance(G *g, int pct)
 {
-    return ri(g, 0, 99) < pct;
+    return gt_ri(g, 0, 99) < pct;
 }
 
 /* An index drawn with the given weights. */
-static int pick_w(G *g, const int *w, int n)
+int gt_pick_w(G *g, const int *w, int n)
 {
     int tot = 0;
     for (int i = 0; i < n; i++)
         tot += w[i];
     if (tot == 0)
         return -1;
-    int r = ri(g, 0, tot - 1);
+    int r = gt_ri(g, 0, tot - 1);
     for (int i = 0; i < n; i++) {
         if (r < w[i])
             return i;
@@ -52,13 +53,13 @@ static int pick_w(G *g, const int *w, int n)
 
 /* ---- types and shapes -------------------------------------------------------------------------- */
 
-static Ty scalar(int dt)
+Ty gt_scalar(int dt)
 {
     Ty t = {dt, 0, {0, 0, 0, 0}};
     return t;
 }
 
-static Ty with_dt(Ty t, int dt)
+Ty gt_with_dt(Ty t, int dt)
 {
     t.dt = dt;
     return t;
@@ -92,21 +93,21 @@ static const int ALL_W[] = {6, 4, 4, 5, 1, 1, 1, 1, 1, 2, 1, 1};
 enum { NALL = 12 };
 
 /* A numeric dtype: mostly the program's palette. */
-static int pick_dt(G *g)
+int gt_pick_dt(G *g)
 {
-    if (chance(g, 85))
-        return g->dts[ri(g, 0, g->ndts - 1)];
-    return ALL_DT[pick_w(g, ALL_W, NALL)];
+    if (gt_chance(g, 85))
+        return g->dts[gt_ri(g, 0, g->ndts - 1)];
+    return ALL_DT[gt_pick_w(g, ALL_W, NALL)];
 }
 
 static int pick_dim(G *g)
 {
-    int r = ri(g, 0, 99);
+    int r = gt_ri(g, 0, 99);
     if (r < 80)
-        return g->dims[ri(g, 0, 2)];
+        return g->dims[gt_ri(g, 0, 2)];
     if (r < 90)
         return 1;
-    return 1 << ri(g, 0, 7);
+    return 1 << gt_ri(g, 0, 7);
 }
 
 static void fit(Ty *t)
@@ -121,11 +122,11 @@ static void fit(Ty *t)
     }
 }
 
-static Ty pick_shape(G *g, int dt)
+Ty gt_pick_shape(G *g, int dt)
 {
     static const int RW[] = {10, 35, 40, 15};
-    Ty t = scalar(dt);
-    t.rank = pick_w(g, RW, 4);
+    Ty t = gt_scalar(dt);
+    t.rank = gt_pick_w(g, RW, 4);
     for (int i = 0; i < t.rank; i++)
         t.d[i] = pick_dim(g);
     fit(&t);
@@ -133,21 +134,21 @@ static Ty pick_shape(G *g, int dt)
 }
 
 /* A shape that broadcasts to t: t itself, a scalar, t with dimensions of 1, or without leading ones. */
-static Ty sub_shape(G *g, Ty t)
+Ty gt_sub_shape(G *g, Ty t)
 {
-    int r = ri(g, 0, 99);
+    int r = gt_ri(g, 0, 99);
     if (r < 50 || t.rank == 0)
         return t;
     if (r < 65)
-        return scalar(t.dt);
+        return gt_scalar(t.dt);
     Ty s = t;
     if (r < 85) {
         for (int i = 0; i < s.rank; i++)
-            if (chance(g, 50))
+            if (gt_chance(g, 50))
                 s.d[i] = 1;
         return s;
     }
-    int drop = ri(g, 1, t.rank);
+    int drop = gt_ri(g, 1, t.rank);
     s.rank = t.rank - drop;
     for (int i = 0; i < s.rank; i++)
         s.d[i] = t.d[i + drop];
@@ -156,7 +157,7 @@ static Ty sub_shape(G *g, Ty t)
 
 /* ---- nodes, statements, scopes ------------------------------------------------------------------ */
 
-static int node(G *g, int op, int sub, Ty t, int k0, int k1, int k2)
+int gt_node(G *g, int op, int sub, Ty t, int k0, int k1, int k2)
 {
     if (g->nn >= MAXNODE) {
         g->bad = true;
@@ -175,7 +176,7 @@ static int node(G *g, int op, int sub, Ty t, int k0, int k1, int k2)
 }
 
 /* Evaluates a new node: its id, or -1 (and the node dropped) when a constraint fails. */
-static int done(G *g, int id)
+int gt_done(G *g, int id)
 {
     if (id < 0)
         return -1;
@@ -192,7 +193,7 @@ static int done(G *g, int id)
     return id;
 }
 
-static int stmt(G *g, int kind)
+int gt_stmt(G *g, int kind)
 {
     if (g->ns >= MAXSTMT) {
         g->bad = true;
@@ -216,7 +217,7 @@ static int block(G *g)
     return g->nb++;
 }
 
-static void append(G *g, int b, int s)
+void gt_append(G *g, int b, int s)
 {
     if (g->blk[b].n >= MAXBODY) {
         g->bad = true;
@@ -226,20 +227,20 @@ static void append(G *g, int b, int s)
 }
 
 /* Binds a node with `let` in the current block (its statement goes before the one being built). */
-static int let(G *g, int id)
+int gt_let(G *g, int id)
 {
     if (id < 0)
         return -1;
-    int s = stmt(g, S_LET);
+    int s = gt_stmt(g, S_LET);
     g->st[s].node = id;
     g->nodes[id].name = g->names++;
-    append(g, g->cur, s);
+    gt_append(g, g->cur, s);
     if (g->navail < MAXAVAIL)
         g->avail[g->navail++] = id;
     return id;
 }
 
-static int new_arg(G *g, int dt, double v)
+int gt_new_arg(G *g, int dt, double v)
 {
     if (g->narg >= MAXARG)
         return -1;
@@ -250,16 +251,16 @@ static int new_arg(G *g, int dt, double v)
 
 static int arg_node(G *g, int a)
 {
-    int id = node(g, O_ARG, 0, scalar(g->arg[a].dt), -1, -1, -1);
+    int id = gt_node(g, O_ARG, 0, gt_scalar(g->arg[a].dt), -1, -1, -1);
     if (id >= 0)
         g->nodes[id].a[0] = a;
-    return done(g, id);
+    return gt_done(g, id);
 }
 
 /* A value of a float type on a grid every float type holds exactly: k / 2^j. */
 static double grid_value(G *g)
 {
-    return ri(g, -8, 8) / (double)(1 << ri(g, 0, 3));
+    return gt_ri(g, -8, 8) / (double)(1 << gt_ri(g, 0, 3));
 }
 
 /* A literal that fits t. */
@@ -271,39 +272,37 @@ static int below_max(int v, int t)
     return m < 1e9 ? v % (int)m : v;
 }
 
-static double lit_value(G *g, int t)
+double gt_lit_value(G *g, int t)
 {
     if (gt_float(t))
         return grid_value(g);
     if (t == RK_BOOL)
-        return ri(g, 0, 1);
-    int r = ri(g, 0, 99);
+        return gt_ri(g, 0, 1);
+    int r = gt_ri(g, 0, 99);
     if (r < 80)
-        return gt_signed(t) ? ri(g, -8, 8) : ri(g, 0, 15);
+        return gt_signed(t) ? gt_ri(g, -8, 8) : gt_ri(g, 0, 15);
     if (r < 90)
         return gt_bits(t) > 32 ? gt_max(RK_I32) : gt_max(t);
-    return gt_signed(t) ? (gt_bits(t) > 32 ? gt_min(RK_I32) : gt_min(t)) : below_max(ri(g, 16, 200), t);
+    return gt_signed(t) ? (gt_bits(t) > 32 ? gt_min(RK_I32) : gt_min(t)) : below_max(gt_ri(g, 16, 200), t);
 }
 
 /* A literal operand: takes the other operand's type, t. `typed` prints it as `(v as t)`. */
-static int lit(G *g, int t, double v, bool typed)
+int gt_lit(G *g, int t, double v, bool typed)
 {
-    int id = node(g, O_LIT, 0, scalar(t), -1, -1, -1);
+    int id = gt_node(g, O_LIT, 0, gt_scalar(t), -1, -1, -1);
     if (id >= 0) {
         g->nodes[id].lit = v;
         g->nodes[id].a[0] = typed;
     }
-    return done(g, id);
+    return gt_done(g, id);
 }
 
 /* ---- expressions -------------------------------------------------------------------------------- */
 
-static int gx(G *g, Ty t, int depth, bool det);
-
 static int in_buf(G *g, int dt, int elems)
 {
     for (int i = 0; i < g->nbuf; i++)
-        if (!g->buf[i].out && g->buf[i].dt == dt && g->buf[i].size >= elems && chance(g, 60))
+        if (!g->buf[i].out && g->buf[i].dt == dt && g->buf[i].size >= elems && gt_chance(g, 60))
             return i;
     if (g->nin >= MAXIN || g->nbuf >= MAXBUF) {
         for (int i = 0; i < g->nbuf; i++)
@@ -318,13 +317,13 @@ static int in_buf(G *g, int dt, int elems)
     b->slots = 1;
     b->tail_arg = -1;
     b->tol = -1;
-    int r = ri(g, 0, 99);
+    int r = gt_ri(g, 0, 99);
     if (gt_float(dt)) {
         static const double R[] = {1, 2, 4, 8, 16};
-        b->lo = -R[ri(g, 0, 4)];
-        b->hi = chance(g, 80) ? -b->lo : 0.5 * -b->lo;
+        b->lo = -R[gt_ri(g, 0, 4)];
+        b->hi = gt_chance(g, 80) ? -b->lo : 0.5 * -b->lo;
         int p = dt == RK_BF16 ? 6 : dt == RK_F16 ? 9 : 10; /* hi / q at most 2^p */
-        int j = ri(g, 0, 6);
+        int j = gt_ri(g, 0, 6);
         while (j > 0 && -b->lo * (1 << j) > (1 << p))
             j--;
         b->q = 1.0 / (1 << j);
@@ -335,13 +334,13 @@ static int in_buf(G *g, int dt, int elems)
         b->gen = r < 30 ? 1 : 0;
         if (gt_signed(dt)) {
             static const double L[] = {8, 100, 1000};
-            b->hi = L[ri(g, 0, 2)];
+            b->hi = L[gt_ri(g, 0, 2)];
             if (b->hi > gt_max(dt))
                 b->hi = gt_max(dt);
             b->lo = -b->hi;
         } else {
             b->lo = 0;
-            b->hi = chance(g, 50) ? 15 : 255;
+            b->hi = gt_chance(g, 50) ? 15 : 255;
         }
         b->q = 1;
     }
@@ -351,21 +350,21 @@ static int in_buf(G *g, int dt, int elems)
 }
 
 /* An index tile over t's shape (values in 0 .. elems - 1), bound by `let`. `store`: bijective only. */
-static int index_tile(G *g, Ty t, bool store)
+int gt_index_tile(G *g, Ty t, bool store)
 {
-    Ty it = with_dt(t, RK_I32);
+    Ty it = gt_with_dt(t, RK_I32);
     int pat = P_SCALAR;
     if (t.rank > 0) {
         static const int W[] = {40, 15, 10, 15, 10};
-        pat = pick_w(g, W, store ? 4 : 5);
+        pat = gt_pick_w(g, W, store ? 4 : 5);
     }
-    int id = node(g, O_IDX, pat, it, -1, -1, -1);
+    int id = gt_node(g, O_IDX, pat, it, -1, -1, -1);
     if (id < 0)
         return -1;
     g->nodes[id].a[0] = 0;
     if (pat == P_BCAST) /* the dimensions the index depends on */
-        g->nodes[id].a[1] = ri(g, 0, (1 << t.rank) - 1);
-    return let(g, done(g, id));
+        g->nodes[id].a[1] = gt_ri(g, 0, (1 << t.rank) - 1);
+    return gt_let(g, gt_done(g, id));
 }
 
 /* The innermost enclosing loop, or -1. */
@@ -382,15 +381,15 @@ static int inner_for(G *g)
 }
 
 /* `idx < a` for a new argument a in [0, elems] (the buffer's tail), or -1. */
-static int tail_mask(G *g, int idx, int elems, int *arg)
+int gt_tail_mask(G *g, int idx, int elems, int *arg)
 {
     *arg = -1;
-    int a = new_arg(g, RK_I32, ri(g, 0, elems));
+    int a = gt_new_arg(g, RK_I32, gt_ri(g, 0, elems));
     if (a < 0)
         return -1;
     *arg = a;
     int an = arg_node(g, a);
-    return done(g, node(g, O_BIN, B_LT, with_dt(g->nodes[idx].ty, RK_BOOL), idx, an, -1));
+    return gt_done(g, gt_node(g, O_BIN, B_LT, gt_with_dt(g->nodes[idx].ty, RK_BOOL), idx, an, -1));
 }
 
 static int mk_load(G *g, Ty t, int depth, bool det)
@@ -401,39 +400,39 @@ static int mk_load(G *g, Ty t, int depth, bool det)
     int b = in_buf(g, t.dt, elems);
     if (b < 0)
         return -1;
-    int idx = index_tile(g, t, false);
+    int idx = gt_index_tile(g, t, false);
     if (idx < 0)
         return -1;
-    int id = node(g, O_LOAD, 0, t, idx, -1, -1);
+    int id = gt_node(g, O_LOAD, 0, t, idx, -1, -1);
     if (id < 0)
         return -1;
     Node *n = &g->nodes[id];
     n->a[0] = b;
     n->a[1] = n->a[2] = -1;
     int loop = inner_for(g);
-    if (loop >= 0 && chance(g, 50)) {
+    if (loop >= 0 && gt_chance(g, 50)) {
         Stmt *l = &g->st[loop];
         int span = g->nodes[l->loopi].a[2] - g->nodes[l->loopi].a[1] + 1;
         n->a[1] = loop;
         if (span > g->buf[b].slots)
             g->buf[b].slots = span;
     }
-    if (chance(g, 12)) {
-        n->a[2] = new_arg(g, RK_I32, ri(g, 0, 7));
+    if (gt_chance(g, 12)) {
+        n->a[2] = gt_new_arg(g, RK_I32, gt_ri(g, 0, 7));
         if (n->a[2] >= 0)
             g->buf[b].padded = true;
     }
-    n->a[3] = chance(g, 25); /* multiple_of on the program's offset */
+    n->a[3] = gt_chance(g, 25); /* multiple_of on the program's offset */
     int mask = -1, tail = -1;
-    if (chance(g, 40)) {
-        int r = ri(g, 0, 99);
+    if (gt_chance(g, 40)) {
+        int r = gt_ri(g, 0, 99);
         if (r < 55)
-            mask = tail_mask(g, idx, elems, &tail);
+            mask = gt_tail_mask(g, idx, elems, &tail);
         if (r >= 40 || mask < 0) {
-            Ty ms = sub_shape(g, with_dt(t, RK_BOOL));
-            int m2 = gx(g, ms, depth - 1, true);
+            Ty ms = gt_sub_shape(g, gt_with_dt(t, RK_BOOL));
+            int m2 = gt_gx(g, ms, depth - 1, true);
             if (m2 >= 0)
-                mask = mask >= 0 ? done(g, node(g, O_BIN, B_AND, with_dt(t, RK_BOOL), mask, m2, -1)) : m2;
+                mask = mask >= 0 ? gt_done(g, gt_node(g, O_BIN, B_AND, gt_with_dt(t, RK_BOOL), mask, m2, -1)) : m2;
         }
     }
     Buf *bf = &g->buf[b];
@@ -442,14 +441,14 @@ static int mk_load(G *g, Ty t, int depth, bool det)
     else
         bf->tail_arg = -2;
     int other = -1;
-    if (mask >= 0 && chance(g, 60))
-        other = chance(g, 50) ? lit(g, t.dt, lit_value(g, t.dt), false) : gx(g, sub_shape(g, t), depth - 1, det);
+    if (mask >= 0 && gt_chance(g, 60))
+        other = gt_chance(g, 50) ? gt_lit(g, t.dt, gt_lit_value(g, t.dt), false) : gt_gx(g, gt_sub_shape(g, t), depth - 1, det);
     /* the operands were made after the node: rebuild it at the end so that it follows them */
-    int ld = node(g, O_LOAD, 0, t, idx, mask, other);
+    int ld = gt_node(g, O_LOAD, 0, t, idx, mask, other);
     if (ld < 0)
         return -1;
     memcpy(g->nodes[ld].a, g->nodes[id].a, sizeof g->nodes[ld].a);
-    return done(g, ld);
+    return gt_done(g, ld);
 }
 
 static int mk_cmp(G *g, Ty t, int depth);
@@ -459,68 +458,68 @@ static int mk_cmp(G *g, Ty t, int depth);
 static int mk_leaf(G *g, Ty t, int depth, bool det)
 {
     if (t.dt == RK_BOOL) {
-        if (t.rank == 0 && chance(g, 20)) {
-            int a = new_arg(g, RK_BOOL, ri(g, 0, 1));
+        if (t.rank == 0 && gt_chance(g, 20)) {
+            int a = gt_new_arg(g, RK_BOOL, gt_ri(g, 0, 1));
             if (a >= 0)
                 return arg_node(g, a);
         }
-        if (chance(g, 85)) /* a comparison of leaves */
+        if (gt_chance(g, 85)) /* a comparison of leaves */
             return mk_cmp(g, t, 1);
         if (t.rank == 0)
-            return lit(g, RK_BOOL, ri(g, 0, 1), true);
-        int id = node(g, O_FULL, 0, t, -1, -1, -1);
+            return gt_lit(g, RK_BOOL, gt_ri(g, 0, 1), true);
+        int id = gt_node(g, O_FULL, 0, t, -1, -1, -1);
         if (id >= 0)
-            g->nodes[id].lit = ri(g, 0, 1);
-        return done(g, id);
+            g->nodes[id].lit = gt_ri(g, 0, 1);
+        return gt_done(g, id);
     }
-    int r = ri(g, 0, 99);
+    int r = gt_ri(g, 0, 99);
     if (t.rank == 0) {
         if (r < 30) {
             for (int i = 0; i < g->narg; i++)
-                if (g->arg[i].dt == t.dt && chance(g, 50))
+                if (g->arg[i].dt == t.dt && gt_chance(g, 50))
                     return arg_node(g, i);
-            int a = new_arg(g, t.dt, lit_value(g, t.dt));
+            int a = gt_new_arg(g, t.dt, gt_lit_value(g, t.dt));
             if (a >= 0)
                 return arg_node(g, a);
         }
         if (r < 50 && t.dt == RK_I32) {
             int loop = inner_for(g);
-            if (loop >= 0 && chance(g, 60)) {
-                int id = node(g, O_LOOPI, 0, t, -1, -1, -1);
+            if (loop >= 0 && gt_chance(g, 60)) {
+                int id = gt_node(g, O_LOOPI, 0, t, -1, -1, -1);
                 if (id >= 0)
                     memcpy(g->nodes[id].a, g->nodes[g->st[loop].loopi].a, sizeof g->nodes[id].a);
-                return done(g, id);
+                return gt_done(g, id);
             }
-            return done(g, node(g, O_PID, 0, t, -1, -1, -1));
+            return gt_done(g, gt_node(g, O_PID, 0, t, -1, -1, -1));
         }
         if (r < 88)
             return mk_load(g, t, depth, det);
-        return lit(g, t.dt, lit_value(g, t.dt), true);
+        return gt_lit(g, t.dt, gt_lit_value(g, t.dt), true);
     }
     if (r < 65)
         return mk_load(g, t, depth, det);
     if (r < 78) { /* arange along one axis, broadcast to the shape, cast to t */
-        int axis = ri(g, 0, t.rank - 1);
-        int id = node(g, O_ARANGE, 0, with_dt(t, RK_I32), -1, -1, -1);
+        int axis = gt_ri(g, 0, t.rank - 1);
+        int id = gt_node(g, O_ARANGE, 0, gt_with_dt(t, RK_I32), -1, -1, -1);
         if (id < 0)
             return -1;
-        g->nodes[id].a[0] = chance(g, 70) ? 0 : ri(g, -8, 8);
+        g->nodes[id].a[0] = gt_chance(g, 70) ? 0 : gt_ri(g, -8, 8);
         g->nodes[id].a[1] = axis;
-        id = done(g, id);
+        id = gt_done(g, id);
         if (id < 0 || t.dt == RK_I32)
             return id;
-        return done(g, node(g, O_CAST, 0, t, id, -1, -1));
+        return gt_done(g, gt_node(g, O_CAST, 0, t, id, -1, -1));
     }
     if (r < 96) { /* full with a run-time scalar */
-        int s = gx(g, scalar(chance(g, 70) ? t.dt : pick_dt(g)), depth - 1, det);
+        int s = gt_gx(g, gt_scalar(gt_chance(g, 70) ? t.dt : gt_pick_dt(g)), depth - 1, det);
         if (s < 0)
             return -1;
-        return done(g, node(g, O_FULL, 0, t, s, -1, -1));
+        return gt_done(g, gt_node(g, O_FULL, 0, t, s, -1, -1));
     }
-    int id = node(g, r < 98 ? O_ZEROS : O_FULL, 0, t, -1, -1, -1);
+    int id = gt_node(g, r < 98 ? O_ZEROS : O_FULL, 0, t, -1, -1, -1);
     if (id >= 0)
-        g->nodes[id].lit = lit_value(g, t.dt);
-    return done(g, id);
+        g->nodes[id].lit = gt_lit_value(g, t.dt);
+    return gt_done(g, id);
 }
 
 /* An in-scope value of type t (a let or a var), or one that broadcasts to it. */
@@ -542,22 +541,22 @@ static int mk_reuse(G *g, Ty t, bool det)
     int w[64];
     for (int i = 0; i < nc; i++) /* prefer what nothing uses yet, so that fewer values are dead */
         w[i] = (cand[i] >= 0 ? g->nodes[cand[i]].uses : g->var[-1 - cand[i]].uses) ? 1 : 4;
-    int c = cand[pick_w(g, w, nc)];
+    int c = cand[gt_pick_w(g, w, nc)];
     if (c >= 0)
         g->nodes[c].uses++;
     else
         g->var[-1 - c].uses++;
     int id = c;
     if (c < 0) {
-        id = node(g, O_VAR, 0, g->var[-1 - c].ty, -1, -1, -1);
+        id = gt_node(g, O_VAR, 0, g->var[-1 - c].ty, -1, -1, -1);
         if (id < 0)
             return -1;
         g->nodes[id].a[0] = -1 - c;
-        id = done(g, id);
+        id = gt_done(g, id);
     }
     if (id < 0 || same_ty(g->nodes[id].ty, t))
         return id;
-    return done(g, node(g, O_BCAST, 0, t, id, -1, -1));
+    return gt_done(g, gt_node(g, O_BCAST, 0, t, id, -1, -1));
 }
 
 /* A scalar that may be known at compile time (sema folds it). */
@@ -583,7 +582,7 @@ static int partner(G *g, int t)
     for (int i = 0; i < NALL; i++)
         if (ALL_DT[i] != t && gt_promote(t, ALL_DT[i]) == t)
             c[n++] = ALL_DT[i];
-    return n ? c[ri(g, 0, n - 1)] : -1;
+    return n ? c[gt_ri(g, 0, n - 1)] : -1;
 }
 
 static int mk_binary(G *g, Ty t, int depth, bool det)
@@ -592,29 +591,29 @@ static int mk_binary(G *g, Ty t, int depth, bool det)
     int op;
     if (t.dt == RK_BOOL) {
         static const int OPS[] = {B_AND, B_OR, B_XOR, B_LAND, B_LOR};
-        op = OPS[ri(g, 0, t.rank == 0 ? 4 : 2)];
+        op = OPS[gt_ri(g, 0, t.rank == 0 ? 4 : 2)];
     } else if (fl) {
         static const int OPS[] = {B_ADD, B_SUB, B_MUL, B_DIV, B_REM, B_MAX, B_MIN};
         static const int W[] = {25, 20, 25, 10, 4, 8, 8};
-        op = OPS[pick_w(g, W, 7)];
+        op = OPS[gt_pick_w(g, W, 7)];
     } else {
         static const int W[] = {20, 15, 15, 5, 5, 6, 6, 6, 6, 6, 5, 5};
-        op = pick_w(g, W, 12);
+        op = gt_pick_w(g, W, 12);
     }
     bool need_det = det || (fl && op == B_REM);
-    Ty s1 = t, s2 = sub_shape(g, t);
-    if (chance(g, 50)) {
+    Ty s1 = t, s2 = gt_sub_shape(g, t);
+    if (gt_chance(g, 50)) {
         Ty x = s1;
         s1 = s2;
         s2 = x;
     }
     int t1 = t.dt, t2 = t.dt;
-    int r = ri(g, 0, 99);
+    int r = gt_ri(g, 0, 99);
     bool literal = false;
     if (t.dt != RK_BOOL && r < 15) {
         int p = partner(g, t.dt);
         if (p >= 0 && op != B_SHL && op != B_SHR) {
-            if (chance(g, 50))
+            if (gt_chance(g, 50))
                 t1 = p;
             else
                 t2 = p;
@@ -624,25 +623,25 @@ static int mk_binary(G *g, Ty t, int depth, bool det)
     }
     int a, b;
     if (literal) {
-        a = gx(g, t, depth - 1, need_det);
-        double v = lit_value(g, t.dt);
+        a = gt_gx(g, t, depth - 1, need_det);
+        double v = gt_lit_value(g, t.dt);
         if (op == B_SHL || op == B_SHR)
-            v = below_max(ri(g, 0, gt_bits(t.dt) + 2), t.dt);
-        if ((op == B_DIV || op == B_REM) && v == 0 && chance(g, 80))
+            v = below_max(gt_ri(g, 0, gt_bits(t.dt) + 2), t.dt);
+        if ((op == B_DIV || op == B_REM) && v == 0 && gt_chance(g, 80))
             v = 3;
-        b = lit(g, t.dt, v, false);
-        if (chance(g, 30) && op != B_SHL && op != B_SHR) {
+        b = gt_lit(g, t.dt, v, false);
+        if (gt_chance(g, 30) && op != B_SHL && op != B_SHR) {
             int x = a;
             a = b;
             b = x;
         }
     } else {
-        a = gx(g, with_dt(s1, t1), depth - 1, need_det);
-        b = gx(g, with_dt(s2, t2), depth - 1, need_det);
-        if (fl && op == B_DIV && b >= 0 && chance(g, 70)) { /* a divisor away from zero: abs(b) + c */
-            int ab = done(g, node(g, O_UN, U_ABS, g->nodes[b].ty, b, -1, -1));
-            int c = lit(g, t2, chance(g, 50) ? 1.0 : 0.5, false);
-            b = ab >= 0 && c >= 0 ? done(g, node(g, O_BIN, B_ADD, g->nodes[b].ty, ab, c, -1)) : -1;
+        a = gt_gx(g, gt_with_dt(s1, t1), depth - 1, need_det);
+        b = gt_gx(g, gt_with_dt(s2, t2), depth - 1, need_det);
+        if (fl && op == B_DIV && b >= 0 && gt_chance(g, 70)) { /* a divisor away from zero: abs(b) + c */
+            int ab = gt_done(g, gt_node(g, O_UN, U_ABS, g->nodes[b].ty, b, -1, -1));
+            int c = gt_lit(g, t2, gt_chance(g, 50) ? 1.0 : 0.5, false);
+            b = ab >= 0 && c >= 0 ? gt_done(g, gt_node(g, O_BIN, B_ADD, g->nodes[b].ty, ab, c, -1)) : -1;
         }
     }
     if (a < 0 || b < 0)
@@ -650,73 +649,73 @@ static int mk_binary(G *g, Ty t, int depth, bool det)
     const Ab *bv = &g->nodes[b].ab;
     if (!fl && (op == B_DIV || op == B_REM) && bv->lo <= 0 && bv->hi >= 0 && is_const(g, a) && is_const(g, b))
         return -1; /* a division by zero between constants is a compile-time error */
-    return done(g, node(g, O_BIN, op, t, a, b, -1));
+    return gt_done(g, gt_node(g, O_BIN, op, t, a, b, -1));
 }
 
 static int mk_cmp(G *g, Ty t, int depth)
 {
-    int op = ri(g, B_EQ, B_GE);
-    int u = pick_dt(g), u2 = u;
-    if (chance(g, 15)) {
+    int op = gt_ri(g, B_EQ, B_GE);
+    int u = gt_pick_dt(g), u2 = u;
+    if (gt_chance(g, 15)) {
         int p = partner(g, u);
         if (p >= 0)
             u2 = p;
     }
-    Ty s1 = with_dt(t, u), s2 = with_dt(sub_shape(g, t), u2);
+    Ty s1 = gt_with_dt(t, u), s2 = gt_with_dt(gt_sub_shape(g, t), u2);
     int a, b;
-    if (chance(g, 25)) {
-        a = gx(g, with_dt(t, u), depth - 1, true);
-        b = lit(g, u, lit_value(g, u), false);
+    if (gt_chance(g, 25)) {
+        a = gt_gx(g, gt_with_dt(t, u), depth - 1, true);
+        b = gt_lit(g, u, gt_lit_value(g, u), false);
     } else {
-        a = gx(g, s1, depth - 1, true);
-        b = gx(g, s2, depth - 1, true);
+        a = gt_gx(g, s1, depth - 1, true);
+        b = gt_gx(g, s2, depth - 1, true);
     }
     if (a < 0 || b < 0)
         return -1;
-    if (chance(g, 50))
-        return done(g, node(g, O_BIN, op, t, b, a, -1));
-    return done(g, node(g, O_BIN, op, t, a, b, -1));
+    if (gt_chance(g, 50))
+        return gt_done(g, gt_node(g, O_BIN, op, t, b, a, -1));
+    return gt_done(g, gt_node(g, O_BIN, op, t, a, b, -1));
 }
 
 static int mk_unary(G *g, Ty t, int depth, bool det)
 {
     int op;
     if (t.dt == RK_BOOL)
-        op = chance(g, 70) ? U_LNOT : U_NOT;
+        op = gt_chance(g, 70) ? U_LNOT : U_NOT;
     else if (gt_float(t.dt))
-        op = chance(g, 60) ? U_NEG : U_ABS;
+        op = gt_chance(g, 60) ? U_NEG : U_ABS;
     else
-        op = ri(g, 0, 2) == 0 ? U_NEG : chance(g, 50) ? U_NOT : U_ABS;
-    int x = gx(g, t, depth - 1, det);
-    return x < 0 ? -1 : done(g, node(g, O_UN, op, t, x, -1, -1));
+        op = gt_ri(g, 0, 2) == 0 ? U_NEG : gt_chance(g, 50) ? U_NOT : U_ABS;
+    int x = gt_gx(g, t, depth - 1, det);
+    return x < 0 ? -1 : gt_done(g, gt_node(g, O_UN, op, t, x, -1, -1));
 }
 
 /* maximum(minimum(x, c), -c) */
 static int clamp(G *g, int x, double c)
 {
     Ty t = g->nodes[x].ty;
-    int hi = lit(g, t.dt, c, false);
-    int a = hi >= 0 ? done(g, node(g, O_BIN, B_MIN, t, x, hi, -1)) : -1;
-    int lo = lit(g, t.dt, -c, false);
-    return a >= 0 && lo >= 0 ? done(g, node(g, O_BIN, B_MAX, t, a, lo, -1)) : -1;
+    int hi = gt_lit(g, t.dt, c, false);
+    int a = hi >= 0 ? gt_done(g, gt_node(g, O_BIN, B_MIN, t, x, hi, -1)) : -1;
+    int lo = gt_lit(g, t.dt, -c, false);
+    return a >= 0 && lo >= 0 ? gt_done(g, gt_node(g, O_BIN, B_MAX, t, a, lo, -1)) : -1;
 }
 
 /* abs(x) + c */
 static int away_from_zero(G *g, int x, double c)
 {
     Ty t = g->nodes[x].ty;
-    int a = done(g, node(g, O_UN, U_ABS, t, x, -1, -1));
-    int l = lit(g, t.dt, c, false);
-    return a >= 0 && l >= 0 ? done(g, node(g, O_BIN, B_ADD, t, a, l, -1)) : -1;
+    int a = gt_done(g, gt_node(g, O_UN, U_ABS, t, x, -1, -1));
+    int l = gt_lit(g, t.dt, c, false);
+    return a >= 0 && l >= 0 ? gt_done(g, gt_node(g, O_BIN, B_ADD, t, a, l, -1)) : -1;
 }
 
 static int mk_math(G *g, Ty t, int depth, bool det)
 {
     static const int OPS[] = {U_EXP, U_EXP2, U_LOG, U_LOG2, U_SQRT, U_RSQRT, U_FLOOR, U_CEIL, U_SIN, U_COS};
-    int op = OPS[ri(g, 0, 9)];
+    int op = OPS[gt_ri(g, 0, 9)];
     if (det) /* only these keep a deterministic value deterministic */
-        op = chance(g, 50) ? U_SQRT : chance(g, 50) ? U_FLOOR : U_CEIL;
-    int x = gx(g, t, depth - 1, det || op == U_FLOOR || op == U_CEIL);
+        op = gt_chance(g, 50) ? U_SQRT : gt_chance(g, 50) ? U_FLOOR : U_CEIL;
+    int x = gt_gx(g, t, depth - 1, det || op == U_FLOOR || op == U_CEIL);
     if (x < 0)
         return -1;
     double m = ab_mag(g->nodes[x].ab);
@@ -724,26 +723,26 @@ static int mk_math(G *g, Ty t, int depth, bool det)
     case U_EXP: if (!(m <= 8)) x = clamp(g, x, 8); break;
     case U_EXP2: if (!(m <= 12)) x = clamp(g, x, 12); break;
     case U_SIN: case U_COS: if (!(m <= 16)) x = clamp(g, x, 16); break;
-    case U_LOG: case U_LOG2: case U_RSQRT: x = away_from_zero(g, x, chance(g, 50) ? 1.0 : 0.5); break;
+    case U_LOG: case U_LOG2: case U_RSQRT: x = away_from_zero(g, x, gt_chance(g, 50) ? 1.0 : 0.5); break;
     case U_SQRT:
-        x = g->nodes[x].ab.err > 0 || chance(g, 30) ? away_from_zero(g, x, 1.0)
-                                                  : done(g, node(g, O_UN, U_ABS, t, x, -1, -1));
+        x = g->nodes[x].ab.err > 0 || gt_chance(g, 30) ? away_from_zero(g, x, 1.0)
+                                                  : gt_done(g, gt_node(g, O_UN, U_ABS, t, x, -1, -1));
         break;
     default: break;
     }
-    return x < 0 ? -1 : done(g, node(g, O_UN, op, t, x, -1, -1));
+    return x < 0 ? -1 : gt_done(g, gt_node(g, O_UN, op, t, x, -1, -1));
 }
 
 static int mk_cast(G *g, Ty t, int depth, bool det)
 {
-    int u = t.dt == RK_BOOL || chance(g, 90) ? pick_dt(g) : RK_BOOL;
+    int u = t.dt == RK_BOOL || gt_chance(g, 90) ? gt_pick_dt(g) : RK_BOOL;
     if (u == t.dt)
-        u = pick_dt(g);
+        u = gt_pick_dt(g);
     if (u == t.dt)
         return -1;
     bool need = gt_float(u) && !gt_float(t.dt); /* float to int or bool: discontinuous */
-    int x = gx(g, with_dt(t, u), depth - 1, det || need);
-    return x < 0 ? -1 : done(g, node(g, O_CAST, 0, t, x, -1, -1));
+    int x = gt_gx(g, gt_with_dt(t, u), depth - 1, det || need);
+    return x < 0 ? -1 : gt_done(g, gt_node(g, O_CAST, 0, t, x, -1, -1));
 }
 
 static int mk_bitcast(G *g, Ty t, int depth)
@@ -754,28 +753,28 @@ static int mk_bitcast(G *g, Ty t, int depth)
             c[n++] = ALL_DT[i];
     if (n == 0)
         return -1;
-    int u = c[ri(g, 0, n - 1)];
-    int x = gx(g, with_dt(t, u), depth - 1, true);
-    return x < 0 ? -1 : done(g, node(g, O_BITCAST, 0, t, x, -1, -1));
+    int u = c[gt_ri(g, 0, n - 1)];
+    int x = gt_gx(g, gt_with_dt(t, u), depth - 1, true);
+    return x < 0 ? -1 : gt_done(g, gt_node(g, O_BITCAST, 0, t, x, -1, -1));
 }
 
 static int mk_where(G *g, Ty t, int depth, bool det)
 {
-    int c = gx(g, sub_shape(g, with_dt(t, RK_BOOL)), depth - 1, true);
-    int a = gx(g, t, depth - 1, det);
-    int b = chance(g, 25) ? lit(g, t.dt, lit_value(g, t.dt), false) : gx(g, sub_shape(g, t), depth - 1, det);
+    int c = gt_gx(g, gt_sub_shape(g, gt_with_dt(t, RK_BOOL)), depth - 1, true);
+    int a = gt_gx(g, t, depth - 1, det);
+    int b = gt_chance(g, 25) ? gt_lit(g, t.dt, gt_lit_value(g, t.dt), false) : gt_gx(g, gt_sub_shape(g, t), depth - 1, det);
     if (c < 0 || a < 0 || b < 0)
         return -1;
-    return chance(g, 50) ? done(g, node(g, O_WHERE, 0, t, c, a, b)) : done(g, node(g, O_WHERE, 0, t, c, b, a));
+    return gt_chance(g, 50) ? gt_done(g, gt_node(g, O_WHERE, 0, t, c, a, b)) : gt_done(g, gt_node(g, O_WHERE, 0, t, c, b, a));
 }
 
 static int mk_fma(G *g, Ty t, int depth, bool det)
 {
-    int full = ri(g, 0, 2), k[3];
+    int full = gt_ri(g, 0, 2), k[3];
     for (int i = 0; i < 3; i++)
-        if ((k[i] = gx(g, i == full ? t : sub_shape(g, t), depth - 1, det)) < 0)
+        if ((k[i] = gt_gx(g, i == full ? t : gt_sub_shape(g, t), depth - 1, det)) < 0)
             return -1;
-    return done(g, node(g, O_FMA, 0, t, k[0], k[1], k[2]));
+    return gt_done(g, gt_node(g, O_FMA, 0, t, k[0], k[1], k[2]));
 }
 
 /* A reduction whose result has type t: the operand has one more axis (or t's axis of 1 is longer, with
@@ -794,18 +793,18 @@ static int mk_red(G *g, Ty t, int depth, bool det)
     kinds[nk++] = R_MAX;
     kinds[nk++] = R_MIN;
     if (t.dt == RK_I32)
-        kinds[nk++] = chance(g, 50) ? R_ARGMAX : R_ARGMIN;
-    int kind = kinds[ri(g, 0, nk - 1)];
-    int u = kind == R_SUM ? su[ri(g, 0, ns - 1)] : kind == R_MAX || kind == R_MIN ? t.dt : pick_dt(g);
-    Ty o = with_dt(t, u);
+        kinds[nk++] = gt_chance(g, 50) ? R_ARGMAX : R_ARGMIN;
+    int kind = kinds[gt_ri(g, 0, nk - 1)];
+    int u = kind == R_SUM ? su[gt_ri(g, 0, ns - 1)] : kind == R_MAX || kind == R_MIN ? t.dt : gt_pick_dt(g);
+    Ty o = gt_with_dt(t, u);
     int axis = -1, keep = 0;
     int ones[4], n1 = 0;
     for (int i = 0; i < t.rank; i++)
         if (t.d[i] == 1)
             ones[n1++] = i;
-    int mode = ri(g, 0, 99);
+    int mode = gt_ri(g, 0, 99);
     if (t.rank == 0) {
-        o = pick_shape(g, u);
+        o = gt_pick_shape(g, u);
         if (o.rank == 0) {
             o.rank = 1;
             o.d[0] = pick_dim(g);
@@ -815,11 +814,11 @@ static int mk_red(G *g, Ty t, int depth, bool det)
             o.d[i] = pick_dim(g);
         keep = 1;
     } else if (n1 > 0 && mode < 60) {
-        axis = ones[ri(g, 0, n1 - 1)];
+        axis = ones[gt_ri(g, 0, n1 - 1)];
         o.d[axis] = pick_dim(g);
         keep = 1;
     } else if (t.rank < 4) {
-        axis = ri(g, 0, t.rank);
+        axis = gt_ri(g, 0, t.rank);
         for (int i = t.rank; i > axis; i--)
             o.d[i] = o.d[i - 1];
         o.d[axis] = pick_dim(g);
@@ -829,17 +828,17 @@ static int mk_red(G *g, Ty t, int depth, bool det)
     }
     if (gt_elems(o) > (o.rank >= 3 ? MAXELEMS / 2 : MAXELEMS))
         return -1;
-    int x = gx(g, o, depth - 1, det || kind >= R_ARGMAX);
+    int x = gt_gx(g, o, depth - 1, det || kind >= R_ARGMAX);
     if (x < 0)
         return -1;
-    int id = node(g, O_RED, kind, t, x, -1, -1);
+    int id = gt_node(g, O_RED, kind, t, x, -1, -1);
     if (id >= 0) {
         g->nodes[id].a[0] = axis;
         g->nodes[id].a[1] = keep;
-        g->nodes[id].a[2] = chance(g, 25); /* spell the axis negatively */
-        g->nodes[id].a[3] = chance(g, 25); /* by name */
+        g->nodes[id].a[2] = gt_chance(g, 25); /* spell the axis negatively */
+        g->nodes[id].a[3] = gt_chance(g, 25); /* by name */
     }
-    return done(g, id);
+    return gt_done(g, id);
 }
 
 static int mk_cumsum(G *g, Ty t, int depth, bool det)
@@ -850,15 +849,15 @@ static int mk_cumsum(G *g, Ty t, int depth, bool det)
             su[ns++] = ALL_DT[i];
     if (ns == 0 || t.rank == 0)
         return -1;
-    int x = gx(g, with_dt(t, su[ri(g, 0, ns - 1)]), depth - 1, det);
+    int x = gt_gx(g, gt_with_dt(t, su[gt_ri(g, 0, ns - 1)]), depth - 1, det);
     if (x < 0)
         return -1;
-    int id = node(g, O_CUMSUM, 0, t, x, -1, -1);
+    int id = gt_node(g, O_CUMSUM, 0, t, x, -1, -1);
     if (id >= 0) {
-        int axis = ri(g, 0, t.rank - 1);
-        g->nodes[id].a[0] = axis == t.rank - 1 && chance(g, 40) ? -1 : axis;
+        int axis = gt_ri(g, 0, t.rank - 1);
+        g->nodes[id].a[0] = axis == t.rank - 1 && gt_chance(g, 40) ? -1 : axis;
     }
-    return done(g, id);
+    return gt_done(g, id);
 }
 
 static int mk_dot(G *g, Ty t, int depth, bool det)
@@ -866,25 +865,25 @@ static int mk_dot(G *g, Ty t, int depth, bool det)
     int u;
     if (t.dt == RK_F32) {
         static const int U[] = {RK_F16, RK_BF16, RK_F32};
-        u = U[ri(g, 0, 2)];
+        u = U[gt_ri(g, 0, 2)];
     } else {
         u = t.dt == RK_I32 ? RK_I8 : RK_F64;
     }
     static const int KS[] = {16, 32, 64};
-    int m = t.d[0], n = t.d[1], k = KS[ri(g, 0, 2)];
+    int m = t.d[0], n = t.d[1], k = KS[gt_ri(g, 0, 2)];
     while (k > 16 && (m * k > MAXELEMS || k * n > MAXELEMS))
         k /= 2;
     if (m * k > MAXELEMS || k * n > MAXELEMS)
         return -1;
     Ty ta = {u, 2, {m, k, 0, 0}}, tb = {u, 2, {k, n, 0, 0}};
-    int a = gx(g, ta, depth - 1, det), b = gx(g, tb, depth - 1, det);
-    int acc = chance(g, 40) ? gx(g, t, depth - 1, det) : -1;
+    int a = gt_gx(g, ta, depth - 1, det), b = gt_gx(g, tb, depth - 1, det);
+    int acc = gt_chance(g, 40) ? gt_gx(g, t, depth - 1, det) : -1;
     if (a < 0 || b < 0)
         return -1;
-    int id = node(g, O_DOT, 0, t, a, b, acc);
+    int id = gt_node(g, O_DOT, 0, t, a, b, acc);
     if (id >= 0)
-        g->nodes[id].a[0] = u == RK_F32 && chance(g, 20);
-    return done(g, id);
+        g->nodes[id].a[0] = u == RK_F32 && gt_chance(g, 20);
+    return gt_done(g, id);
 }
 
 static int mk_shape(G *g, Ty t, int depth, bool det)
@@ -894,63 +893,63 @@ static int mk_shape(G *g, Ty t, int depth, bool det)
         if (t.d[i] == 1)
             ones[n1++] = i;
     int w[5] = {t.rank == 2 ? 3 : 0, t.rank >= 2 && t.rank <= 3 ? 2 : 0, 2, n1 ? 3 : 0, 3};
-    int kind = pick_w(g, w, 5);
+    int kind = gt_pick_w(g, w, 5);
     Ty o = t;
     int id = -1, x;
     switch (kind) {
     case 0: /* trans */
         o.d[0] = t.d[1];
         o.d[1] = t.d[0];
-        if ((x = gx(g, o, depth - 1, det)) < 0)
+        if ((x = gt_gx(g, o, depth - 1, det)) < 0)
             return -1;
-        return done(g, node(g, O_TRANS, 0, t, x, -1, -1));
+        return gt_done(g, gt_node(g, O_TRANS, 0, t, x, -1, -1));
     case 1: { /* permute */
         int p[4] = {0, 1, 2, 3};
         for (int i = t.rank - 1; i > 0; i--) {
-            int j = ri(g, 0, i), s = p[i];
+            int j = gt_ri(g, 0, i), s = p[i];
             p[i] = p[j];
             p[j] = s;
         }
         for (int i = 0; i < t.rank; i++)
             o.d[p[i]] = t.d[i];
-        if ((x = gx(g, o, depth - 1, det)) < 0)
+        if ((x = gt_gx(g, o, depth - 1, det)) < 0)
             return -1;
-        if ((id = node(g, O_PERMUTE, 0, t, x, -1, -1)) >= 0)
+        if ((id = gt_node(g, O_PERMUTE, 0, t, x, -1, -1)) >= 0)
             memcpy(g->nodes[id].a, p, sizeof p);
-        return done(g, id);
+        return gt_done(g, id);
     }
     case 2: { /* reshape from another factorisation of the element count */
         int e = gt_elems(t), bits = 0;
         while ((1 << bits) < e)
             bits++;
-        o.rank = ri(g, 1, 3);
+        o.rank = gt_ri(g, 1, 3);
         for (int i = 0; i < o.rank; i++)
             o.d[i] = 1;
         for (int b = 0; b < bits; b++)
-            o.d[ri(g, 0, o.rank - 1)] *= 2;
-        if ((x = gx(g, o, depth - 1, det)) < 0)
+            o.d[gt_ri(g, 0, o.rank - 1)] *= 2;
+        if ((x = gt_gx(g, o, depth - 1, det)) < 0)
             return -1;
-        return done(g, node(g, O_RESHAPE, 0, t, x, -1, -1));
+        return gt_done(g, gt_node(g, O_RESHAPE, 0, t, x, -1, -1));
     }
     case 3: { /* expand_dims / x[:, None] */
-        int axis = ones[ri(g, 0, n1 - 1)];
+        int axis = ones[gt_ri(g, 0, n1 - 1)];
         for (int i = axis; i < t.rank - 1; i++)
             o.d[i] = t.d[i + 1];
         o.rank--;
-        if ((x = gx(g, o, depth - 1, det)) < 0)
+        if ((x = gt_gx(g, o, depth - 1, det)) < 0)
             return -1;
-        if ((id = node(g, O_EXPAND, 0, t, x, -1, -1)) >= 0) {
+        if ((id = gt_node(g, O_EXPAND, 0, t, x, -1, -1)) >= 0) {
             g->nodes[id].a[0] = axis;
-            g->nodes[id].a[1] = o.rank == 0 || chance(g, 60);
+            g->nodes[id].a[1] = o.rank == 0 || gt_chance(g, 60);
         }
-        return done(g, id);
+        return gt_done(g, id);
     }
     default: /* broadcast_to */
         for (int i = 0; i < 3 && same_ty(o, t); i++)
-            o = sub_shape(g, t);
-        if (same_ty(o, t) || (x = gx(g, o, depth - 1, det)) < 0)
+            o = gt_sub_shape(g, t);
+        if (same_ty(o, t) || (x = gt_gx(g, o, depth - 1, det)) < 0)
             return -1;
-        return done(g, node(g, O_BCAST, 0, t, x, -1, -1));
+        return gt_done(g, gt_node(g, O_BCAST, 0, t, x, -1, -1));
     }
 }
 
@@ -958,7 +957,7 @@ enum { PR_REUSE, PR_LEAF, PR_BIN, PR_CMP, PR_UN, PR_MATH, PR_CAST, PR_BITCAST, P
        PR_DOT, PR_SHAPE, NPR };
 
 /* An expression of type t, at most `depth` operators deep; deterministic (err 0) when det. */
-static int gx(G *g, Ty t, int depth, bool det)
+int gt_gx(G *g, Ty t, int depth, bool det)
 {
     bool fl = gt_float(t.dt), bo = t.dt == RK_BOOL;
     for (int attempt = 0; attempt < 8 && !g->bad; attempt++) {
@@ -983,7 +982,7 @@ static int gx(G *g, Ty t, int depth, bool det)
             w[PR_SHAPE] = t.rank > 0 ? 8 : 0;
         }
         int id = -1;
-        switch (pick_w(g, w, NPR)) {
+        switch (gt_pick_w(g, w, NPR)) {
         case PR_REUSE: id = mk_reuse(g, t, det); break;
         case PR_LEAF: id = mk_leaf(g, t, depth, det); break;
         case PR_BIN: id = mk_binary(g, t, depth, det); break;
@@ -1003,11 +1002,11 @@ static int gx(G *g, Ty t, int depth, bool det)
             return id;
     }
     if (t.rank == 0)
-        return lit(g, t.dt, lit_value(g, t.dt), true);
-    int id = node(g, O_FULL, 0, t, -1, -1, -1);
+        return gt_lit(g, t.dt, gt_lit_value(g, t.dt), true);
+    int id = gt_node(g, O_FULL, 0, t, -1, -1, -1);
     if (id >= 0)
-        g->nodes[id].lit = lit_value(g, t.dt);
-    return done(g, id);
+        g->nodes[id].lit = gt_lit_value(g, t.dt);
+    return gt_done(g, id);
 }
 
 /* ---- statements -------------------------------------------------------------------------------- */
@@ -1017,54 +1016,54 @@ static void gen_block(G *g, int b, int n, int nest);
 /* A scalar bool condition, the same for the whole program. */
 static int gen_cond(G *g)
 {
-    int r = ri(g, 0, 99);
-    Ty i32 = scalar(RK_I32), b = scalar(RK_BOOL);
+    int r = gt_ri(g, 0, 99);
+    Ty i32 = gt_scalar(RK_I32), b = gt_scalar(RK_BOOL);
     int loop = inner_for(g);
     if (r < 30) {
-        int p = done(g, node(g, O_PID, 0, i32, -1, -1, -1));
-        int m = lit(g, RK_I32, ri(g, 2, 3), false);
-        int rem = p >= 0 && m >= 0 ? done(g, node(g, O_BIN, B_REM, i32, p, m, -1)) : -1;
-        int k = lit(g, RK_I32, ri(g, 0, 1), false);
-        return rem >= 0 && k >= 0 ? done(g, node(g, O_BIN, chance(g, 50) ? B_EQ : B_NE, b, rem, k, -1)) : -1;
+        int p = gt_done(g, gt_node(g, O_PID, 0, i32, -1, -1, -1));
+        int m = gt_lit(g, RK_I32, gt_ri(g, 2, 3), false);
+        int rem = p >= 0 && m >= 0 ? gt_done(g, gt_node(g, O_BIN, B_REM, i32, p, m, -1)) : -1;
+        int k = gt_lit(g, RK_I32, gt_ri(g, 0, 1), false);
+        return rem >= 0 && k >= 0 ? gt_done(g, gt_node(g, O_BIN, gt_chance(g, 50) ? B_EQ : B_NE, b, rem, k, -1)) : -1;
     }
     if (r < 55 && loop >= 0) {
         const Node *li = &g->nodes[g->st[loop].loopi];
-        int i = done(g, node(g, O_LOOPI, 0, i32, -1, -1, -1));
+        int i = gt_done(g, gt_node(g, O_LOOPI, 0, i32, -1, -1, -1));
         if (i < 0)
             return -1;
         memcpy(g->nodes[i].a, li->a, sizeof li->a);
-        int k = lit(g, RK_I32, ri(g, li->a[1], li->a[2]), false);
+        int k = gt_lit(g, RK_I32, gt_ri(g, li->a[1], li->a[2]), false);
         static const int OPS[] = {B_EQ, B_NE, B_LT, B_GE};
-        return k >= 0 ? done(g, node(g, O_BIN, OPS[ri(g, 0, 3)], b, i, k, -1)) : -1;
+        return k >= 0 ? gt_done(g, gt_node(g, O_BIN, OPS[gt_ri(g, 0, 3)], b, i, k, -1)) : -1;
     }
-    return gx(g, b, 3, true);
+    return gt_gx(g, b, 3, true);
 }
 
 /* A shape a dot can produce: [M, N] with M, N >= 16, of f32, i32 or f64. */
 static Ty dot_shape(G *g)
 {
     static const int D[] = {16, 32, 64};
-    Ty t = {chance(g, 70) ? RK_F32 : chance(g, 70) ? RK_I32 : RK_F64, 2, {D[ri(g, 0, 2)], D[ri(g, 0, 2)], 0, 0}};
+    Ty t = {gt_chance(g, 70) ? RK_F32 : gt_chance(g, 70) ? RK_I32 : RK_F64, 2, {D[gt_ri(g, 0, 2)], D[gt_ri(g, 0, 2)], 0, 0}};
     return t;
 }
 
 /* The type of a new let or var: mostly from the palette, sometimes a dot's or a bool. */
 static Ty pick_ty(G *g)
 {
-    int r = ri(g, 0, 99);
-    return r < 8 ? pick_shape(g, RK_BOOL) : r < 22 ? dot_shape(g) : pick_shape(g, pick_dt(g));
+    int r = gt_ri(g, 0, 99);
+    return r < 8 ? gt_pick_shape(g, RK_BOOL) : r < 22 ? dot_shape(g) : gt_pick_shape(g, gt_pick_dt(g));
 }
 
 static void gen_let(G *g)
 {
     Ty t = pick_ty(g);
-    int id = gx(g, t, ri(g, 1, 4), false);
+    int id = gt_gx(g, t, gt_ri(g, 1, 4), false);
     if (id < 0 || g->nodes[id].name >= 0)
         return;
     int op = g->nodes[id].op;
     if (op == O_VAR || op == O_LIT || op == O_ARG || op == O_PID || op == O_LOOPI)
         return;
-    let(g, id);
+    gt_let(g, id);
 }
 
 static void gen_var(G *g)
@@ -1072,15 +1071,15 @@ static void gen_var(G *g)
     if (g->nvar >= MAXVAR)
         return;
     Ty t = pick_ty(g);
-    int id = gx(g, t, ri(g, 1, 3), false);
+    int id = gt_gx(g, t, gt_ri(g, 1, 3), false);
     if (id < 0)
         return;
     int v = g->nvar++;
     g->var[v].ty = t;
-    int s = stmt(g, S_VAR);
+    int s = gt_stmt(g, S_VAR);
     g->st[s].node = id;
     g->st[s].var = v;
-    append(g, g->cur, s);
+    gt_append(g, g->cur, s);
     g->env[v] = g->nodes[id].ab;
     g->vscope[g->nvscope++] = v;
 }
@@ -1089,17 +1088,17 @@ static void gen_assign(G *g, int v)
 {
     Ty t = g->var[v].ty;
     int id, compound = -1;
-    if (t.dt != RK_BOOL && chance(g, 40)) {
+    if (t.dt != RK_BOOL && gt_chance(g, 40)) {
         static const int FOPS[] = {B_ADD, B_SUB, B_MUL, B_ADD, B_DIV};
         static const int IOPS[] = {B_ADD, B_SUB, B_MUL, B_AND, B_OR, B_XOR, B_SHL, B_SHR, B_DIV, B_REM};
-        int op = gt_float(t.dt) ? FOPS[ri(g, 0, 4)] : IOPS[ri(g, 0, 9)];
-        int vr = node(g, O_VAR, 0, t, -1, -1, -1);
+        int op = gt_float(t.dt) ? FOPS[gt_ri(g, 0, 4)] : IOPS[gt_ri(g, 0, 9)];
+        int vr = gt_node(g, O_VAR, 0, t, -1, -1, -1);
         if (vr < 0)
             return;
         g->nodes[vr].a[0] = v;
-        vr = done(g, vr);
-        int e = chance(g, 30) ? lit(g, t.dt, op == B_SHL || op == B_SHR ? ri(g, 0, 3) : lit_value(g, t.dt), false)
-                              : gx(g, sub_shape(g, t), ri(g, 0, 2), false);
+        vr = gt_done(g, vr);
+        int e = gt_chance(g, 30) ? gt_lit(g, t.dt, op == B_SHL || op == B_SHR ? gt_ri(g, 0, 3) : gt_lit_value(g, t.dt), false)
+                              : gt_gx(g, gt_sub_shape(g, t), gt_ri(g, 0, 2), false);
         if (e >= 0 && op == B_DIV && gt_float(t.dt))
             e = away_from_zero(g, e, 1.0);
         if (vr < 0 || e < 0)
@@ -1107,18 +1106,18 @@ static void gen_assign(G *g, int v)
         const Ab *ev = &g->nodes[e].ab;
         if ((op == B_DIV || op == B_REM) && !gt_float(t.dt) && ev->lo <= 0 && ev->hi >= 0 && is_const(g, e))
             return; /* the var may be a constant too: a compile-time division by zero */
-        id = done(g, node(g, O_BIN, op, t, vr, e, -1));
+        id = gt_done(g, gt_node(g, O_BIN, op, t, vr, e, -1));
         compound = op;
     } else {
-        id = gx(g, t, ri(g, 1, 3), false);
+        id = gt_gx(g, t, gt_ri(g, 1, 3), false);
     }
     if (id < 0)
         return;
-    int s = stmt(g, S_ASSIGN);
+    int s = gt_stmt(g, S_ASSIGN);
     g->st[s].node = id;
     g->st[s].var = v;
     g->st[s].compound = compound;
-    append(g, g->cur, s);
+    gt_append(g, g->cur, s);
     if (!ab_stmt(g, s))
         g->bad = true;
 }
@@ -1149,7 +1148,7 @@ static void leave(G *g, const Scope *sc)
 static void finish(G *g, const Scope *sc, int s)
 {
     leave(g, sc);
-    append(g, g->cur, s);
+    gt_append(g, g->cur, s);
     if (!ab_stmt(g, s))
         g->bad = true;
 }
@@ -1159,16 +1158,16 @@ static void gen_if(G *g, int nest)
     int c = gen_cond(g);
     if (c < 0)
         return;
-    int s = stmt(g, S_IF);
+    int s = gt_stmt(g, S_IF);
     g->st[s].node = c;
     Scope sc;
     enter(g, &sc);
     g->st[s].blk[0] = block(g);
-    gen_block(g, g->st[s].blk[0], ri(g, 1, 3), nest + 1);
+    gen_block(g, g->st[s].blk[0], gt_ri(g, 1, 3), nest + 1);
     leave(g, &sc);
-    if (chance(g, 50)) {
+    if (gt_chance(g, 50)) {
         g->st[s].blk[1] = block(g);
-        gen_block(g, g->st[s].blk[1], ri(g, 1, 3), nest + 1);
+        gen_block(g, g->st[s].blk[1], gt_ri(g, 1, 3), nest + 1);
     }
     finish(g, &sc, s);
 }
@@ -1179,11 +1178,11 @@ static void gen_jump(G *g, int kind)
     int c = gen_cond(g);
     if (c < 0)
         return;
-    int s = stmt(g, S_IF);
+    int s = gt_stmt(g, S_IF);
     g->st[s].node = c;
     g->st[s].blk[0] = block(g);
-    append(g, g->st[s].blk[0], stmt(g, kind));
-    append(g, g->cur, s);
+    gt_append(g, g->st[s].blk[0], gt_stmt(g, kind));
+    gt_append(g, g->cur, s);
     if (!ab_stmt(g, s))
         g->bad = true;
 }
@@ -1198,41 +1197,41 @@ static bool has_assign(G *g, int b)
 
 static void gen_loop(G *g, int nest, bool is_while)
 {
-    if (g->nvscope == 0 || chance(g, 50))
+    if (g->nvscope == 0 || gt_chance(g, 50))
         gen_var(g);
     int outer_vars = g->nvscope;
-    int s = stmt(g, is_while ? S_WHILE : S_FOR);
+    int s = gt_stmt(g, is_while ? S_WHILE : S_FOR);
     Stmt *l = &g->st[s];
     int vals[16], nv = 0;
     if (is_while) {
-        int v = ri(g, 0, 4);
-        l->harg = new_arg(g, RK_I32, v);
+        int v = gt_ri(g, 0, 4);
+        l->harg = gt_new_arg(g, RK_I32, v);
         l->hi = v;
         l->trips = v;
     } else {
-        int kind = ri(g, 0, 99);
+        int kind = gt_ri(g, 0, 99);
         l->step = 1;
         if (kind < 35) {
             l->lo = 0;
-            l->hi = ri(g, 0, 4);
-            l->harg = new_arg(g, RK_I32, l->hi);
+            l->hi = gt_ri(g, 0, 4);
+            l->harg = gt_new_arg(g, RK_I32, l->hi);
         } else if (kind < 55) {
-            l->lo = ri(g, 0, 2);
-            l->hi = l->lo + ri(g, 0, 4);
+            l->lo = gt_ri(g, 0, 2);
+            l->hi = l->lo + gt_ri(g, 0, 4);
         } else if (kind < 70) {
             l->lo = 0;
-            l->hi = ri(g, 0, 6);
-            l->step = ri(g, 2, 3);
-            l->harg = new_arg(g, RK_I32, l->hi);
+            l->hi = gt_ri(g, 0, 6);
+            l->step = gt_ri(g, 2, 3);
+            l->harg = gt_new_arg(g, RK_I32, l->hi);
         } else if (kind < 85) { /* downwards: hi .. 0 step -1 */
-            l->lo = ri(g, 0, 4);
+            l->lo = gt_ri(g, 0, 4);
             l->hi = 0;
             l->step = -1;
-            l->harg = new_arg(g, RK_I32, l->lo);
+            l->harg = gt_new_arg(g, RK_I32, l->lo);
         } else {
             l->is_static = true;
             l->lo = 0;
-            l->hi = ri(g, 1, 4);
+            l->hi = gt_ri(g, 1, 4);
         }
         for (int i = l->lo; l->step > 0 ? i < l->hi : i > l->hi; i += l->step)
             vals[nv++] = i;
@@ -1242,14 +1241,14 @@ static void gen_loop(G *g, int nest, bool is_while)
             lo = vals[i] < lo ? vals[i] : lo;
             hi = vals[i] > hi ? vals[i] : hi;
         }
-        int li = node(g, O_LOOPI, 0, scalar(RK_I32), -1, -1, -1);
+        int li = gt_node(g, O_LOOPI, 0, gt_scalar(RK_I32), -1, -1, -1);
         if (li < 0)
             return;
         g->nodes[li].a[0] = s;
         g->nodes[li].a[1] = lo;
         g->nodes[li].a[2] = hi;
         g->nodes[li].a[3] = l->is_static;
-        l->loopi = done(g, li);
+        l->loopi = gt_done(g, li);
     }
     Scope sc;
     enter(g, &sc);
@@ -1258,17 +1257,17 @@ static void gen_loop(G *g, int nest, bool is_while)
     g->loops[g->nloops++] = s;
     g->st[s].blk[0] = block(g);
     int body = g->st[s].blk[0];
-    gen_block(g, body, ri(g, 1, 4), nest + 1);
+    gen_block(g, body, gt_ri(g, 1, 4), nest + 1);
     if (outer_vars > 0 && !has_assign(g, body) && !g->bad) {
         g->cur = body;
-        gen_assign(g, g->vscope[ri(g, 0, outer_vars - 1)]);
+        gen_assign(g, g->vscope[gt_ri(g, 0, outer_vars - 1)]);
     }
     g->nloops--;
     g->join_mode = jm;
     finish(g, &sc, s);
 }
 
-static int new_out(G *g, int dt, int size)
+int gt_new_out(G *g, int dt, int size)
 {
     if (g->nout >= MAXOUT || g->nbuf >= MAXBUF)
         return -1;
@@ -1289,37 +1288,49 @@ static void gen_store(G *g, int val)
 {
     if (val < 0)
         return;
+    /* A store in a static for is a store per unrolled iteration, each with a layout of its own: in a
+     * program of several waves the next iteration's store of an element may be another wave's, a race
+     * unless a barrier comes between (docs/language.md, "Memory order"). A store in a run-time loop is
+     * one operation, each element stored by the same lane every iteration. */
+    bool unrolled = false;
+    for (int i = 0; i < g->nloops; i++)
+        unrolled |= g->st[g->loops[i]].is_static;
+    unrolled &= g->warps > 1;
+    if (unrolled && g->opt->no_barrier)
+        return;
     Ty t = g->nodes[val].ty;
-    int dt = t.dt == RK_BOOL ? (chance(g, 50) ? RK_I8 : RK_U8) : t.dt;
-    if (chance(g, 12)) {
-        int u = pick_dt(g);
+    int dt = t.dt == RK_BOOL ? (gt_chance(g, 50) ? RK_I8 : RK_U8) : t.dt;
+    if (gt_chance(g, 12)) {
+        int u = gt_pick_dt(g);
         if (!(gt_float(t.dt) && !gt_float(u) && g->nodes[val].ab.err > 0))
             dt = u;
     }
-    int b = new_out(g, dt, gt_elems(t));
+    int b = gt_new_out(g, dt, gt_elems(t));
     if (b < 0)
         return;
-    int idx = index_tile(g, t, true);
+    int idx = gt_index_tile(g, t, true);
     if (idx < 0)
         return;
     int mask = -1, tail = -1;
-    if (t.rank > 0 && chance(g, 30)) {
-        if (chance(g, 50))
-            mask = tail_mask(g, idx, gt_elems(t), &tail);
+    if (t.rank > 0 && gt_chance(g, 30)) {
+        if (gt_chance(g, 50))
+            mask = gt_tail_mask(g, idx, gt_elems(t), &tail);
         else
-            mask = gx(g, sub_shape(g, with_dt(t, RK_BOOL)), 2, true);
+            mask = gt_gx(g, gt_sub_shape(g, gt_with_dt(t, RK_BOOL)), 2, true);
     }
-    int s = stmt(g, S_STORE);
+    int s = gt_stmt(g, S_STORE);
     Stmt *st = &g->st[s];
     st->node = val;
     st->out = b;
     st->idx = idx;
     st->mask = mask;
-    if (chance(g, 10) && (st->off = new_arg(g, RK_I32, ri(g, 0, 7))) >= 0)
+    if (gt_chance(g, 10) && (st->off = gt_new_arg(g, RK_I32, gt_ri(g, 0, 7))) >= 0)
         g->buf[b].padded = true;
     Buf *bf = &g->buf[b];
     bf->tail_arg = tail >= 0 && mask >= 0 && st->off < 0 ? tail : -2;
-    append(g, g->cur, s);
+    if (unrolled)
+        gt_append(g, g->cur, gt_stmt(g, S_BARRIER));
+    gt_append(g, g->cur, s);
     if (!ab_stmt(g, s))
         g->blk[g->cur].n--;
 }
@@ -1341,16 +1352,16 @@ static int pick_value(G *g)
     }
     if (n == 0)
         return -1;
-    int c = cand[pick_w(g, w, n)];
+    int c = cand[gt_pick_w(g, w, n)];
     if (c >= 0) {
         g->nodes[c].uses++;
         return c;
     }
     g->var[-1 - c].uses++;
-    int id = node(g, O_VAR, 0, g->var[-1 - c].ty, -1, -1, -1);
+    int id = gt_node(g, O_VAR, 0, g->var[-1 - c].ty, -1, -1, -1);
     if (id >= 0)
         g->nodes[id].a[0] = -1 - c;
-    return done(g, id);
+    return gt_done(g, id);
 }
 
 static void gen_block(G *g, int b, int n, int nest)
@@ -1358,13 +1369,17 @@ static void gen_block(G *g, int b, int n, int nest)
     int saved = g->cur;
     g->cur = b;
     for (int i = 0; i < n && !g->bad; i++) {
-        int r = ri(g, 0, 99);
+        if (g->overlap && g->nout < MAXOUT - 1 && gt_chance(g, 7)) {
+            gt_gen_overlap(g);
+            continue;
+        }
+        int r = gt_ri(g, 0, 99);
         if (r < 45)
             gen_let(g);
         else if (r < 53)
             gen_var(g);
         else if (r < 66 && g->nvscope > 0)
-            gen_assign(g, g->vscope[ri(g, 0, g->nvscope - 1)]);
+            gen_assign(g, g->vscope[gt_ri(g, 0, g->nvscope - 1)]);
         else if (r < 73 && nest < 3)
             gen_if(g, nest);
         else if (r < 81 && nest < 3 && g->nloops < 3)
@@ -1374,7 +1389,7 @@ static void gen_block(G *g, int b, int n, int nest)
         else if (r < 88 && g->nout < MAXOUT - 1)
             gen_store(g, pick_value(g));
         else if (r < 95 && g->nloops > 0)
-            gen_jump(g, g->st[inner_loop(g)].kind == S_FOR && chance(g, 50) ? S_CONTINUE : S_BREAK);
+            gen_jump(g, g->st[inner_loop(g)].kind == S_FOR && gt_chance(g, 50) ? S_CONTINUE : S_BREAK);
         else if (r < 97)
             gen_jump(g, S_RETURN);
         else
@@ -1386,22 +1401,27 @@ static void gen_block(G *g, int b, int n, int nest)
 static bool gen_all(G *g)
 {
     static const int DIMS[] = {1, 2, 4, 8, 16, 32, 64, 128}, DW[] = {1, 2, 4, 6, 8, 8, 6, 3};
-    g->ndts = ri(g, 2, 4);
+    g->ndts = gt_ri(g, 2, 4);
     for (int i = 0; i < g->ndts; i++)
-        g->dts[i] = ALL_DT[pick_w(g, ALL_W, NALL)];
+        g->dts[i] = ALL_DT[gt_pick_w(g, ALL_W, NALL)];
     for (int i = 0; i < 3; i++)
-        g->dims[i] = DIMS[pick_w(g, DW, 8)];
-    g->grid[0] = ri(g, 1, 3);
-    g->grid[1] = chance(g, 25) ? 2 : 1;
+        g->dims[i] = DIMS[gt_pick_w(g, DW, 8)];
+    g->grid[0] = gt_ri(g, 1, 3);
+    g->grid[1] = gt_chance(g, 25) ? 2 : 1;
     g->nprog = g->grid[0] * g->grid[1];
-    g->warps = 1 << ri(g, 0, 3);
-    g->stages = ri(g, 1, 3);
+    g->warps = 1 << gt_ri(g, 0, 3);
+    g->stages = gt_ri(g, 1, 3);
+    g->overlap = gt_chance(g, 40);
+    if (g->overlap && g->opt->no_barrier)
+        g->warps = 1; /* overlapping accesses of several waves need barriers */
     g->top = block(g);
     g->cur = g->top;
-    gen_block(g, g->top, g->opt->size > 0 ? g->opt->size : ri(g, 6, 16), 0);
-    int want = ri(g, 1, MAXOUT - g->nout > 0 ? MAXOUT - g->nout : 1);
+    gen_block(g, g->top, g->opt->size > 0 ? g->opt->size : gt_ri(g, 6, 16), 0);
+    if (g->overlap && g->episodes == 0 && !g->bad)
+        gt_gen_overlap(g);
+    int want = gt_ri(g, 1, MAXOUT - g->nout > 0 ? MAXOUT - g->nout : 1);
     for (int i = 0; i < 8 && want > 0 && !g->bad; i++) {
-        int v = chance(g, 50) ? gx(g, pick_ty(g), ri(g, 2, 5), false) : pick_value(g);
+        int v = gt_chance(g, 50) ? gt_gx(g, pick_ty(g), gt_ri(g, 2, 5), false) : pick_value(g);
         if (v < 0) {
             gen_let(g);
             continue;
@@ -1416,7 +1436,7 @@ static bool gen_all(G *g)
 
 char *gen_tile_program(uint64_t seed, const GenOptions *o, int *noutputs)
 {
-    static const GenOptions defaults = {-1, 0};
+    static const GenOptions defaults = {-1, 0, false};
     G *g = malloc(sizeof *g);
     if (!g)
         return NULL;
@@ -1430,10 +1450,15 @@ char *gen_tile_program(uint64_t seed, const GenOptions *o, int *noutputs)
         /* the whole program once more, loops iterated as often as they run */
         memset(g->env, 0, sizeof g->env);
         g->join_mode = false;
-        for (int i = 0; i < g->nbuf; i++)
+        for (int i = 0; i < g->nbuf; i++) {
             g->buf[i].tol = -1;
+            g->buf[i].cont_set = false;
+        }
         if (!ab_block(g, g->top))
             continue;
+        int only = g->opt->only_output;
+        if (only >= 0 && (only >= g->nbuf || !g->buf[only].out))
+            break; /* not an output of this program */
         text = gt_print_program(g, seed);
         if (noutputs)
             *noutputs = g->nout;

@@ -2,7 +2,10 @@
  *
  * gen_tile_program(seed) returns the text of one `.tile` file: a kernel `fz` over random shapes (powers
  * of two), dtypes, builtins, masks, control flow, reductions and dots, preceded by a header of `// `
- * lines that say how to run it:
+ * lines that say how to run it. In 40% of programs some outputs are written several times in program
+ * order — tile, strided, scalar and masked stores to overlapping elements, loads of what was stored,
+ * barrier() between the accesses of different waves — so that their final contents depend on the
+ * order (gen_tile_mem.c says what is drawn and why it is free of races). The header:
  *
  *   // rk-diff seed 0x1234                  the seed of the input data
  *   // grid 2 1 1
@@ -25,12 +28,17 @@
 #include <stdint.h>
 
 typedef struct GenOptions {
-    int only_output; /* >= 0: print only the store to this output (the others stay parameters); -1: all */
+    int only_output; /* >= 0: print only the stores to this output and compare it alone: the other
+                        outputs stay parameters, declared as inputs of random bits, and keep their
+                        stores when the program loads them back; -1: all */
     int size;        /* statements at the top level (0: 6 .. 16 at random) */
+    bool no_barrier; /* no barrier() (a language without it): overlapping accesses of an output by
+                        different operations only in programs of one wave (num_warps = 1) */
 } GenOptions;
 
 /* A program from the seed (the same seed gives the same text), malloc'd; NULL when no valid program
- * came out of many attempts (does not happen in practice). *noutputs: its number of outputs. */
+ * came out of many attempts (does not happen in practice) or o->only_output is not one of its
+ * outputs. *noutputs: its number of outputs. */
 char *gen_tile_program(uint64_t seed, const GenOptions *o, int *noutputs);
 
 #endif

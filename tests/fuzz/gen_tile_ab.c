@@ -589,15 +589,20 @@ bool ab_node(G *g, int id)
     switch (n->op) {
     case O_LOAD: {
         const Buf *b = &g->buf[n->a[0]];
-        if (gt_float(t)) {
+        Ab poison = gt_float(t) ? (Ab){-INFINITY, INFINITY, 0, 0, true} : (Ab){gt_min(t), gt_max(t), 0, 1, false};
+        if (b->out) { /* what the program stored there (gen_tile_mem.c), or the poison */
+            r = b->cont_set ? b->cont : poison;
+            if (n->sub)
+                r = ab_join(r, poison);
+        } else if (gt_float(t)) {
             if (b->gen == 0)
                 r = (Ab){b->lo, b->hi, 0, b->q, false};
             else
-                r = (Ab){-INFINITY, INFINITY, 0, 0, true};
+                r = poison;
         } else if (b->gen == 0) {
             r = (Ab){b->lo, b->hi, 0, 1, false};
         } else {
-            r = (Ab){gt_min(t), gt_max(t), 0, 1, false};
+            r = poison;
         }
         if (k1)
             r = ab_join(r, k2 ? k2->ab : ab_point(t, 0));
@@ -775,6 +780,8 @@ bool ab_stmt(G *g, int s)
         if (!ok || (gt_float(b->dt) && !fl_ok(b->dt, &v)))
             return false;
         b->tol = fmax(b->tol, v.err);
+        b->cont = b->cont_set ? ab_join(b->cont, v) : v;
+        b->cont_set = true;
         return true;
     }
     default:

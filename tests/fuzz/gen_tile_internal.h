@@ -11,7 +11,7 @@
 #include "tests/fuzz/gen_tile.h"
 
 enum {
-    MAXNODE = 8000, MAXSTMT = 1500, MAXBLK = 400, MAXBODY = 48, MAXBUF = 12, MAXIN = 6, MAXOUT = 4,
+    MAXNODE = 8000, MAXSTMT = 1500, MAXBLK = 400, MAXBODY = 96, MAXBUF = 12, MAXIN = 6, MAXOUT = 4,
     MAXARG = 5, MAXVAR = 12, MAXAVAIL = 600, MAXELEMS = 4096,
 };
 
@@ -31,7 +31,8 @@ typedef struct Ab {
 
 enum Op {
     O_LOAD,    /* k0 index node, k1 mask, k2 other; a0 buffer, a1 slot expression (loop node or -1),
-                  a2 runtime offset arg or -1 */
+                  a2 runtime offset arg or -1, a3 multiple_of on the program's offset; of an output
+                  (gen_tile_mem.c): sub 1 when it may read elements no store wrote (the poison) */
     O_STOREX,  /* (not an expression) */
     O_ARG,     /* a0 arg */
     O_PID,     /* the linear program id */
@@ -78,7 +79,7 @@ typedef struct Node {
     int uses; /* let-bound: times it is referred to */
 } Node;
 
-enum StKind { S_LET, S_VAR, S_ASSIGN, S_IF, S_FOR, S_WHILE, S_BREAK, S_CONTINUE, S_RETURN, S_STORE };
+enum StKind { S_LET, S_VAR, S_ASSIGN, S_IF, S_FOR, S_WHILE, S_BREAK, S_CONTINUE, S_RETURN, S_STORE, S_BARRIER };
 
 typedef struct Stmt {
     int kind;
@@ -110,6 +111,10 @@ typedef struct Buf {
     int tail_arg;   /* every access is masked by idx < this arg (-1 none yet, -2 not all) */
     bool padded;    /* accessed at a runtime offset: 8 more elements */
     bool used;
+    /* outputs of overlapping accesses (gen_tile_mem.c) */
+    bool readback;  /* loaded by the program: its stores are printed under only_output too */
+    bool cont_set;  /* cont holds every value stored so far (else nothing was stored yet) */
+    Ab cont;        /* the join of the values stored, converted to dt */
 } Buf;
 
 typedef struct Arg {
@@ -150,6 +155,8 @@ typedef struct G {
     bool in_while;               /* inside a while body: no `continue` (it would skip the counter) */
     /* the program */
     int grid[2], nprog, warps, stages;
+    bool overlap;                /* draws episodes of overlapping accesses (gen_tile_mem.c) */
+    int episodes;                /* episodes drawn so far */
     int dims[3];
     int dts[4], ndts;
     int top;                     /* the kernel body block */
@@ -159,6 +166,39 @@ typedef struct G {
     bool join_mode;              /* inside a loop: assignments join */
     bool bad;                    /* a constraint failed */
 } G;
+
+/* gen_tile.c: the building blocks that gen_tile_mem.c shares */
+int gt_ri(G *g, int lo, int hi);
+bool gt_chance(G *g, int pct);
+int gt_pick_w(G *g, const int *w, int n);
+Ty gt_scalar(int dt);
+Ty gt_with_dt(Ty t, int dt);
+int gt_pick_dt(G *g);
+Ty gt_pick_shape(G *g, int dt);
+/* A shape that broadcasts to t. */
+Ty gt_sub_shape(G *g, Ty t);
+/* A new node (not evaluated yet), -1 when there is no room. */
+int gt_node(G *g, int op, int sub, Ty t, int k0, int k1, int k2);
+/* Evaluates a new node: its id, or -1 (and the node dropped) when a constraint fails. */
+int gt_done(G *g, int id);
+int gt_stmt(G *g, int kind);
+void gt_append(G *g, int b, int s);
+/* Binds a node with `let` in the current block. */
+int gt_let(G *g, int id);
+int gt_new_arg(G *g, int dt, double v);
+double gt_lit_value(G *g, int t);
+int gt_lit(G *g, int t, double v, bool typed);
+/* An expression of type t, at most `depth` operators deep; deterministic (err 0) when det. */
+int gt_gx(G *g, Ty t, int depth, bool det);
+/* An index tile over t's shape (values 0 .. elems - 1), bound by `let`; `store`: a bijection. */
+int gt_index_tile(G *g, Ty t, bool store);
+/* `idx < a` for a new argument a in [0, elems], or -1. */
+int gt_tail_mask(G *g, int idx, int elems, int *arg);
+int gt_new_out(G *g, int dt, int size);
+
+/* gen_tile_mem.c: an episode of overlapping stores, masked stores, loads back and barriers on one
+ * output of its own, appended to the current block. */
+void gt_gen_overlap(G *g);
 
 /* gen_tile_ab.c */
 bool gt_float(int dt);
