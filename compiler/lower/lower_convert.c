@@ -414,8 +414,11 @@ int lds_free_offset(Lower *L)
     return L->lds_pending;
 }
 
-/* Writes a tile into a fresh LDS region for a dot to read later; the barrier before the first write
- * protects the regions from the previous readers. */
+/* Writes a tile into a fresh LDS region for a dot to read later; a barrier before the first write
+ * protects the regions from the previous readers, and so does one before a later region's writes
+ * when LDS was read since the last barrier: a layout conversion between two deferred operands (a
+ * dot's B computed by another dot and transposed) reads its scratch where the next region goes. The
+ * race checker found it (8 waves: wave 0 writing the next operand while wave 4 still read). */
 static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, const Type *to)
 {
     const LayInfo *si = lay_info(L, from);
@@ -424,7 +427,7 @@ static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, cons
     int base = (L->lds_pending + 15) / 16 * 16;
     if (base + need > L->lds_limit)
         return NULL;
-    if (L->lds_pending == L->lds_floor)
+    if (L->lds_pending == L->lds_floor || L->lds_read)
         tgt_barrier(L);
     Deferred *d = ARENA_NEW(L->a, Deferred);
     d->to = to;

@@ -63,6 +63,7 @@ struct Lower {
     LLVMValueRef check_or; /* emu: i32 flags or'ed into every check while set (EMU_ACCESS_REPLICA) */
     int lds_static;       /* bytes at the bottom reserved for the stage buffers (cp.async) */
     int lds_floor;        /* where free LDS starts: lds_static, or 0 once no stage buffer is used again */
+    bool lds_read;        /* an LDS read was emitted since the last barrier (its readers may still run) */
     int shared_loads;     /* loads into stage buffers not lowered yet */
     Ring **ring_of;       /* by value id: the stage buffers of a shared tile (lower_async.c) */
     int *ring_slot;       /* by value id: its fixed buffer, or -1 (the loop's load) */

@@ -132,6 +132,7 @@ LLVMValueRef tgt_num_programs(Lower *L, int axis)
 
 void tgt_barrier(Lower *L)
 {
+    L->lds_read = false;
     if (L->emu) { /* the site lets the emulator name a barrier not every wave reaches */
         LLVMValueRef site = global_string(L, site_of(L));
         emu_call(L, offsetof(EmuFns, barrier_at), L->void_t, &L->ptr0, &site, 1);
@@ -367,6 +368,8 @@ static void emu_check(Lower *L, LLVMValueRef ptr, int bytes, LLVMValueRef flags)
 
 void tgt_check(Lower *L, LLVMValueRef ptr, int bytes, int flags)
 {
+    if ((flags & (EMU_ACCESS_LDS | EMU_ACCESS_LOAD)) == (EMU_ACCESS_LDS | EMU_ACCESS_LOAD))
+        L->lds_read = true;
     if (L->emu)
         emu_check(L, ptr, bytes, const_i32(L, flags));
 }
