@@ -3,7 +3,7 @@
 # PyTorch and Triton installed; no LLVM, no network), from the PTX that bench/h200/prepare.sh compiled
 # on the build machine into bench/h200/ptx/ (carried with the working tree).
 #
-#     bash bench/h200/run.sh [all|smoke|rk|py|cases]      (default: all)
+#     bash bench/h200/run.sh [all|smoke|rk|py|cases|spec]      (default: all)
 #
 #   smoke  tests/device/cuda_smoke.c on the prebuilt cases of ptx/smoke: vecadd, softmax, layernorm,
 #          bf16 matmuls checked against float64 host references, and a JIT error reported with its log
@@ -14,6 +14,10 @@
 #          `run_harness --save DIR` wrote on the build machine: $RK_CASES (a folder, or a .tar.gz of
 #          one; default build/h200_cases.tar.gz, carried as an ignored path: the cases saved there run);
 #          RK_RUN_SEED and RK_CASE_FILTERS (run_harness filters) narrow or replay them
+#   spec   bench/h200/spec_bench.c: the unhinted matmul port specialised at launch by the runtime from
+#          an AOT bundle, against the hinted examples/matmul.tile, from the bundles that
+#          bench/h200/spec_prepare.sh made on the build machine: $RK_SPEC_BUNDLES (default
+#          build/spec_bundles, carried as an ignored path); $RK_SPEC_ARGS adds spec_bench options
 #
 # With $OUT set, the table goes to $OUT/h200.md and the logs and TSV files to $OUT as well.
 # The top-level CMakeLists.txt needs LLVM, which this machine lacks, so the runtime (rk_support and
@@ -27,7 +31,7 @@ H="$ROOT/bench/h200"
 PTX="$H/ptx"
 WORK="${RK_H200_WORK:-/tmp/rk-h200}"
 MODE="${1:-all}"
-case "$MODE" in all | smoke | rk | py | cases) ;; *) echo "usage: run.sh [all|smoke|rk|py|cases]" >&2; exit 2 ;; esac
+case "$MODE" in all | smoke | rk | py | cases | spec) ;; *) echo "usage: run.sh [all|smoke|rk|py|cases|spec]" >&2; exit 2 ;; esac
 mkdir -p "$WORK"
 exec > >(tee "$WORK/run.log") 2>&1
 START=$(date +%s)
@@ -37,7 +41,7 @@ STATUS=0
 finish() {
     if [ -n "${OUT:-}" ]; then
         mkdir -p "$OUT"
-        for f in h200.md rk.tsv py.tsv smoke.log rk.log py.log build.log cases.log; do
+        for f in h200.md rk.tsv py.tsv smoke.log rk.log py.log build.log cases.log spec.log; do
             [ -f "$WORK/$f" ] && cp "$WORK/$f" "$OUT/"
         done
         sleep 1 # let tee write the last lines
@@ -106,7 +110,8 @@ EOF
         -o "$WORK/rk_bench" || return 1
     $CC $RK_CFLAGS -DRK_RUN_NO_COMPILER -DRK_RUN_KERNELS=\"tests/run/kernels\" tests/run/*.c tests/device/prebuilt.c \
         "$WORK/librk_rt.a" -lpthread -ldl -lm -o "$WORK/run_harness" || return 1
-    echo "built $(ls "$obj" | wc -l) runtime objects, cuda_smoke, rk_bench and run_harness"
+    $CC $RK_CFLAGS bench/h200/spec_bench.c "$WORK/librk_rt.a" -lpthread -ldl -lm -o "$WORK/spec_bench" || return 1
+    echo "built $(ls "$obj" | wc -l) runtime objects, cuda_smoke, rk_bench, run_harness and spec_bench"
 }
 
 if [ "$MODE" != py ]; then
@@ -159,6 +164,19 @@ if [ "$MODE" = all ] || [ "$MODE" = rk ]; then
     (cd "$ROOT" && timeout 200 "$WORK/rk_bench" --ptx "$PTX" --tsv "$WORK/rk.tsv" ${RK_BENCH_ARGS:-}) 2>&1 | tee "$WORK/rk.log"
     rc=${PIPESTATUS[0]}
     say "rk benchmark: exit $rc$([ "$rc" = 124 ] && echo ' (timed out)')"
+    [ "$rc" = 0 ] || STATUS=1
+fi
+
+# ---- specialisation from a bundle ---------------------------------------------------------------------
+# A fresh cache folder, so that the runtime tunes each bundle here rather than reading a winner.
+if [ "$MODE" = spec ]; then
+    BUNDLES="${RK_SPEC_BUNDLES:-$ROOT/build/spec_bundles}"
+    say "spec benchmark, bundles from $BUNDLES"
+    rm -rf "$WORK/spec_cache"
+    (cd "$ROOT" && RK_CACHE_DIR="$WORK/spec_cache" timeout 420 "$WORK/spec_bench" --bundles "$BUNDLES" ${RK_SPEC_ARGS:-}) 2>&1 |
+        tee "$WORK/spec.log"
+    rc=${PIPESTATUS[0]}
+    say "spec benchmark: exit $rc$([ "$rc" = 124 ] && echo ' (timed out)')"
     [ "$rc" = 0 ] || STATUS=1
 fi
 
