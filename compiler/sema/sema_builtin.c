@@ -847,9 +847,6 @@ static SVal b_where(Sema *S, BArgs *a)
     if (!ty_is_bool(sv_type(S, &a->v[0])))
         return sema_error(S, arg_loc(a, 0), "the condition of where must be bool, not %s", sv_describe(S, &a->v[0]));
     SVal c = a->v[0];
-    if (c.kind == SV_CONST && !sv_is_tile(&a->v[1]) && !sv_is_tile(&a->v[2]) && a->v[1].kind == SV_CONST &&
-        a->v[2].kind == SV_CONST)
-        return c.c.i ? a->v[1] : a->v[2];
     SVal pair[2];
     const Type *e;
     bool ptrs = ty_is_ptr(sv_type(S, &a->v[1])) || ty_is_ptr(sv_type(S, &a->v[2]));
@@ -872,6 +869,11 @@ static SVal b_where(Sema *S, BArgs *a)
         if (pair[0].kind == SV_ERR || pair[1].kind == SV_ERR)
             return sv_err();
     }
+    /* a constant choice between constants folds, after the conversion: where(false, 1 as u16, 11) is
+     * the u16 11, as where(true, ...) is the u16 1 */
+    if (c.kind == SV_CONST && pair[0].kind == SV_CONST && pair[1].kind == SV_CONST && !sv_is_tile(&pair[0]) &&
+        !sv_is_tile(&pair[1]))
+        return c.c.i ? pair[0] : pair[1];
     int rank = 0;
     int64_t shape[TIR_MAX_RANK];
     const Type *cur = sv_type(S, &c);
