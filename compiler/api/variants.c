@@ -24,6 +24,7 @@
 
 #include "compiler/codegen/codegen.h"
 #include "compiler/report/report.h"
+#include "runtime/emu/emu_abi.h"
 #include "runtime/profile/profile.h"
 
 int variants_cores(void)
@@ -315,6 +316,14 @@ static LLVMModuleRef link_members(Shared *sh, LLVMContextRef lc, LlvmDiag *diag,
             break;
         }
         LLVMSetValueName2(f, v->symbol, strlen(v->symbol));
+        /* emu code with waves of 32 exports "<kernel>.rk_wave" beside it: renamed with it, or the members'
+         * constants would clash in the link and the runtime would look for the new name in vain */
+        char *wname = arena_printf(a, "%s" EMU_WAVE_SYMBOL_SUFFIX, sh->oldsyms[i]);
+        LLVMValueRef wg = LLVMGetNamedGlobal(m, wname);
+        if (wg) {
+            const char *nw = arena_printf(a, "%s" EMU_WAVE_SYMBOL_SUFFIX, v->symbol);
+            LLVMSetValueName2(wg, nw, strlen(nw));
+        }
         if (!mod) {
             mod = m;
         } else if (LLVMLinkModules2(mod, m)) {
