@@ -313,6 +313,8 @@ static rk_status build(rk_ctx *ctx, BundleJob *j, const CompileSetup *cs, const 
             return rt_fail(ctx, fail ? fail->st : RK_ECOMPILE, "kernel %s: no config compiles%s%s", ks[k].name,
                            fail ? ": " : " (all need too much LDS)", fail ? fail->why : "");
     }
+    if (nk == 0)
+        return rt_fail(ctx, RK_EINVAL, "the source has no kernel: a bundle needs one");
     if (vs->nbins != 1)
         return rt_fail(ctx, RK_EINTERNAL, "internal error: the bundle came out as %d code objects", vs->nbins);
     Out o = {a, NULL, 0, 0};

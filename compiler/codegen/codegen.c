@@ -506,9 +506,15 @@ CgStatus codegen_module(const Target *t, LLVMModuleRef m, int opt_level, unsigne
         out->c_opt_ms = cpu_ms() - c0;
         if (e) {
             char *em = LLVMGetErrorMessage(e);
-            snprintf(msg, sizeof msg, "LLVM's optimisation pipeline (%.200s) failed: %s", pipeline, em);
+            const char *env = getenv("RK_LLVM_PASSES");
+            /* a pipeline the user gave that LLVM cannot run is the user's error, not rk's */
+            bool theirs = env && *env && strcmp(env, pipeline) == 0;
+            if (theirs)
+                snprintf(msg, sizeof msg, "RK_LLVM_PASSES=%.200s is not a pipeline LLVM can run: %s", pipeline, em);
+            else
+                snprintf(msg, sizeof msg, "LLVM's optimisation pipeline (%.200s) failed: %s", pipeline, em);
             LLVMDisposeErrorMessage(em);
-            st = CG_ERR_LLVM;
+            st = theirs ? CG_ERR_USAGE : CG_ERR_LLVM;
             goto done;
         }
     }

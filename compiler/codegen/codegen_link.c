@@ -363,6 +363,10 @@ CgStatus cg_link(const Target *t, const void *const *objs, const size_t *sizes, 
                  size_t *bin_size, const char **err, double *tool_cpu_ms)
 {
     const char *how = getenv("RK_LINK");
+    if (how && *how && strcmp(how, "lld") != 0) { /* a typo is an error, not the default linker */
+        *err = arena_printf(a, "RK_LINK=%s is not a linker rk knows (lld, or unset for rk's own)", how);
+        return CG_ERR_USAGE;
+    }
     if (t && t->kind == TARGET_AMDGPU && n > 1) {
         /* several objects (kernels compiled in separate modules): merged into one first, whose
          * metadata note lists every kernel (elf_merge.c) */

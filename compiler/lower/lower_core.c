@@ -45,8 +45,38 @@ LLVMValueRef global_string(Lower *L, const char *s)
 
 /* ---- values ---- */
 
+/* Compile time grows faster than linearly with the memory accesses a lane makes: vecadd on gfx942
+ * with 4 warps, 64 elements per lane 0.25 s, 128 0.6 s, 256 3 to 8 s, 512 22 s, 1024 116 s, and a
+ * load and sum of 2^18 elements 73 s (LLVM's scheduling and register allocation over one lane's
+ * accesses). Arithmetic costs far less (dot's replicated f64 operands, 512 per lane, compile in
+ * seconds). So a load, store or atomic of more than MAX_ACCESSES_PER_LANE elements per lane
+ * (lower_mem.c), and any value of more than MAX_REGS_PER_LANE, end the lowering at the op, before LLVM
+ * (issue 23); lower_block stops there, so a 2^24-element tile costs one op's registers. Checked where
+ * registers are made, not on the LIR's types: a shared or wgmma operand's layout counts elements no
+ * lane holds. */
+enum { MAX_ACCESSES_PER_LANE = 256, MAX_REGS_PER_LANE = 4096 };
+
+bool lower_budget(Lower *L, int n, bool access)
+{
+    int limit = access ? MAX_ACCESSES_PER_LANE : MAX_REGS_PER_LANE;
+    if (n <= limit || L->failed)
+        return !L->failed;
+    const Op *op = L->op;
+    const Type *t = op && op->nres ? op->results[0].type : op && op->nopnds ? op->operands[0]->type : NULL;
+    char *ts = t ? ty_str(L->a, L->f->module->types, t) : "value", *hash = strchr(ts, '#');
+    if (hash)
+        *hash = 0; /* the type without its layout */
+    const char *what = access && op ? arena_printf(L->a, "%s of %s", op_info(op)->name, ts) : ts;
+    lower_error(L,
+                "this %s needs %d elements in each of the %d lanes of a program, more than the %d rk "
+                "compiles in bounded time: give a program fewer elements (a smaller block) or more warps",
+                what, n, L->nw * L->wave, limit);
+    return false;
+}
+
 LVal lval_new(Lower *L, int n, const LinLayout *ll)
 {
+    lower_budget(L, n, false);
     LVal x = {ARENA_ARRAY(L->a, LLVMValueRef, n + 1), n, ll};
     return x;
 }
@@ -580,6 +610,7 @@ static void lower_while(Lower *L, Op *op)
 static void lower_op(Lower *L, Op *op)
 {
     L->pos = op->pos;
+    L->op = op;
     switch (op->code) {
     /* async_synced describes straight-line code: a region is entered (a loop body again after its back
      * edge, which may have issued copies) and left (after branches that may differ) unsynced */

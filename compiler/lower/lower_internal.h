@@ -100,6 +100,7 @@ struct Lower {
     /* common types */
     LLVMTypeRef i1, i8, i16, i32, i64, f16, bf16, f32, f64, ptr_g, ptr_lds, ptr0, void_t;
     SrcPos pos; /* of the op being lowered */
+    const Op *op; /* the op being lowered (NULL before the first) */
 };
 
 /* ---- lower_core.c ---- */
@@ -107,6 +108,9 @@ void lower_error(Lower *L, const char *fmt, ...) __attribute__((format(printf, 2
 LVal *lval(Lower *L, const Value *v);
 void lval_set(Lower *L, const Value *v, LVal x);
 LVal lval_new(Lower *L, int n, const LinLayout *ll);
+/* Whether n registers per lane (a memory access's elements when `access`) are within the compile
+ * budget; else a located error and false (lower_core.c says why). */
+bool lower_budget(Lower *L, int n, bool access);
 LLVMTypeRef llvm_type(Lower *L, const Type *t); /* element type for tiles */
 const LayInfo *lay_info(Lower *L, const Type *t);
 /* The register of ll holding the element whose register-part coordinates are c (the lane and wave

@@ -329,6 +329,8 @@ void lower_memory(Lower *L, Op *op)
     LVal *other = is_load && op->nopnds == 3 ? lval(L, op->operands[2]) : NULL;
     LVal *vals[2] = {nval > 0 ? lval(L, op->operands[1]) : NULL, nval > 1 ? lval(L, op->operands[2]) : NULL};
     int n = ptr->n;
+    if (!lower_budget(L, n, true))
+        return;
     int vec = atomic ? 1 : vector_width(L, pt, bytes);
     LVal res = lval_new(L, n, ptr->ll);
     int flags = is_load ? EMU_ACCESS_LOAD : is_store ? EMU_ACCESS_STORE : EMU_ACCESS_ATOMIC;

@@ -149,10 +149,7 @@ typedef struct Loaded {
 static void declare(Sema *S, Node *item, BindKind kind)
 {
     const char *name = item->name;
-    Binding *old = NULL;
-    for (Binding *b = S->globals->first; b; b = b->next)
-        if (b->name == name)
-            old = b;
+    Binding *old = global_find(S, name); /* at most one: a second is this error */
     if (old) {
         int line, col;
         SrcFile *f = src_file(S->src, old->loc.file);
@@ -1014,6 +1011,8 @@ bool sema_compile(Arena *a, StrTab *strs, TypeTab *types, SrcMgr *src, Diags *di
         if (compile_kernel(&S, ks[k], &out->kernels[out->nkernels], used))
             out->nkernels++;
     }
+    if (nk == 0 && !S.opts->only_kernel) /* an empty file, a module of fns: a code object of nothing */
+        diag_plain(diags, DIAG_WARNING, "%s has no kernel: the code object holds none", main_file->name);
     if (!found) {
         char names[512] = "";
         size_t len = 0;

@@ -8,6 +8,48 @@
 
 /* ---- names ---- */
 
+static uint32_t name_hash(const char *name)
+{
+    uint64_t h = (uint64_t)(uintptr_t)name * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(h >> 32);
+}
+
+static void global_put(Sema *S, Binding *b)
+{
+    if (2 * (S->gcount + 1) > S->gcap) {
+        uint32_t cap = S->gcap ? 2 * S->gcap : 64;
+        Binding **t = ARENA_ARRAY(S->arena, Binding *, cap);
+        for (uint32_t i = 0; i < S->gcap; i++)
+            if (S->gtab[i]) {
+                uint32_t j = name_hash(S->gtab[i]->name) & (cap - 1);
+                while (t[j])
+                    j = (j + 1) & (cap - 1);
+                t[j] = S->gtab[i];
+            }
+        S->gtab = t;
+        S->gcap = cap;
+    }
+    uint32_t j = name_hash(b->name) & (S->gcap - 1);
+    while (S->gtab[j] && S->gtab[j]->name != b->name)
+        j = (j + 1) & (S->gcap - 1);
+    if (!S->gtab[j])
+        S->gcount++;
+    S->gtab[j] = b; /* the newest binding of the name, as the scope's list gives it first */
+}
+
+Binding *global_find(Sema *S, const char *name)
+{
+    if (!S->gcap)
+        return NULL;
+    uint32_t j = name_hash(name) & (S->gcap - 1);
+    while (S->gtab[j]) {
+        if (S->gtab[j]->name == name)
+            return S->gtab[j];
+        j = (j + 1) & (S->gcap - 1);
+    }
+    return NULL;
+}
+
 Binding *bind(Sema *S, Scope *sc, const char *name, BindKind kind, SVal v, Loc loc)
 {
     Binding *b = ARENA_NEW(S->arena, Binding);
@@ -17,6 +59,8 @@ Binding *bind(Sema *S, Scope *sc, const char *name, BindKind kind, SVal v, Loc l
     b->loc = loc;
     b->next = sc->first;
     sc->first = b;
+    if (sc == S->globals)
+        global_put(S, b);
     return b;
 }
 
@@ -35,7 +79,7 @@ Binding *lookup(Sema *S, const char *name)
         if (b)
             return b;
     }
-    return find_in(S->globals, name);
+    return global_find(S, name);
 }
 
 bool sval_const_int(Sema *S, SVal v, Loc loc, const char *what, int64_t *out)

@@ -72,9 +72,9 @@ typedef struct Load {
 
 static char *read_file(const Allocator *al, const char *path, size_t *len, bool *oom)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* regular files only: never a FIFO's wait */
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         if (fd >= 0)
             close(fd);
         return NULL;
@@ -125,8 +125,27 @@ static const char **names(Arena *a, const Json *arr, int *n)
     return v;
 }
 
-/* A variant's description from the manifest; false (with why) when it is not one. */
-static bool variant_desc(Arena *a, const Json *v, RtKernelDesc *d, int *spills, const char **why)
+/* An integer field of a variant: a JSON number with an integer value in [lo, hi]; false (with why,
+ * naming the field) otherwise. A manifest is text anyone can edit: "4096" (a string) is not 4096, and
+ * 1e32 is refused, not converted to an int with overflow (issue 23). */
+static bool int_field(Arena *a, const Json *v, const char *key, double lo, double hi, int *out, const char **why)
+{
+    const Json *f = json_get(v, key);
+    if (!f || f->kind != JSON_NUMBER || !(f->num >= lo && f->num <= hi) || f->num != (double)(int64_t)f->num) {
+        *why = arena_printf(a, "field %s is %s, not an integer in %.0f .. %.0f", key,
+                            !f                        ? "missing"
+                            : f->kind != JSON_NUMBER ? "not a number"
+                                                      : arena_printf(a, "%g", f->num),
+                            lo, hi);
+        return false;
+    }
+    *out = (int)f->num;
+    return true;
+}
+
+/* A variant's description from the manifest; false (with why) when it is not one. wave: the target's
+ * lanes per wave (block must be num_warps of them: the code was compiled for that many lanes). */
+static bool variant_desc(Arena *a, const Json *v, RtKernelDesc *d, int *spills, int wave, const char **why)
 {
     const Json *ps = json_get(v, "params");
     d->symbol = json_str(v, "symbol", NULL);
@@ -150,9 +169,16 @@ static bool variant_desc(Arena *a, const Json *v, RtKernelDesc *d, int *spills, 
     }
     d->params = p;
     d->nparams = ps->n;
-    d->num_warps = (int)json_num(v, "num_warps", 0);
-    d->block = (int)json_num(v, "block", 0);
-    d->lds_bytes = (int)json_num(v, "lds_bytes", 0);
+    int vs = 0, ss = 0;
+    if (!int_field(a, v, "num_warps", 1, 32, &d->num_warps, why) || !int_field(a, v, "block", 1, 1024, &d->block, why) ||
+        !int_field(a, v, "lds_bytes", 0, 227 * 1024, &d->lds_bytes, why) ||
+        !int_field(a, v, "vgpr_spills", 0, 1 << 20, &vs, why) || !int_field(a, v, "sgpr_spills", 0, 1 << 20, &ss, why))
+        return false;
+    if (d->block != d->num_warps * wave) {
+        *why = arena_printf(a, "field block is %d, but num_warps %d of %d lanes are %d", d->block, d->num_warps, wave,
+                            d->num_warps * wave);
+        return false;
+    }
     const char *grid = json_str(v, "grid", NULL);
     d->grid_tir = grid ? arena_strdup(a, grid) : NULL;
     const char *tma = json_str(v, "tma", NULL); /* absent or null: no tensor maps */
@@ -160,11 +186,7 @@ static bool variant_desc(Arena *a, const Json *v, RtKernelDesc *d, int *spills, 
     const char *facts = json_str(v, "facts", NULL), *nospec = json_str(v, "no_specialize", NULL);
     d->facts = facts ? arena_strdup(a, facts) : NULL;
     d->nospec = nospec ? arena_strdup(a, nospec) : NULL;
-    *spills = (int)json_num(v, "vgpr_spills", 0) + (int)json_num(v, "sgpr_spills", 0);
-    if (d->block <= 0 || d->num_warps <= 0 || d->lds_bytes < 0) {
-        *why = "a variant without num_warps, block or lds_bytes";
-        return false;
-    }
+    *spills = vs + ss;
     return true;
 }
 
@@ -183,6 +205,8 @@ static rk_status build(rk_ctx *ctx, rk_bundle *b, Load *l, const Json *m, const 
         return rt_fail(ctx, RK_EINVAL, "%s does not match its manifest %s.json (size or hash differ): rebuild the bundle",
                        path, path);
     b->target = arena_strdup(a, json_str(m, "target", NULL));
+    /* emu_sm90 and sm_90 code runs in warps of 32 lanes, the others in waves of 64 */
+    int wave = strcmp(b->target, "sm_90") == 0 || strcmp(b->target, "emu_sm90") == 0 ? 32 : 64;
     int total = 0;
     for (int i = 0; i < ks->n; i++) {
         const Json *vs = json_get(ks->items[i], "variants");
@@ -208,8 +232,8 @@ static rk_status build(rk_ctx *ctx, rk_bundle *b, Load *l, const Json *m, const 
         k->spills = ARENA_ARRAY(a, int, vs->n);
         for (int j = 0; j < vs->n; j++) {
             RtKernelDesc *d = &descs[nd++];
-            if (!variant_desc(a, vs->items[j], d, &k->spills[j], &why))
-                return rt_fail(ctx, RK_EINVAL, "%s.json: kernel %s: %s", path, k->name, why);
+            if (!variant_desc(a, vs->items[j], d, &k->spills[j], wave, &why))
+                return rt_fail(ctx, RK_EINVAL, "%s.json: kernel %s: variant %d: %s", path, k->name, j, why);
             k->labels[j] = d->config;
             if (j == 0) {
                 k->params = d->params;
@@ -225,6 +249,12 @@ static rk_status build(rk_ctx *ctx, rk_bundle *b, Load *l, const Json *m, const 
             return rt_fail(ctx, RK_EINVAL, "%s.json: the key or reset of %s names no parameter", path, k->name);
     }
     rk_status st = rt_program_new(ctx, b->target, l->binary, l->blen, descs, nd, &b->prog);
+    if (st == RK_EINTERNAL) { /* from the manifest's text (a grid that does not parse): not rk's error */
+        char why2[512];
+        const char *e = rk_error(ctx);
+        snprintf(why2, sizeof why2, "%s", strncmp(e, "internal error: ", 16) == 0 ? e + 16 : e);
+        return rt_fail(ctx, RK_EINVAL, "%s.json does not describe its code object: %s", path, why2);
+    }
     if (st)
         return st;
     nd = 0;

@@ -93,12 +93,14 @@ CacheGet cache_get(const char *dir, const char *kind, const HashKey *key, const 
     *size = 0;
     char path[PATH_MAX];
     cache_entry_path(dir, kind, key, path, sizeof path);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* without blocking, and a regular file only: a FIFO or device put in an entry's place is a
+     * corrupt entry (replaced by the next write), never a read that waits or never ends (issue 23) */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return CACHE_MISS;
     struct stat st;
     unsigned char h[HEADER_BYTES];
-    if (fstat(fd, &st) != 0 || st.st_size < HEADER_BYTES || !read_all(fd, h, HEADER_BYTES)) {
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < HEADER_BYTES || !read_all(fd, h, HEADER_BYTES)) {
         close(fd);
         return CACHE_CORRUPT;
     }

@@ -292,9 +292,13 @@ bool record_read(BlobReader *rd, ProgRecord *r)
 
 bool dep_hash_file(const char *path, uint64_t *size, HashKey *hash)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO never blocks the check */
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (fd >= 0)
+            close(fd);
         return false;
+    }
     Sha256 s;
     sha256_init(&s);
     unsigned char buf[16384];

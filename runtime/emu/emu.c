@@ -690,6 +690,15 @@ static bool deliver_prints(const EmuLaunch *p, Worker **ws, int nw)
     return true;
 }
 
+/* RK_EMU_TIMEOUT, when set, must be a number of seconds above 0: a typo is an error, not 60 s. */
+static bool timeout_env_ok(const char **value)
+{
+    const char *e = getenv("RK_EMU_TIMEOUT");
+    char *end;
+    *value = e;
+    return !e || !*e || (strtod(e, &end) > 0 && end != e && *end == 0);
+}
+
 static double launch_timeout(const EmuLaunch *p)
 {
     if (p->timeout_s > 0)
@@ -740,6 +749,9 @@ static EmuStatus validate(const EmuLaunch *p, const char *name, char *msg, size_
         return invalid(msg, msglen, "kernel %s: %u bytes of LDS is more than %d", name, p->lds_bytes, EMU_MAX_LDS);
     if (p->grid[0] == 0 || p->grid[1] == 0 || p->grid[2] == 0)
         return invalid(msg, msglen, "kernel %s: empty grid (%u, %u, %u)", name, p->grid[0], p->grid[1], p->grid[2]);
+    const char *tv;
+    if (p->timeout_s <= 0 && !timeout_env_ok(&tv))
+        return invalid(msg, msglen, "RK_EMU_TIMEOUT=%s is not a number of seconds above 0", tv);
     if ((uint64_t)p->grid[0] * p->grid[1] > UINT64_MAX / p->grid[2])
         return invalid(msg, msglen, "kernel %s: grid (%u, %u, %u) has more than 2^64 workgroups", name, p->grid[0],
                        p->grid[1], p->grid[2]);

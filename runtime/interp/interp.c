@@ -715,6 +715,12 @@ InterpStatus interp_launch(const InterpLaunch *l, char *msg, size_t msglen)
         snprintf(msg, msglen, "interp_launch: not a kernel");
         return INTERP_ERR_INVALID;
     }
+    const char *tv = getenv("RK_EMU_TIMEOUT");
+    char *tend;
+    if (l->timeout_s <= 0 && tv && *tv && !(strtod(tv, &tend) > 0 && tend != tv && *tend == 0)) {
+        snprintf(msg, msglen, "RK_EMU_TIMEOUT=%s is not a number of seconds above 0", tv);
+        return INTERP_ERR_INVALID;
+    }
     Prog p;
     InterpStatus st = compile(&p, l->kernel, msg, msglen);
     if (st != INTERP_OK) {
@@ -787,7 +793,10 @@ InterpStatus interp_eval_grid(const Func *grid, const void *const *args, uint32_
                 snprintf(msg, msglen, "grid function %s returns a non-integer size", grid->name);
                 st = INTERP_ERR_INVALID;
             } else if ((v->el.cls == EC_SINT && s.i < 0) || s.u > UINT32_MAX) {
-                snprintf(msg, msglen, "grid function %s returned size %lld for axis %d", grid->name,
+                snprintf(msg, msglen,
+                         "grid function %s returned size %lld for axis %d (a size is 1 .. 2^32 - 1; the grid is "
+                         "computed in its parameters' types: a division by zero gives -1, an overflow wraps)",
+                         grid->name,
                          v->el.cls == EC_SINT ? (long long)s.i : (long long)s.u, i);
                 st = INTERP_ERR_INVALID;
             } else {

@@ -193,6 +193,42 @@ static void test_bad_bundles(void)
     fclose(f);
     CHECK_ST(ctx, rk_bundle_load(ctx, path, &b), RK_EINVAL, "is not an rk bundle manifest");
     CHECK_ST(ctx, rk_bundle_load(ctx, NULL, &b), RK_EINVAL, "path is NULL");
+    /* hand-edited fields (issue 23): each refused, naming it, never run (block 64 for total_sum's 256
+     * lanes ran with RK_OK and 960 of 1024 elements wrong; "4096" read as 0; 1e32 overflowed an int; a
+     * grid that does not parse was RK_EINTERNAL) */
+    static const struct {
+        const char *from, *to, *why;
+    } edits[] = {
+        {"\"num_warps\": 4, \"block\": 256", "\"num_warps\": 4, \"block\": 64",
+         "kernel total_sum: variant 0: field block is 64, but num_warps 4 of 64 lanes are 256"},
+        {"\"lds_bytes\": 8", "\"lds_bytes\": \"4096\"", "field lds_bytes is not a number"},
+        {"\"lds_bytes\": 8", "\"lds_bytes\": 4096.5", "field lds_bytes is 4096.5, not an integer"},
+        {"\"vgpr_spills\": 0", "\"vgpr_spills\": 1e32", "field vgpr_spills is 1e+32, not an integer in 0 .. 1048576"},
+        {"\"num_warps\": 1, \"block\": 64", "\"num_warps\": -1, \"block\": 64", "field num_warps is -1"},
+        {"\"block\": 128", "\"block\": 1099511627776", "field block is 1.09951e+12"},
+        {"grid @vadd(", "grid @vadd((", "does not describe its code object: the @grid function of vadd__c0 does not parse"},
+    };
+    copy_file(RK_TEST_BUNDLE, path, -1, NULL);
+    for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
+        FILE *in = fopen(src_m, "rb");
+        static char text[1 << 20];
+        size_t n = in ? fread(text, 1, sizeof text - 1, in) : 0;
+        if (in)
+            fclose(in);
+        text[n] = 0;
+        char *at = strstr(text, edits[i].from);
+        CHECK(at != NULL);
+        if (!at)
+            continue;
+        FILE *out = fopen(mpath, "wb");
+        fwrite(text, 1, (size_t)(at - text), out);
+        fputs(edits[i].to, out);
+        fputs(at + strlen(edits[i].from), out);
+        fclose(out);
+        b = (rk_bundle *)1;
+        CHECK_ST(ctx, rk_bundle_load(ctx, path, &b), RK_EINVAL, edits[i].why);
+        CHECK(b == NULL);
+    }
     rk_ctx_destroy(ctx);
 }
 

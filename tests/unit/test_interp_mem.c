@@ -584,7 +584,8 @@ static void test_grid(void)
     EXPECT(g[0] == 16 && g[1] == 3 && g[2] == 1, "grid (%u, %u, %u)", g[0], g[1], g[2]);
     M = -200;
     EXPECT(interp_eval_grid(k.f, args, g, ti_msg, sizeof ti_msg) == INTERP_ERR_INVALID, "negative grid fails");
-    EXPECT_MSG(ti_msg, "grid function matmul_grid returned size -2 for axis 0");
+    EXPECT_MSG(ti_msg, "grid function matmul_grid returned size -2 for axis 0 (a size is 1 .. 2^32 - 1; the grid is "
+                       "computed in its parameters' types: a division by zero gives -1, an overflow wraps)");
     /* a kernel is not a grid function and the reverse */
     EXPECT(interp_eval_grid(NULL, args, g, ti_msg, sizeof ti_msg) == INTERP_ERR_INVALID, "NULL grid function");
     InterpLaunch l = {.kernel = k.f, .args = args, .grid = {1, 1, 1}};

@@ -34,10 +34,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "compiler/report/report.h"
 #include "rk.h"
+#include "runtime/support/files.h"
 #include "tools/rkc/run.h"
 
 enum { EXIT_PROGRAM = 1, EXIT_USAGE = 2, EXIT_DEVICE = 3, EXIT_INTERNAL = 4 };
@@ -158,7 +160,8 @@ static int add_pair(NameValue *list, int *n, const char *what, const char *s)
     if (!eq || eq == s || !eq[1])
         return usage_error("%s needs NAME=VALUE, got '%s'", what, s);
     if (*n == MAX_LIST)
-        return usage_error("too many %s (the limit is %d)", what, MAX_LIST);
+        return usage_error("too many %s (the limit is %d)", strcmp(what, "an argument") == 0 ? "arguments" : what,
+                           MAX_LIST);
     char *name = strndup(s, (size_t)(eq - s));
     for (int i = 0; i < *n; i++)
         if (strcmp(list[i].name, name) == 0) {
@@ -252,9 +255,14 @@ static void free_run_options(RunOptions *o)
 
 static char *read_file(const char *path, size_t *len)
 {
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (!f)
-        return NULL;
+    if (strcmp(path, "-") != 0) { /* the library's reader: a regular file, read to its size */
+        int err;
+        char *text = rt_read_file(path, (size_t)1 << 31, len, &err);
+        if (!text)
+            errno = err; /* EINVAL: not a regular file */
+        return text;
+    }
+    FILE *f = stdin;
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
     while (buf) {
@@ -532,10 +540,18 @@ static int make_buffer(rk_ctx *ctx, const rk_param *p, int index, const char *sp
     if (kind == FILE_) {
         char *fname = strndup(path, pathlen);
         size_t len = 0;
-        char *data = read_file(fname, &len);
+        /* a regular file of at most the buffer's size (rt_read_file): never /dev/zero or a FIFO read
+         * forever, never a file larger than the buffer read whole first (issue 23) */
+        int err = 0;
+        char *data = rt_read_file(fname, b->bytes, &len, &err);
         int rc = 0;
-        if (!data)
-            rc = usage_error("argument %s: cannot read '%s': %s", p->name, fname, strerror(errno));
+        struct stat st;
+        if (!data && err == EFBIG && stat(fname, &st) == 0)
+            rc = usage_error("argument %s: '%s' holds %lld bytes, but %s[%zu] is %zu bytes", p->name, fname,
+                             (long long)st.st_size, rk_dtype_name(t), n, b->bytes);
+        else if (!data)
+            rc = usage_error("argument %s: cannot read '%s': %s", p->name, fname,
+                             err == EINVAL ? "not a regular file" : strerror(err));
         else if (len != b->bytes)
             rc = usage_error("argument %s: '%s' holds %zu bytes, but %s[%zu] is %zu bytes", p->name, fname, len,
                              rk_dtype_name(t), n, b->bytes);
@@ -637,15 +653,11 @@ static int write_dump(rk_ctx *ctx, const char *name, const char *path, const Buf
         free(host);
         return device_error(ctx, st);
     }
-    FILE *f = fopen(path, "wb");
-    int rc = 0;
-    if (!f || fwrite(host, 1, b->bytes, f) != b->bytes) {
-        fprintf(stderr, "rkc run: error: cannot write '%s': %s\n", path, strerror(errno));
-        rc = EXIT_USAGE;
-    }
-    if (f && fclose(f) != 0 && rc == 0) {
-        fprintf(stderr, "rkc run: error: cannot write '%s': %s\n", path, strerror(errno));
-        rc = EXIT_USAGE;
+    /* rt_write_file: a device node is written in place, a failed write leaves no partial file */
+    int e = rt_write_file(path, host, b->bytes), rc = 0;
+    if (e) {
+        fprintf(stderr, "rkc run: error: cannot write '%s': %s\n", path, strerror(e));
+        rc = 1; /* a failed output, as rkc's */
     }
     free(host);
     return rc;
@@ -824,7 +836,7 @@ int rkc_run(int argc, char **argv)
     size_t len = 0;
     char *text = read_file(o->input, &len);
     if (!text) {
-        rc = usage_error("cannot read '%s': %s", o->input, strerror(errno));
+        rc = usage_error("cannot read '%s': %s", o->input, errno == EINVAL ? "not a regular file" : strerror(errno));
         free_run_options(o);
         free(o);
         return rc;
