@@ -52,7 +52,7 @@ typedef struct NameValue {
 
 typedef struct RunOptions {
     const char *input, *kernel;
-    bool has_grid, bench, no_tune;
+    bool has_grid, bench, no_tune, confine_imports;
     const char *report; /* NULL, "text" or "json" */
     char assume[4096];  /* --assume facts, joined by spaces */
     uint32_t grid[3];
@@ -96,6 +96,7 @@ static void run_usage(FILE *f)
           "  --bench           time repeated launches and print the median\n"
           "  --seed N          seed of rand: buffers (default 0)\n"
           "  --no-tune         run the default configuration (no autotuning)\n"
+          "  --confine-imports imports only from inside the -I folders and the stdlib\n"
           "  --assume FACTS    compile for these facts (NAME%N==0, NAME==V; rkc --help) instead of\n"
           "                    specialising on the arguments; arguments that break one are refused\n"
           "  --report[=json]   after the launch: the facts of the variant it ran and, for AMD targets\n"
@@ -198,6 +199,8 @@ static int parse_run_options(int argc, char **argv, RunOptions *o)
             o->bench = true;
         } else if (strcmp(a, "--no-tune") == 0) {
             o->no_tune = true;
+        } else if (strcmp(a, "--confine-imports") == 0) {
+            o->confine_imports = true;
         } else if (strcmp(a, "--report") == 0 || strcmp(a, "--report=text") == 0) {
             o->report = "text";
         } else if (strcmp(a, "--report=json") == 0) {
@@ -846,6 +849,7 @@ int rkc_run(int argc, char **argv)
     co.dump = print_dump;
     co.log = print_log;
     co.stdlib_dir = stdlib_dir();
+    co.confine_imports = o->confine_imports; /* every compile of the run, variants included */
     rk_ctx *ctx = NULL;
     rk_status st = rk_ctx_create(&co, &ctx);
     rk_program *prog = NULL;
