@@ -909,6 +909,23 @@ static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const
     LLVMPositionBuilderBefore(L->setup, jump);
     LLVMPositionBuilderBefore(L->b, jump);
     tgt_entry(L);
+    /* CUDA passes a kernel's parameters in constant memory, at most 32,764 bytes since CUDA 12.1 on
+     * Volta and later (4,096 before; NVIDIA, "CUDA 12.1 Supports Large Kernel Parameters"): a kernel
+     * taking more would compile and then fail at every launch (issue 23). AMD's kernarg segment has
+     * no limit rk has found documented. */
+    if (L->nv) {
+        int bytes = 0;
+        for (int i = 0; i < np; i++) {
+            const Type *t = body->args[i].type;
+            int size = t->kind == TY_PTR ? 8 : (t->sk == SK_BOOL ? 1 : ty_bits(t) / 8);
+            bytes = align_up(bytes, size) + size;
+        }
+        if (bytes > 32764) {
+            L->pos = f->pos;
+            lower_error(L, "kernel %s takes %d bytes of parameters, more than CUDA passes to a kernel (32764)",
+                        f->name, bytes); /* lower_block then stops at once */
+        }
+    }
     /* parameters */
     int off = 0;
     if (L->emu) {
