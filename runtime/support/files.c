@@ -15,7 +15,11 @@ bool rt_out_open(RtOut *o, const char *path)
 {
     static unsigned long counter;
     *o = (RtOut){.fd = -1, .path = path};
-    struct stat st;
+    struct stat st, lst;
+    /* a link to a regular file: the file is replaced, the link stays (as writing through it did) */
+    if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+        realpath(path, o->real))
+        o->path = path = o->real;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         /* no O_TRUNC, no O_CREAT: a node is written, never made or emptied */
         o->in_place = true;

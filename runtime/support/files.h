@@ -6,7 +6,8 @@
  * Writing an output file without harming what is at its path:
  * A regular file (or a path that does not exist yet) is written whole to a temporary file beside it
  * and renamed over it, so a failed write leaves the old file (or nothing), never a truncated one.
- * Anything else at the path — a device node such as /dev/null or /dev/full, a FIFO, a terminal — is
+ * A symlink to a regular file replaces the file it names, and stays. Anything else at the path — a
+ * device node such as /dev/null or /dev/full, a FIFO, a terminal — is
  * opened and written in place: renaming over it would replace the node with a regular file (as root,
  * the whole machine's /dev/null). Every write and the close are checked; a failure removes the
  * temporary file and returns the errno. */
@@ -23,6 +24,7 @@ typedef struct RtOut {
     bool in_place; /* the path is not a regular file: written where it is */
     const char *path;
     char tmp[PATH_MAX + 64];
+    char real[PATH_MAX]; /* a symlink's target, when path is a link to a regular file */
 } RtOut;
 
 /* Opens path for writing; false (and o->err) when it cannot. */
