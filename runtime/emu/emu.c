@@ -108,18 +108,20 @@ static bool same_site(const char *a, const char *b)
     return a == b || (a && b && strcmp(a, b) == 0);
 }
 
-/* Appends to buf (at *n, capacity len) "wave 3" or "waves 0, 2" for the waves v with pick(v). */
-static void list_waves(Worker *w, int site_of, const char *site, char *buf, size_t len, size_t *n)
+/* Appends to buf (at *n, capacity len) "wave 3" or "waves 0, 2": the waves waiting at the barrier at
+ * `site` (at_barrier) or those with a lane that returned; returns how many. */
+static int list_waves(Worker *w, bool at_barrier, const char *site, char *buf, size_t len, size_t *n)
 {
     int idx[EMU_MAX_WAVES], k = 0;
     for (int v = 0; v < w->nwaves; v++) {
         Wave *wv = &w->waves[v];
-        if (site_of ? wv->n_bar && same_site(wv->bar_site, site) : wv->n_done > 0)
+        if (at_barrier ? wv->n_bar && same_site(wv->bar_site, site) : wv->n_done > 0)
             idx[k++] = v;
     }
     *n += (size_t)snprintf(buf + *n, *n < len ? len - *n : 0, "wave%s ", k == 1 ? "" : "s");
     for (int i = 0; i < k; i++)
         *n += (size_t)snprintf(buf + *n, *n < len ? len - *n : 0, "%s%d", i ? ", " : "", idx[i]);
+    return k;
 }
 
 /* Describes a workgroup whose waves do not all wait at one barrier: "waves 0, 1 wait at the barrier at
@@ -137,18 +139,14 @@ static void barrier_sides(Worker *w, char *buf, size_t len)
             continue;
         if (n)
             n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "; ");
-        size_t at = n;
-        list_waves(w, 1, wv->bar_site, buf, len, &n);
-        bool one = strncmp(buf + at, "wave ", 5) == 0;
+        bool one = list_waves(w, true, wv->bar_site, buf, len, &n) == 1;
         n += (size_t)snprintf(buf + n, n < len ? len - n : 0, " wait%s at the barrier%s%s", one ? "s" : "",
                               wv->bar_site ? " at " : "", wv->bar_site ? wv->bar_site : "");
     }
     if (w->n_done) {
         n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "; ");
-        size_t at = n;
-        list_waves(w, 0, NULL, buf, len, &n);
-        bool one = strncmp(buf + at, "wave ", 5) == 0;
-        snprintf(buf + n, n < len ? len - n : 0, " returned%s", one ? "" : "");
+        list_waves(w, false, NULL, buf, len, &n);
+        snprintf(buf + n, n < len ? len - n : 0, " returned");
     }
 }
 
