@@ -73,7 +73,7 @@ build() {
     local obj="$WORK/obj"
     rm -rf "$obj"
     mkdir -p "$obj"
-    local srcs=(runtime/support/*.c runtime/*.c runtime/interp/*.c compiler/tir/*.c compiler/layout/*.c
+    local srcs=(support/*.c runtime/*.c runtime/interp/*.c compiler/tir/*.c compiler/layout/*.c
         runtime/api/*.c runtime/device/*.c runtime/cache/*.c runtime/tune/*.c runtime/profile/*.c runtime/bundle/*.c)
     if [ "$(uname -m)" = x86_64 ]; then
         srcs+=(runtime/emu/*.c)

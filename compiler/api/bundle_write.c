@@ -20,8 +20,8 @@
 #include "compiler/api/variants.h"
 #include "compiler/target/target.h"
 #include "runtime/profile/profile.h"
-#include "runtime/support/files.h"
-#include "runtime/support/facts.h"
+#include "support/files.h"
+#include "support/facts.h"
 #include "runtime/version.h"
 
 typedef struct BKernelInfo BKernelInfo;

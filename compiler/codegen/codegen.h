@@ -29,7 +29,7 @@
 #include <stddef.h>
 
 #include "compiler/target/target.h"
-#include "runtime/support/arena.h"
+#include "support/arena.h"
 
 typedef enum CgStatus {
     CG_OK = 0,

@@ -38,7 +38,7 @@ typedef struct DriverOptions {
     const char *kernel; /* only this kernel, or NULL */
     int opt_level;      /* LLVM -O level, 0..3 */
     const Config *config; /* an autotune config overriding consts and options, or NULL */
-    const char *assume;   /* facts about run-time parameters (runtime/support/facts.h), or NULL */
+    const char *assume;   /* facts about run-time parameters (support/facts.h), or NULL */
     bool confine_imports; /* imports only from inside incdirs and stdlib_dir (untrusted source) */
     bool remarks;         /* collect performance remarks (DriverResult.remarks) */
     /* IR dumps: the RK_DUMP_IR value ("1", "all" or a list of stages such as "tir,llvm"), RK_DUMP_DIR,

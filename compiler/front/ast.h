@@ -8,8 +8,8 @@
 
 #include <stdint.h>
 
-#include "runtime/support/arena.h"
-#include "runtime/support/source.h"
+#include "support/arena.h"
+#include "support/source.h"
 
 #define AST_KINDS(X)                                                                                         \
     /* expressions */                                                                                        \

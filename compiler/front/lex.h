@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "runtime/support/diag.h"
+#include "support/diag.h"
 
 typedef struct Token {
     int kind; /* TOK_*, 0 at the end of input */

@@ -3,8 +3,8 @@
 #define RK_PARSE_H
 
 #include "compiler/front/ast.h"
-#include "runtime/support/diag.h"
-#include "runtime/support/strtab.h"
+#include "support/diag.h"
+#include "support/strtab.h"
 
 /* Limits that keep every walk of an accepted tree within the C stack: a recursive walk over a module
  * returned by parse_module never goes deeper than PARSE_MAX_DEPTH nodes (the module is depth 1), and an

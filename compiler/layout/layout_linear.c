@@ -112,7 +112,7 @@ static bool blocked_linear(const Layout *l, Builder *b, int wave, int num_warps)
 }
 
 /* The accumulator of one 32-bit-result MFMA (AMD CDNA3 ISA, matrix instruction register layouts; the
- * tables in ../shared/mfma): register r of lane l holds row (r/4)*4*(64/N) + 4*(l/N) + r%4 and column
+ * tables in tests/data/mfma): register r of lane l holds row (r/4)*4*(64/N) + 4*(l/N) + r%4 and column
  * l % N. Transposed swaps rows and columns. */
 static bool mfma_linear(const Layout *l, Builder *b, int wave, int num_warps)
 {

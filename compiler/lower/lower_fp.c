@@ -8,7 +8,7 @@
  * a 16-bit operand goes up to a type LLVM computes in (f32, or native half on the GPU) and the result
  * comes back down, rounded once. */
 #include "compiler/lower/lower_internal.h"
-#include "compiler/tir/fp16.h"
+#include "support/fp16.h"
 
 bool fp_is16(ScalarKind sk)
 {

@@ -34,7 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/support/arena.h"
+#include "support/arena.h"
 
 enum { REPORT_MAX_MFMA_SHAPES = 16, REPORT_MAX_LOOPS = 8 };
 

@@ -25,7 +25,7 @@ typedef struct SemaOptions {
     int ndefines;
     const char *only_kernel; /* -k NAME, or NULL for every kernel */
     const char *target;      /* the compile target (num_xcds()); NULL: gfx942 */
-    const char *assume;      /* facts about run-time parameters (runtime/support/facts.h), or NULL */
+    const char *assume;      /* facts about run-time parameters (support/facts.h), or NULL */
     bool confine_imports;    /* imports only from inside incdirs and stdlib_dir (sema_decl.c) */
 } SemaOptions;
 

@@ -13,7 +13,7 @@
 
 #include "compiler/front/parse.h"
 #include "compiler/sema/sema_internal.h"
-#include "runtime/support/files.h"
+#include "support/files.h"
 
 SVal sema_error(Sema *S, Loc loc, const char *fmt, ...)
 {

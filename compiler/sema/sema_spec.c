@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "compiler/sema/sema_internal.h"
-#include "runtime/support/facts.h"
+#include "support/facts.h"
 
 static int param_index(const KernelMeta *meta, const char *name)
 {

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "compiler/sema/sema_internal.h"
-#include "compiler/tir/fp16.h"
+#include "support/fp16.h"
 
 SVal sv_err(void) { SVal v = {0}; v.kind = SV_ERR; return v; }
 SVal sv_void(void) { SVal v = {0}; v.kind = SV_VOID; return v; }

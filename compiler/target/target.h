@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #include "runtime/emu/mfma_ref.h"
-#include "runtime/support/arena.h"
+#include "support/arena.h"
 
 typedef enum TargetKind {
     TARGET_AMDGPU, /* code object (.hsaco) through ld.lld -shared */

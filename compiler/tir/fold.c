@@ -25,7 +25,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "compiler/tir/fp16.h"
+#include "support/fp16.h"
 #include "compiler/tir/tir_impl.h"
 
 static const Op *const_op(const Value *v) { return v && v->def && v->def->code == OP_CONST ? v->def : NULL; }

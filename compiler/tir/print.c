@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/tir/fp16.h"
+#include "support/fp16.h"
 #include "compiler/tir/tir.h"
 #include "compiler/tir/tir_impl.h"
 

@@ -16,8 +16,8 @@
 #include <stdint.h>
 
 #include "compiler/tir/type.h"
-#include "runtime/support/diag.h"
-#include "runtime/support/strtab.h"
+#include "support/diag.h"
+#include "support/strtab.h"
 
 /* ---- the op table ---- */
 

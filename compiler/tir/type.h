@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "runtime/support/arena.h"
+#include "support/arena.h"
 
 typedef enum ScalarKind {
     SK_BOOL,

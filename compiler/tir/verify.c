@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "compiler/layout/layout.h"
-#include "compiler/tir/fp16.h"
+#include "support/fp16.h"
 #include "compiler/tir/tir.h"
 #include "compiler/tir/tir_impl.h"
 

@@ -17,7 +17,7 @@
 #include "compiler/tir/tir.h"
 #include "rk.h"
 #include "runtime/device/device.h"
-#include "runtime/support/diag.h"
+#include "support/diag.h"
 
 typedef struct RtAlloc {
     uintptr_t base;
@@ -136,7 +136,7 @@ typedef struct RtKernelDesc {
     const char *grid_tir; /* the @grid function as TIR text, or NULL */
     const char *config;   /* the autotune config as -D pairs ("BLOCK=64 num_warps=4"), or NULL */
     const char *tma;      /* sm_90: the tensor maps after the parameters, one line each (tma.c), or NULL */
-    const char *facts;    /* the facts it was compiled with (runtime/support/facts.h), or NULL / "" */
+    const char *facts;    /* the facts it was compiled with (support/facts.h), or NULL / "" */
     const char *nospec;   /* the parameters named by @no_specialize, space-separated, or NULL / "" */
 } RtKernelDesc;
 

@@ -4,7 +4,7 @@
  * Every entry point validates its handles and out pointers first (RK_EINVAL, with a message when there
  * is a context to hold it), clears the context's error, and leaves a message there on failure. Memory
  * of the library comes from the context's allocator hook: arenas for what lives and dies together
- * (with a recovery point around each use, see runtime/support/arena.h), alloc_raw for the rest. */
+ * (with a recovery point around each use, see support/arena.h), alloc_raw for the rest. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "compiler/tir/fp16.h"
+#include "support/fp16.h"
 #include "runtime/api/api_internal.h"
 
 static const struct {

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "runtime/api/api_internal.h"
-#include "runtime/support/facts.h"
+#include "support/facts.h"
 
 typedef struct RtFactCheck {
     int param;

@@ -23,7 +23,7 @@
 #include <stddef.h>
 
 #include "runtime/cache/hash.h"
-#include "runtime/support/arena.h"
+#include "support/arena.h"
 
 enum { CACHE_FORMAT_VERSION = 1 };
 

@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "rk.h"
-#include "runtime/support/arena.h"
+#include "support/arena.h"
 
 typedef struct RtDevice RtDevice;
 typedef struct RtModule RtModule; /* a loaded code object; each device defines it */

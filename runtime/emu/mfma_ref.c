@@ -6,7 +6,7 @@
  * K and element width alone; emu_mfma_exec gathers A and B through them, then computes each D slot from
  * the C value in the same slot (C and D share a layout), which makes d aliasing c harmless. The tests
  * (tests/unit/test_mfma_ref.c) check every slot against the tables of AMD's Matrix Instruction
- * Calculator in ../shared/mfma/ and check the products by hand.
+ * Calculator in tests/data/mfma/ and check the products by hand.
  *
  * Sources (read, not copied):
  *  [ISA3]  "AMD Instinct MI300 (CDNA3) Instruction Set Architecture", chapter 7 "Matrix Arithmetic
@@ -18,7 +18,7 @@
  *          matrix-cores/): examples 1-3 and src/mfma_fp32_32x32x8fp16.cpp, mfma_fp64_16x16x4fp64.cpp.
  *  [BLOG]  ROCm blog "Matrix Core Programming on AMD CDNA3 and CDNA4 architecture" (Salykov, Luo,
  *          Huang, Sun, 2025): section 2 (FP8 variants), 3 (cycle counts), 5.1-5.3 (layouts).
- *  [CALC]  ROCm/amd_matrix_instruction_calculator (commit 2ef9189): the tables in ../shared/mfma, and
+ *  [CALC]  ROCm/amd_matrix_instruction_calculator (commit 2ef9189): the tables in tests/data/mfma, and
  *          matrix_calculator.py's data types ("amd_fp8" for CDNA3, "fp8" = OCP for later parts).
  *  [X950]  carlushuang/gcnasm matrix_core_gfx950/matrix_core.cc (v_mfma_f32_32x32x16_f16 layout) and
  *          composable_kernel xdlops_gemm.hpp mfma_type<mfma_f32_16x16x32f16> (k_per_blk 8, 4 input
@@ -56,7 +56,7 @@ typedef struct OpDesc {
     Elem acc; /* C and D: E_F32, E_I32 or E_F64 */
 } OpDesc;
 
-/* Shapes and register counts from ../shared/mfma/{CDNA3,CDNA2}/<op>.detail.txt; passes are the
+/* Shapes and register counts from tests/data/mfma/{CDNA3,CDNA2}/<op>.detail.txt; passes are the
  * detail files' execution cycles / 4 (CDNA3 for the ops gfx942 has, CDNA2 for its own i8 ops), and for
  * the gfx950 ops the cycle counts of [BLOG] section 3 (16 for 16x16x32, 32 for 32x32x16). */
 #define OP(e, nm, m, n, k, ar, br, cr, passes, in, acc) [e] = {{nm, m, n, k, 1, ar, br, cr, passes}, in, acc}

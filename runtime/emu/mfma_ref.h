@@ -5,7 +5,7 @@
  * compiler instead of echoing it. Each instruction is executed for a whole wave64 at once: operands
  * are given as 32-bit register words per lane, exactly as the hardware holds them in VGPRs/AGPRs.
  * The register ↔ matrix element layouts are verified by tests against the tables AMD's Matrix
- * Instruction Calculator produced (../shared/mfma/). */
+ * Instruction Calculator produced (tests/data/mfma/). */
 #ifndef RK_MFMA_REF_H
 #define RK_MFMA_REF_H
 

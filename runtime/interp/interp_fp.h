@@ -1,4 +1,4 @@
-/* Float arithmetic of the interpreter that needs care beyond compiler/tir/fp16.h (fp_round, fp_fma):
+/* Float arithmetic of the interpreter that needs care beyond support/fp16.h (fp_round, fp_fma):
  * tf32 rounding and int->float conversions, each rounded once.
  *
  * The interpreter holds every float as a double whose value is exactly representable in the element
@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#include "compiler/tir/fp16.h"
+#include "support/fp16.h"
 
 /* An f32 value rounded to tf32 (f32's exponent range, 10 explicit mantissa bits), nearest even. */
 double interp_round_tf32(double x);

@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "runtime/interp/interp.h"
-#include "runtime/support/arena.h"
+#include "support/arena.h"
 
 typedef union Slot {
     int64_t i;

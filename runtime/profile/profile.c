@@ -1,6 +1,6 @@
 /* The Chrome/Perfetto trace writer (profile.h). */
 #include "runtime/profile/profile.h"
-#include "runtime/support/files.h"
+#include "support/files.h"
 
 #include <errno.h>
 #include <fcntl.h>

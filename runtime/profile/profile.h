@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "runtime/support/arena.h"
+#include "support/arena.h"
 
 typedef struct RtProfile RtProfile;
 

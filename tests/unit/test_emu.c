@@ -499,7 +499,7 @@ static uint16_t f16_of_int(int v)
     return (uint16_t)(((e + 15) << 10) | mant);
 }
 
-/* I x B for v_mfma_f32_16x16x16_f16, registers per the CDNA3 tables (../shared/mfma): lane l holds
+/* I x B for v_mfma_f32_16x16x16_f16, registers per the CDNA3 tables (tests/data/mfma): lane l holds
  * A[l % 16][4 (l / 16) + r] and B[4 (l / 16) + r][l % 16] as f16 pairs, D[4 (l / 16) + r][l % 16]. */
 static void k_mfma(const void *ka, EmuLane *l)
 {

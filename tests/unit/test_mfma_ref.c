@@ -7,17 +7,16 @@
  *    element formats are decoded as documented (xf32 truncation, FNUZ fp8, f16/bf16 subnormals, i8
  *    wrap-around). These pack operands with the model's own layout, so they check the arithmetic, not
  *    where elements sit (a k order shared by A and B does not even change A x B). The gfx950 ops
- *    (v_mfma_f32_{16x16x32,32x32x16}_{f16,bf16}) have no tables in ../shared/mfma (the calculator's
+ *    (v_mfma_f32_{16x16x32,32x32x16}_{f16,bf16}) have no tables in tests/data/mfma (the calculator's
  *    commit there knows no CDNA4), so only these tests cover them, plus one run with the operands
  *    placed by hand the way AMD's examples place them (test_gfx950_documented).
- * 2. Layout oracle, for every instruction with tables in ../shared/mfma/{CDNA3,CDNA2}/ (AMD's Matrix
+ * 2. Layout oracle, for every instruction with tables in tests/data/mfma/{CDNA3,CDNA2}/ (AMD's Matrix
  *    Instruction Calculator): the model's info matches the .detail.txt; each of the A, B, C, D tables
  *    covers every register slot once and every matrix element once, D's table equals C's; packing row
  *    and column ids into registers with the model's layout puts at each table cell (lane, register,
  *    bit range) the element the cell names; and emu_mfma_exec run on operands packed by the tables
  *    (not by the model) gives, read back through the D table, the triple-loop result.
- * Runs in the repository root; without ../shared/mfma the oracle part is skipped (exit 77) after the
- * hand-checked part has passed.
+ * Runs in the repository root, where it reads tests/data/mfma; without the tables it fails.
  *
  * Each part was seen to fail on a deliberately broken model: A and B halves swapped, A's lane groups
  * swapped, A's and B's k groups swapped, D's lane groups swapped, the f64 D laid out like f32
@@ -57,8 +56,8 @@ typedef struct TestOp {
     Kind in;
     Acc acc;
     int m, n, k;
-    const char *cdna3; /* table name under ../shared/mfma/CDNA3, or NULL */
-    const char *cdna2; /* table name under ../shared/mfma/CDNA2, or NULL */
+    const char *cdna3; /* table name under tests/data/mfma/CDNA3, or NULL */
+    const char *cdna2; /* table name under tests/data/mfma/CDNA2, or NULL */
 } TestOp;
 
 static const TestOp tops[] = {
@@ -551,7 +550,7 @@ static void test_gfx950_documented(void)
 
 /* ---- 2. Layout oracle ---------------------------------------------------------------------------- */
 
-static const char *table_dir = "../shared/mfma";
+static const char *table_dir = "tests/data/mfma";
 
 typedef struct Cell {
     int lane, reg, bit, w; /* the register slot */
@@ -846,8 +845,8 @@ int main(void)
     char probe[512];
     snprintf(probe, sizeof probe, "%s/README.md", table_dir);
     if (!dir_exists(probe)) {
-        printf("SKIP layout oracle: %s (AMD's matrix instruction tables) is absent\n", table_dir);
-        return 77;
+        fprintf(stderr, "FAILED: %s (AMD's matrix instruction tables) is absent; run from the source tree\n", table_dir);
+        return 1;
     }
     int total = 0, instrs = 0;
     for (int i = 0; i < NTOPS; i++) {

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "runtime/api/api_internal.h"
-#include "runtime/support/facts.h"
+#include "support/facts.h"
 #include "tests/unit/test_api_util.h"
 
 static const char SRC[] = "@grid(cdiv(n, 64))\n"

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <time.h>
 
-#include "compiler/tir/fp16.h"
+#include "support/fp16.h"
 #include "test_tir_util.h"
 
 /* Parses, verifies, canonicalises every function, verifies again; returns the printed module. */

@@ -19,7 +19,7 @@
 #include "compiler/report/report.h"
 #include "parser.h"
 #include "rk.h"
-#include "runtime/support/files.h"
+#include "support/files.h"
 #include "tools/rkc/run.h"
 
 #ifndef RK_VERSION

@@ -39,7 +39,7 @@
 
 #include "compiler/report/report.h"
 #include "rk.h"
-#include "runtime/support/files.h"
+#include "support/files.h"
 #include "tools/rkc/run.h"
 
 enum { EXIT_PROGRAM = 1, EXIT_USAGE = 2, EXIT_DEVICE = 3, EXIT_INTERNAL = 4 };

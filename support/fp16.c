@@ -8,7 +8,7 @@
  * fp_fma rounds once: for formats of at most 24 bits the product is exact in double, TwoSum gives
  * the sum's rounding error exactly, and the sum moved to round-to-odd at 53 bits rounds to the
  * narrow format as the exact value would (53 >= p + 2). f64 uses the C library's fma. */
-#include "compiler/tir/fp16.h"
+#include "support/fp16.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* The text form of parameter facts (facts.h). */
-#include "runtime/support/facts.h"
+#include "support/facts.h"
 
 #include <ctype.h>
 #include <errno.h>
