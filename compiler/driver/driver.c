@@ -163,6 +163,35 @@ static const char *func_text(Arena *a, Func *f)
 static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, const DriverOptions *o, Stage stop,
                          DriverResult *out);
 
+/* ---- the pass loop ----------------------------------------------------------------------------------
+ * Runs passes (the pipeline of pass_table.c, or one that rkc --passes names) on one function: after
+ * each, the dumps its entry names. A pass that changes the IR ends the life of the analysis in
+ * PassState. Entries marked PASS_REMARKS run only when remarks are asked for. The LIR is verified once,
+ * after the loop (compile_here): there a failure is a bug in a pass, reported as an internal error;
+ * the passes' times are the stage's (DriverResult.ms_passes). */
+bool driver_run_passes(Arena *a, Diags *diags, const DriverOptions *o, DriverResult *out, PassState *s, Func **f,
+                       const Pass *list, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const Pass *p = &list[i];
+        if ((p->flags & PASS_REMARKS) && !s->remarks)
+            continue;
+        if (!p->run(s, f))
+            return false;
+        if (!(p->flags & PASS_ANALYSIS))
+            s->ax = NULL;
+        for (const char *d = p->dumps; d && *d;) {
+            const char *comma = strchr(d, ',');
+            size_t len = comma ? (size_t)(comma - d) : strlen(d);
+            const char *stage = arena_printf(a, "%.*s", (int)len, d);
+            if (dump_wanted(o, stage))
+                dump(a, diags, o, out, stage, (*f)->name, func_text(a, *f));
+            d += len + (comma ? 1 : 0);
+        }
+    }
+    return true;
+}
+
 /* ---- a stack for the compile --------------------------------------------------------------------
  * Some analyses recurse along chains of values (assign_layouts' preferences follow an elementwise
  * chain operand by operand), so their depth grows with a kernel's length: a 10,000-line kernel
@@ -240,6 +269,7 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
     out->stage = stop;
     int errs0 = diags->nerrors;
     const char *target = o->target ? o->target : "gfx942";
+    const Target *tg = target_find(target); /* NULL for interp: it has no LIR */
     if (!driver_stage_available(target, stop)) {
         diag_plain(diags, DIAG_ERROR, "--emit=%s is not available for target %s", driver_stage_name(stop), target);
         return false;
@@ -250,6 +280,8 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
         diag_plain(diags, DIAG_ERROR, "%s is too large (over 4 GiB)", o->filename);
         return false;
     }
+    if (o->tir_input)
+        return driver_compile_tir(a, strs, f, diags, o, stop, out);
     if (stop == STAGE_TOKENS) {
         out->text = tokens_text(a, f, diags);
         return out->text != NULL;
@@ -298,8 +330,7 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
         DriverKernel *k = &out->kernels[i];
         k->meta = &out->sema.kernels[i];
         k->symbol = k->meta->name;
-        const Target *kt = target_find(target);
-        k->block = k->meta->opts.num_warps * (kt && kt->wave_size ? kt->wave_size : 64);
+        k->block = k->meta->opts.num_warps * (tg && tg->wave_size ? tg->wave_size : 64);
         Func *g = tir_module_find(m, FUNC_GRID, k->meta->name);
         k->grid_tir = g ? tir_print_func(a, g, TIR_PRINT_LOCS) : NULL;
     }
@@ -316,34 +347,19 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
         Module *lir = tir_module_new(a, types, strs);
         lir->files = m->files;
         lir->nfiles = m->nfiles;
-        const Target *lt_target = target_find(target);
-        LirOptions lo = {target, lt_target ? lt_target->wave_size : 64, true};
+        const Target *lt_target = tg ? tg : target_default();
+        PassState ps = {a, diags, {lt_target, lt_target->wave_size, true}, lt, lir, NULL, o->remarks, NULL, 0};
+        int npasses;
+        const Pass *pipeline = pass_pipeline(&npasses);
         for (int i = 0; i < m->nfuncs; i++) {
             if (m->funcs[i]->kind != FUNC_KERNEL)
                 continue;
-            pipeline_loads(m->funcs[i]);
-            tir_canonicalize(m->funcs[i]);
-            dump(a, diags, o, out, "pipeline", m->funcs[i]->name, func_text(a, m->funcs[i]));
-            if (o->remarks) {
-                int nr;
-                Remark *rs = compute_remarks(a, m->funcs[i], m->funcs[i]->opts.num_warps * lo.wave, &nr);
-                Remark *all = ARENA_ARRAY(a, Remark, out->nremarks + nr + 1);
-                if (out->nremarks)
-                    memcpy(all, out->remarks, sizeof *all * (size_t)out->nremarks);
-                if (nr)
-                    memcpy(all + out->nremarks, rs, sizeof *all * (size_t)nr);
-                out->remarks = all;
-                out->nremarks += nr;
-            }
-            Func *lf = assign_layouts(a, m->funcs[i], lir, lt, &lo, diags);
-            if (!lf)
+            Func *kf = m->funcs[i];
+            if (!driver_run_passes(a, diags, o, out, &ps, &kf, pipeline, npasses))
                 return false;
-            dump(a, diags, o, out, "assign_layouts", lf->name, func_text(a, lf));
-            tir_canonicalize(lf);
-            remove_converts(lf);
-            dump(a, diags, o, out, "remove_converts", lf->name, func_text(a, lf));
-            dump(a, diags, o, out, "lir", lf->name, func_text(a, lf));
         }
+        out->remarks = ps.rems;
+        out->nremarks = ps.nrems;
         if (!tir_verify(lir, diags)) {
             diag_plain(diags, DIAG_ERROR, "internal error: the LIR of %s failed verification (a bug in rk)", f->name);
             return false;
@@ -356,8 +372,7 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
         }
         /* a code object of several AMDGPU kernels: each kernel in a module of its own, compiled on
          * threads side by side (driver_kernels.c), unless an IR dump wants the whole module */
-        const Target *tgk = target_find(target);
-        if (stop == STAGE_BIN && tgk && tgk->kind == TARGET_AMDGPU && lir->nfuncs > 1 && !dump_wanted(o, "llvm") &&
+        if (stop == STAGE_BIN && tg && tg->kind == TARGET_AMDGPU && lir->nfuncs > 1 && !dump_wanted(o, "llvm") &&
             !dump_wanted(o, "asm")) {
             int threads = driver_codegen_threads(lir->nfuncs);
             if (threads > 1) {
@@ -416,7 +431,7 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
         /* and the target's allow-lists, which codegen_module checks before LLVM runs: IR that stops
          * here (rkc --emit=llvm, fuzz_lower) is IR that would be compiled */
         const char *why = NULL;
-        if (ok && stop <= STAGE_LLVM && tgk && !codegen_check_allowed(tgk, mod, a, &why)) {
+        if (ok && stop <= STAGE_LLVM && tg && !codegen_check_allowed(tg, mod, a, &why)) {
             diag_plain(diags, DIAG_ERROR, "internal error: %s", why);
             ok = false;
         }
@@ -433,7 +448,6 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
         if (ok && stop > STAGE_LLVM) {
             /* LLVM: optimise, generate code, link */
             out->text = NULL;
-            const Target *tg = target_find(target);
             unsigned want = stop == STAGE_ASM ? CG_WANT_ASM : stop == STAGE_OBJ ? CG_WANT_OBJ : CG_WANT_BINARY;
             if (dump_wanted(o, "asm"))
                 want |= CG_WANT_ASM;

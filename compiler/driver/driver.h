@@ -41,6 +41,8 @@ typedef struct DriverOptions {
     const char *assume;   /* facts about run-time parameters (support/facts.h), or NULL */
     bool confine_imports; /* imports only from inside incdirs and stdlib_dir (untrusted source) */
     bool remarks;         /* collect performance remarks (DriverResult.remarks) */
+    bool tir_input;       /* source is tile IR text (rkc -x tir): parsed and verified, then `passes` */
+    const char *passes;   /* with tir_input: pass names, comma-separated (pass_table.c), or NULL for none */
     /* IR dumps: the RK_DUMP_IR value ("1", "all" or a list of stages such as "tir,llvm"), RK_DUMP_DIR,
      * and a sink for dumps that are not written to files (NULL: keep them in DriverResult.dumps). */
     const char *dump_ir;

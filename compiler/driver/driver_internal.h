@@ -23,4 +23,14 @@ int driver_codegen_threads(int nkernels);
 int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, const char *target, Module *lir,
                             int threads, DriverResult *out);
 
+/* The pass loop (driver.c): the n entries of `list` on *f, in order, with the dumps each names. */
+struct PassState;
+struct Pass;
+bool driver_run_passes(Arena *a, Diags *diags, const DriverOptions *o, DriverResult *out, struct PassState *s,
+                       Func **f, const struct Pass *list, int n);
+
+/* driver_tir.c: tile IR text (o->tir_input) parsed, through o->passes, printed into out->text. */
+bool driver_compile_tir(Arena *a, StrTab *strs, SrcFile *f, Diags *diags, const DriverOptions *o, Stage stop,
+                        DriverResult *out);
+
 #endif

@@ -115,5 +115,8 @@ bool lin_equal(const LinLayout *a, const LinLayout *b);
 char *lay_str(Arena *a, const Layout *l);
 /* Parses lay_str's output (after the '#'); *end is set past it. NULL on error. */
 const Layout *lay_parse(LayoutTab *t, const char *s, const char **end);
+/* Connects the layout printer and parser to a type table: types print with their layouts and the
+ * TIR text parser reads them (layouts made in t). */
+void lay_attach_text(TypeTab *tt, LayoutTab *t);
 
 #endif

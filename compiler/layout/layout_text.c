@@ -231,3 +231,29 @@ const Layout *lay_parse(LayoutTab *t, const char *s, const char **end)
         *end = p.s;
     return l;
 }
+
+/* The TypeTab hook: the whole text one layout of the tile's rank. */
+static const Layout *parse_hook(void *ud, const char *s, int rank, const int64_t *shape, const char **why)
+{
+    (void)shape;
+    const char *end;
+    const Layout *l = lay_parse(ud, s, &end);
+    while (l && isspace((unsigned char)*end))
+        end++;
+    if (!l || *end) {
+        *why = "a malformed layout";
+        return NULL;
+    }
+    if (l->rank != rank) {
+        *why = "a layout of another rank than its tile";
+        return NULL;
+    }
+    return l;
+}
+
+void lay_attach_text(TypeTab *tt, LayoutTab *t)
+{
+    tt->print_layout = lay_str;
+    tt->parse_layout = parse_hook;
+    tt->parse_layout_ud = t;
+}

@@ -17,7 +17,7 @@ static bool pick_mfma(const LirOptions *o, ScalarKind ek, OpKind prec, int nonkd
 {
     if (!o->use_mfma)
         return false;
-    bool gfx90a = strcmp(o->target, "gfx90a") == 0;
+    const Target *t = o->target;
     bool big = nonkdim == 32;
     switch (ek) {
     case SK_F16:
@@ -27,16 +27,16 @@ static bool pick_mfma(const LirOptions *o, ScalarKind ek, OpKind prec, int nonkd
         *instr = big ? EMU_MFMA_F32_32X32X8_BF16 : EMU_MFMA_F32_16X16X16_BF16;
         return true;
     case SK_F32:
-        if (prec == KIND_TF32 && !gfx90a && strcmp(o->target, "gfx950") != 0)
+        if (prec == KIND_TF32 && target_has_mfma(t, big ? EMU_MFMA_F32_32X32X4_XF32 : EMU_MFMA_F32_16X16X8_XF32))
             *instr = big ? EMU_MFMA_F32_32X32X4_XF32 : EMU_MFMA_F32_16X16X8_XF32;
         else
             *instr = big ? EMU_MFMA_F32_32X32X2_F32 : EMU_MFMA_F32_16X16X4_F32;
         return true;
     case SK_I8:
-        if (gfx90a)
-            *instr = big ? EMU_MFMA_I32_32X32X8_I8 : EMU_MFMA_I32_16X16X16_I8;
-        else
+        if (target_has_mfma(t, big ? EMU_MFMA_I32_32X32X16_I8 : EMU_MFMA_I32_16X16X32_I8))
             *instr = big ? EMU_MFMA_I32_32X32X16_I8 : EMU_MFMA_I32_16X16X32_I8;
+        else /* CDNA2's */
+            *instr = big ? EMU_MFMA_I32_32X32X8_I8 : EMU_MFMA_I32_16X16X16_I8;
         return true;
     default:
         return false;

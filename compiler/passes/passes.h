@@ -1,27 +1,38 @@
-/* The passes from layout-free tile IR (TIR) to tile IR with layouts (LIR), in pipeline order:
+/* The passes from layout-free tile IR (TIR) to tile IR with layouts (LIR). pass_table.c lists them in
+ * pipeline order, one entry each (name, function, the RK_DUMP_IR stages shown after it); the driver
+ * runs the list through one loop (driver.c, run_passes) and `rkc -x tir --passes=NAME,...` runs
+ * entries one by one on IR text:
  *
  *   pipeline_loads      prefetch the loads feeding dots            (pipeline.c)
- *   compute_axis_info   contiguity, divisibility, constancy        (axis_info.h)
- *   assign_layouts      TIR -> LIR: anchors and rematerialisation   (assign_layouts.c)
- *   remove_converts     cancels conversion chains                   (remove_converts.c)
- *   compute_remarks     accesses narrower than the widest, and why  (remarks.c, rkc --remarks)
- *
- * driver.c runs them; each can be dumped with RK_DUMP_IR=<name>. */
+ *   canonicalize        fold, CSE, dead code                       (compiler/tir/canonicalize.c)
+ *   compute_axis_info   contiguity, divisibility, constancy        (axis_info.c)
+ *   compute_remarks     accesses narrower than the widest, and why (remarks.c, rkc --remarks)
+ *   assign_layouts      TIR -> LIR: anchors and rematerialisation  (assign_layouts.c, layout_anchors.c,
+ *                                                                   layout_prefs.c, layout_async.c,
+ *                                                                   dot_choice.c)
+ *   canonicalize
+ *   remove_converts     cancels conversion chains                  (remove_converts.c)
+ */
 #ifndef RK_PASSES_H
 #define RK_PASSES_H
 
 #include "compiler/layout/layout.h"
+#include "compiler/target/target.h"
 #include "compiler/tir/tir.h"
 
+typedef struct AxisTab AxisTab;
+
 typedef struct LirOptions {
-    const char *target; /* gfx942, gfx90a, gfx950, emu */
-    int wave;           /* lanes per wave */
-    bool use_mfma;      /* matrix instructions for dot (else FMAs): MFMA, or mma.sync when wave is 32 */
+    const Target *target; /* whose layouts and matrix instructions (never NULL) */
+    int wave;             /* lanes per wave: the target's wave size */
+    bool use_mfma;        /* matrix instructions for dot (else FMAs): MFMA, or mma.sync when wave is 32 */
 } LirOptions;
 
-/* Builds the LIR of one kernel function into module `dst` (sharing the type table). Returns NULL after
- * reporting an error (e.g. a tile too large for any layout). */
-Func *assign_layouts(Arena *a, Func *tir, Module *dst, LayoutTab *lt, const LirOptions *o, Diags *diags);
+/* Builds the LIR of one kernel function into module `dst` (sharing the type table). `ax` is the axis
+ * analysis of `tir` (compute_axis_info), or NULL to compute it here. Returns NULL after reporting an
+ * error (e.g. a tile too large for any layout). */
+Func *assign_layouts(Arena *a, Func *tir, AxisTab *ax, Module *dst, LayoutTab *lt, const LirOptions *o,
+                     Diags *diags);
 void remove_converts(Func *f);
 /* Software pipelining of the loads feeding a dot, num_stages - 1 iterations ahead (TIR, before
  * layouts). */
@@ -44,7 +55,49 @@ typedef struct Remark {
     int bits, widest; /* per lane: this access, and the widest the target and the tile allow */
     const char *why;  /* the fact that would widen it, in the language's terms */
 } Remark;
-/* The remarks of one kernel's tile IR (before layouts), `lanes` = num_warps * wave size. */
-Remark *compute_remarks(Arena *a, Func *f, int lanes, int *n);
+/* The remarks of one kernel's tile IR (before layouts), `lanes` = num_warps * wave size; `ax` is its
+ * axis analysis, or NULL to compute it here. */
+Remark *compute_remarks(Arena *a, Func *f, const AxisTab *ax, int lanes, int *n);
+
+/* ---- the pass table (pass_table.c) ---------------------------------------------------------------- */
+
+/* What the passes of one compile share: the target's options, the LIR module assign_layouts builds
+ * into, the latest analysis, the remarks collected. */
+typedef struct PassState {
+    Arena *a;
+    Diags *diags;
+    LirOptions lo;
+    LayoutTab *lt;
+    Module *lir;        /* where assign_layouts puts each kernel's LIR */
+    AxisTab *ax;        /* compute_axis_info's result for the function the next pass sees, or NULL */
+    bool remarks;       /* run compute_remarks (rkc --remarks) */
+    Remark *rems;       /* the remarks so far */
+    int nrems;
+} PassState;
+
+enum {
+    PASS_ANALYSIS = 1, /* reads the IR, changes nothing: PassState.ax stays valid across it */
+    PASS_TIR = 2,      /* takes layout-free TIR */
+    PASS_LIR = 4,      /* takes LIR */
+    PASS_REMARKS = 8,  /* runs only when remarks are asked for */
+    PASS_KERNEL = 16,  /* kernels only (rkc --passes leaves grid functions alone) */
+};
+
+/* One pass: `run` transforms *f in place or replaces it (assign_layouts: the TIR kernel by its LIR);
+ * false after reporting an error. `dumps` are the RK_DUMP_IR stage names shown after it, in order,
+ * comma-separated ("remove_converts,lir"), or NULL. */
+typedef struct Pass {
+    const char *name;
+    bool (*run)(PassState *s, Func **f);
+    const char *dumps;
+    unsigned flags;
+} Pass;
+
+/* The pipeline from TIR to LIR, in order: *n entries. */
+const Pass *pass_pipeline(int *n);
+/* The first entry named `name`, or NULL. */
+const Pass *pass_find(const char *name);
+/* "pipeline_loads, canonicalize, ...": every pass name once, for "unknown pass" messages. */
+const char *pass_names(Arena *a);
 
 #endif

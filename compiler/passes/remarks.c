@@ -36,7 +36,7 @@ typedef struct RCtx {
     Arena *a;
     const Func *f;
     const Module *m;
-    AxisTab *ax;
+    const AxisTab *ax;
     int lanes;
     Remark *items;
     int n, cap;
@@ -244,9 +244,9 @@ static void visit_block(RCtx *c, const Block *b)
     }
 }
 
-Remark *compute_remarks(Arena *a, Func *f, int lanes, int *n)
+Remark *compute_remarks(Arena *a, Func *f, const AxisTab *ax, int lanes, int *n)
 {
-    RCtx c = {a, f, f->module, compute_axis_info(a, f), lanes, NULL, 0, 0, 0};
+    RCtx c = {a, f, f->module, ax ? ax : compute_axis_info(a, f), lanes, NULL, 0, 0, 0};
     visit_block(&c, f->body);
     *n = c.n;
     return c.items;

@@ -42,7 +42,10 @@
  *              | '[' [INT (',' INT)*] ']'              dims
  *   region    := '{' ['^' '(' [VALUE ':' type (',' VALUE ':' type)*] ')' ':'] op* '}'
  *   loc       := 'loc' '(' [INT ':'] INT ':' INT ')'
- *   type      := ['*'] SCALAR ['[' INT (',' INT)* ']']   a tile's elements are scalars or pointers
+ *   type      := ['*'] SCALAR ['[' INT (',' INT)* ']' ['#' LAYOUT]]
+ *                                                     a tile's elements are scalars or pointers;
+ *                                                     LAYOUT as compiler/layout/layout_text.c
+ *                                                     writes it (LIR), on one line
  *   VALUE     := '%' (IDENT | DIGITS) ('.' DIGITS)*
  *
  * Comments run from // to the end of the line. An attribute dict and a region both open with '{':
@@ -348,6 +351,8 @@ static const Type *parse_scalar(P *p)
     return ty_scalar(p->types, (ScalarKind)sk);
 }
 
+static const Layout *parse_layout(P *p, int rank, const int64_t *shape);
+
 static const Type *parse_type(P *p)
 {
     const Type *elem;
@@ -375,9 +380,37 @@ static const Type *parse_type(P *p)
     const char *why = tir_shape_problem(rank, shape);
     if (why)
         fail(p, off, "bad tile shape: %s", why);
-    if (at_punct(p, '#')) /* the hook for layouts: a layout parser will read what follows '#' */
-        fail(p, p->tok.off, "layouts are not supported in the text form yet");
-    return ty_tile(p->types, elem, rank, shape, NULL);
+    if (!at_punct(p, '#'))
+        return ty_tile(p->types, elem, rank, shape, NULL);
+    return ty_tile(p->types, elem, rank, shape, parse_layout(p, rank, shape));
+}
+
+/* A layout after '#': the text up to the '>' that closes its first '<' (nesting counted, one line),
+ * read by the layout module's parser (TypeTab.parse_layout); the layout interned there. */
+static const Layout *parse_layout(P *p, int rank, const int64_t *shape)
+{
+    uint32_t off = p->tok.off, start = p->pos, i = start;
+    if (!p->types->parse_layout)
+        fail(p, off, "a layout where this IR has none");
+    int depth = 0;
+    for (; i < p->len && p->text[i] != '\n'; i++) {
+        if (p->text[i] == '<')
+            depth++;
+        else if (p->text[i] == '>' && --depth <= 0)
+            break;
+    }
+    if (i == p->len || p->text[i] != '>' || depth != 0)
+        fail(p, off, "expected a layout after '#' (such as blocked<...>), ending on its line");
+    char *buf = arena_alloc(p->a, i + 2 - start);
+    memcpy(buf, p->text + start, i + 1 - start);
+    buf[i + 1 - start] = 0;
+    const char *why = NULL;
+    const Layout *l = p->types->parse_layout(p->types->parse_layout_ud, buf, rank, shape, &why);
+    if (!l)
+        fail(p, start, "%s", why ? why : "a malformed layout");
+    p->pos = i + 1;
+    next(p);
+    return l;
 }
 
 /* ---- values ---- */

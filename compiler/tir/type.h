@@ -48,10 +48,15 @@ struct Type {
 };
 
 typedef char *(*LayoutPrinter)(Arena *a, const Layout *l);
+/* Reads the layout text `s` (what follows '#', NUL-terminated) for a tile of the given shape; NULL
+ * with *why set when it is not one. */
+typedef const Layout *(*LayoutParser)(void *ud, const char *s, int rank, const int64_t *shape, const char **why);
 
 typedef struct TypeTab {
     Arena *arena;
     LayoutPrinter print_layout; /* set by the layout module; NULL prints no layout */
+    LayoutParser parse_layout;  /* set by the layout module (lay_attach_text); NULL: layouts are an error */
+    void *parse_layout_ud;
     const Type *scalars[SK_COUNT];
     Type **slots; /* hash set of pointer and tile types */
     uint32_t cap, n, next_id;

@@ -44,6 +44,8 @@ typedef struct Options {
     char assume[4096]; /* --assume facts, joined by spaces */
     const char *specialize[64]; /* --specialize sets (bundles) */
     int nspecialize;
+    int tir_input;      /* -x tir: the input is tile IR text */
+    const char *passes; /* --passes=NAME,...: with -x tir, the passes to run (pass_table.c) */
 } Options;
 
 static void usage(FILE *f)
@@ -51,6 +53,7 @@ static void usage(FILE *f)
     fputs("usage: rkc FILE.tile [-o OUT] [--target=T] [--emit=K] [-D NAME=VALUE]... [-k NAME] [-I DIR]...\n"
           "           [-O0..-O3] [--all-configs [--specialize FACTS]...] [--report[=json]] [--assume FACTS]...\n"
           "           [--remarks]\n"
+          "       rkc -x tir FILE.tir [--passes=NAME,...] [--emit=tir|lir] [--target=T] [-o OUT]\n"
           "       rkc run FILE.tile -k NAME [--grid X[,Y,Z]] [-D ...] [ARG...] [--dump NAME=PATH] [--bench]\n"
           "       rkc --version | --help\n"
           "\n"
@@ -73,7 +76,12 @@ static void usage(FILE *f)
           "                   with --all-configs: every config compiled for these facts too (repeatable);\n"
           "                   the runtime runs the most specialised set a call's arguments satisfy\n"
           "  --remarks        every global load or store narrower than the widest (128 bits), with its\n"
-          "                   position, width and the fact that would widen it (also in --report=json)\n",
+          "                   position, width and the fact that would widen it (also in --report=json)\n"
+          "  -x tir           the input is tile IR text (TIR, or LIR with layouts), as --emit=tir/lir\n"
+          "                   and RK_DUMP_IR print it; it is verified and printed back\n"
+          "  --passes=NAME,...  with -x tir: run these passes, in this order, before printing:\n"
+          "                   pipeline_loads, canonicalize, compute_axis_info, compute_remarks,\n"
+          "                   assign_layouts, remove_converts\n",
           f);
 }
 
@@ -110,6 +118,7 @@ static int parse_options(int argc, char **argv, Options *o)
     o->target = "gfx942";
     o->emit = "hsaco";
     o->opt_level = 3;
+    int emit_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -131,6 +140,7 @@ static int parse_options(int argc, char **argv, Options *o)
             }
         } else if (strncmp(a, "--emit=", 7) == 0) {
             o->emit = a + 7;
+            emit_given = 1;
             if (!in_list(o->emit, known_emits)) {
                 fprintf(stderr, "rkc: error: unknown --emit kind '%s'; known: tokens, ast, tir, lir, llvm, asm, obj, hsaco\n",
                         o->emit);
@@ -172,6 +182,30 @@ static int parse_options(int argc, char **argv, Options *o)
             snprintf(o->assume + n, sizeof o->assume - n, "%s%s", n ? " " : "", f);
         } else if (strcmp(a, "--remarks") == 0) {
             o->remarks = 1;
+        } else if (strncmp(a, "-x", 2) == 0) {
+            const char *lang = opt_value(argc, argv, &i, "-x");
+            if (!lang || (strcmp(lang, "tir") != 0 && strcmp(lang, "tile") != 0))
+                return bad_usage("-x takes 'tir' (tile IR text) or 'tile', got '%s'", lang ? lang : "");
+            o->tir_input = strcmp(lang, "tir") == 0;
+        } else if (strncmp(a, "--passes=", 9) == 0) {
+            o->passes = a + 9;
+            for (const char *p = o->passes; *p;) {
+                const char *comma = strchr(p, ',');
+                size_t len = comma ? (size_t)(comma - p) : strlen(p);
+                char name[64];
+                snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), p);
+                if (!len || len >= sizeof name || !pass_find(name)) {
+                    int n;
+                    const Pass *all = pass_pipeline(&n);
+                    fprintf(stderr, "rkc: error: unknown pass '%.*s'; the passes are:", (int)len, p);
+                    for (int k = 0, first = 1; k < n; k++)
+                        if (pass_find(all[k].name) == &all[k])
+                            fprintf(stderr, "%s %s", first ? "" : ",", all[k].name), first = 0;
+                    fputc('\n', stderr);
+                    return EXIT_USAGE;
+                }
+                p += len + (comma ? 1 : 0);
+            }
         } else if (strcmp(a, "--specialize") == 0 || strncmp(a, "--specialize=", 13) == 0) {
             const char *f = a[12] == '=' ? a + 13 : i + 1 < argc ? argv[++i] : NULL;
             if (!f || !*f)
@@ -197,6 +231,16 @@ static int parse_options(int argc, char **argv, Options *o)
         return bad_usage("%s", "no input file");
     if (o->nspecialize && !o->all_configs)
         return bad_usage("%s makes bundles: add --all-configs", "--specialize");
+    if (o->passes && !o->tir_input)
+        return bad_usage("%s runs on tile IR text: add -x tir", "--passes");
+    if (o->tir_input) {
+        if (!emit_given)
+            o->emit = "tir";
+        if (strcmp(o->emit, "tir") != 0 && strcmp(o->emit, "lir") != 0)
+            return bad_usage("-x tir prints tile IR: --emit=tir or --emit=lir, not --emit=%s", o->emit);
+        if (o->all_configs || o->report)
+            return bad_usage("%s", "-x tir prints tile IR: no --all-configs or --report");
+    }
     return 0;
 }
 
@@ -507,6 +551,8 @@ static int compile(const Options *o)
     d.assume = o->assume[0] ? o->assume : NULL;
     d.confine_imports = o->confine_imports;
     d.remarks = o->remarks;
+    d.tir_input = o->tir_input;
+    d.passes = o->passes;
     d.dump_ir = getenv("RK_DUMP_IR");
     d.dump_dir = getenv("RK_DUMP_DIR");
     d.dump_sink = print_dump;
