@@ -85,7 +85,7 @@ static int compile_only(const char *target, int threads, const char *src, size_t
     if (compile_setup(ctx, src, len, &co, &cs) != RK_OK)
         return 1;
     Arena a;
-    arena_init(&a, default_allocator);
+    arena_init(&a, arena_default_allocator);
     static const int bm[] = {64, 128}, bn[] = {64, 128}, bk[] = {32, 64}, nw[] = {4, 8}, ns[] = {1, 2};
     VariantSet vs = {0};
     vs.cs = &cs;

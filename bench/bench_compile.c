@@ -57,7 +57,7 @@ static double median(double *v, int n)
 static int configs_of(const char *path, const char *src, size_t len, const char ***labels)
 {
     Arena a;
-    arena_init(&a, default_allocator);
+    arena_init(&a, arena_default_allocator);
     SrcMgr sm;
     src_init(&sm, &a);
     Diags d;

@@ -310,7 +310,7 @@ int main(int argc, char **argv)
     generate(&text, (size_t)(mb * 1024 * 1024));
 
     Arena keep;
-    arena_init(&keep, default_allocator);
+    arena_init(&keep, arena_default_allocator);
     SrcMgr src;
     src_init(&src, &keep);
     SrcFile *f = src_add(&src, "bench.tile", text.p, text.n);
@@ -320,7 +320,7 @@ int main(int argc, char **argv)
     size_t arena_bytes = 0;
     for (int r = 0; r < runs; r++) {
         Arena a;
-        arena_init(&a, default_allocator);
+        arena_init(&a, arena_default_allocator);
         Diags diags;
         diags_init(&diags, &a, &src);
         StrTab strs;

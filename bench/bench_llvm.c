@@ -162,7 +162,7 @@ int main(int argc, char **argv)
     fclose(f);
 
     Arena a;
-    arena_init(&a, default_allocator);
+    arena_init(&a, arena_default_allocator);
     SrcMgr sm;
     src_init(&sm, &a);
     Diags d;

@@ -75,7 +75,7 @@ int main(int argc, char **argv)
     int nops = 0;
     for (int r = 0; r < runs; r++) {
         Arena a;
-        arena_init(&a, default_allocator);
+        arena_init(&a, arena_default_allocator);
         SrcMgr src;
         src_init(&src, &a);
         Diags diags;

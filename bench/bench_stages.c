@@ -93,7 +93,7 @@ int main(int argc, char **argv)
     static double wall[NCOL][MAX_RUNS], cpu[NCOL][MAX_RUNS];
     for (int r = -1; r < runs; r++) {
         Arena a;
-        arena_init(&a, default_allocator);
+        arena_init(&a, arena_default_allocator);
         SrcMgr sm;
         src_init(&sm, &a);
         Diags d;

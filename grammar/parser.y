@@ -6,7 +6,9 @@
  * stack (YYSTACKDEPTH) for nesting of any kind, and Node.depth for expression trees, so that no later
  * recursive walk can overflow the C stack. */
 
-%name Parse
+/* lemon's entry points carry the parser's prefix (parse_lemon, parse_lemonInit, ...): its default
+ * "Parse" would leave the library as a global name. */
+%name parse_lemon
 %token_prefix TOK_
 %token_type {Token}
 %default_type {Node *}
@@ -63,7 +65,7 @@ module ::= items(L). { P->module->list = L->list; }
 items(R) ::= . { R = P->module; }
 items(R) ::= items(L) item(I). { if (I) ast_push(P->arena, &L->list, I); R = L; }
 
-item(R) ::= IMPORT(T) STRING(S) SEMI. { R = mk(P, AST_IMPORT, T); set_string(P, R, S); }
+item(R) ::= IMPORT(T) STRING(S) SEMI. { R = mk(P, AST_IMPORT, T); parse_set_string(P, R, S); }
 item(R) ::= CONST(T) IDENT(N) ASSIGN expr(E) SEMI. { R = mk(P, AST_CONST, T); R->name = ident(P, N); R->a = E; }
 item(R) ::= CONST(T) IDENT(N) COLON type(Y) ASSIGN expr(E) SEMI.
             { R = mk(P, AST_CONST, T); R->name = ident(P, N); R->a = E; R->b = Y; }
@@ -214,11 +216,11 @@ expr(R) ::= LPAREN expr(E) RPAREN. { R = E; set_depth(P, R, E, NULL); }
 expr(R) ::= LPAREN(T) expr(E) COMMA exprlist(L) RPAREN. { R = mk_tuple(P, T, E, L); }
 expr(R) ::= LPAREN(T) expr(E) COMMA exprlist(L) COMMA RPAREN. { R = mk_tuple(P, T, E, L); }
 expr(R) ::= LBRACKET(T) exprlist0(L) RBRACKET. { R = mk(P, AST_LIST, T); R->list = L->list; set_depth_list(P, R, NULL, &L->list); }
-expr(R) ::= INT(T). { R = mk_int(P, T); }
-expr(R) ::= FLOAT(T). { R = mk_float(P, T); }
-expr(R) ::= INF(T). { R = mk_float(P, T); }
-expr(R) ::= NAN(T). { R = mk_float(P, T); }
-expr(R) ::= STRING(T). { R = mk(P, AST_STRING, T); set_string(P, R, T); }
+expr(R) ::= INT(T). { R = parse_mk_int(P, T); }
+expr(R) ::= FLOAT(T). { R = parse_mk_float(P, T); }
+expr(R) ::= INF(T). { R = parse_mk_float(P, T); }
+expr(R) ::= NAN(T). { R = parse_mk_float(P, T); }
+expr(R) ::= STRING(T). { R = mk(P, AST_STRING, T); parse_set_string(P, R, T); }
 expr(R) ::= TRUE(T). { R = mk(P, AST_BOOL, T); R->lit.i = 1; }
 expr(R) ::= FALSE(T). { R = mk(P, AST_BOOL, T); R->lit.i = 0; }
 expr(R) ::= NONE(T). { R = mk(P, AST_NONE, T); }

@@ -26,20 +26,20 @@ static void *default_alloc_fn(void *ud, void *ptr, size_t osize, size_t nsize)
     return realloc(ptr, nsize);
 }
 
-const Allocator default_allocator = {default_alloc_fn, NULL};
+const Allocator arena_default_allocator = {default_alloc_fn, NULL};
 
 void arena_init(Arena *a, Allocator alloc)
 {
     memset(a, 0, sizeof *a);
-    a->alloc = alloc.fn ? alloc : default_allocator;
+    a->alloc = alloc.fn ? alloc : arena_default_allocator;
 }
 
-void *alloc_raw(const Allocator *al, size_t n)
+void *arena_alloc_raw(const Allocator *al, size_t n)
 {
     return al->fn(al->ud, NULL, 0, n);
 }
 
-void free_raw(const Allocator *al, void *p, size_t n)
+void arena_free_raw(const Allocator *al, void *p, size_t n)
 {
     if (p)
         al->fn(al->ud, p, n, 0);
@@ -48,7 +48,7 @@ void free_raw(const Allocator *al, void *p, size_t n)
 static void *arena_grow(Arena *a, size_t n)
 {
     size_t size = n + sizeof(ArenaChunk) > CHUNK_MIN ? n + sizeof(ArenaChunk) : CHUNK_MIN;
-    ArenaChunk *c = alloc_raw(&a->alloc, size);
+    ArenaChunk *c = arena_alloc_raw(&a->alloc, size);
     if (!c) {
         if (a->oom)
             longjmp(*a->oom, 1);
@@ -130,7 +130,7 @@ void arena_free(Arena *a)
     ArenaChunk *c = a->head;
     while (c) {
         ArenaChunk *next = c->next;
-        free_raw(&a->alloc, c, c->size);
+        arena_free_raw(&a->alloc, c, c->size);
         c = next;
     }
     a->head = NULL;

@@ -30,7 +30,7 @@ typedef struct Arena {
     jmp_buf *oom;     /* where to go when the hook fails; NULL: arena_alloc returns NULL */
 } Arena;
 
-extern const Allocator default_allocator;
+extern const Allocator arena_default_allocator;
 
 void arena_init(Arena *a, Allocator alloc);
 /* Zeroed, 16-byte aligned memory. */
@@ -53,8 +53,8 @@ Allocator locked_allocator(LockedAllocator *la);
 void locked_allocator_destroy(LockedAllocator *la);
 
 /* Raw allocation through the hook, for the few long-lived objects outside arenas. */
-void *alloc_raw(const Allocator *al, size_t n);
-void free_raw(const Allocator *al, void *p, size_t n);
+void *arena_alloc_raw(const Allocator *al, size_t n);
+void arena_free_raw(const Allocator *al, void *p, size_t n);
 
 /* A growable array of pointers in an arena. */
 typedef struct PtrVec {

@@ -84,7 +84,7 @@ int facts_parse(const char *text, Fact *out, int cap, char *why, size_t whylen)
     }
 }
 
-bool fact_is(const Fact *f, const char *name)
+bool facts_is(const Fact *f, const char *name)
 {
     return strncmp(f->name, name, (size_t)f->namelen) == 0 && name[f->namelen] == 0;
 }

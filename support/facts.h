@@ -35,6 +35,6 @@ static inline bool fact_holds(FactKind kind, int64_t n, int64_t v)
 }
 
 /* Whether a fact names `name`. */
-bool fact_is(const Fact *f, const char *name);
+bool facts_is(const Fact *f, const char *name);
 
 #endif

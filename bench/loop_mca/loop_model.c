@@ -48,7 +48,7 @@ int main(int argc, char **argv)
         return 1;
     }
     Arena a;
-    arena_init(&a, default_allocator);
+    arena_init(&a, arena_default_allocator);
     const char **lines = NULL;
     int n = 0, cap = 0;
     char buf[1024];

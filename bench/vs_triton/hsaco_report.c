@@ -71,7 +71,7 @@ int main(int argc, char **argv)
         return 1;
     }
     Arena a;
-    arena_init(&a, default_allocator);
+    arena_init(&a, arena_default_allocator);
     CodeReport rep;
     const char *err = NULL;
     int rc = 0;

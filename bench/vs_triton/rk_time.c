@@ -78,7 +78,7 @@ int main(int argc, char **argv)
     double (*t)[NSTAGES] = calloc((size_t)n, sizeof *t);
     for (int i = 0; i < n; i++) {
         Arena arena;
-        arena_init(&arena, default_allocator);
+        arena_init(&arena, arena_default_allocator);
         SrcMgr sm;
         src_init(&sm, &arena);
         Diags diags;

@@ -10,7 +10,7 @@
  *   Mt = Kd + device (kind, name, processor) + the key parameters' values, Kt its SHA-256  → the
  *        winner: in memory by Mt (its rk_kernel), in the cache by Kt (a "tune" entry holding the code
  *        object that contains it, its description and its config), or by tuning.
- * The memory is keyed by the bytes themselves (tune.h's memo_get: a fast hash and a compare), so that
+ * The memory is keyed by the bytes themselves (tune.h's tune_memo_get: a fast hash and a compare), so that
  * rk_run, which looks its kernel up on every call, pays no SHA-256: about 1 us above rk_launch. A
  * second process with the same source, device and key values reads both entries and compiles nothing
  * (rk_stats.compiles stays 0). */
@@ -87,7 +87,7 @@ static void desc_write(Blob *b, const TuneDesc *d)
 
 static int rd_n(BlobReader *r)
 {
-    uint32_t n = rd_u32(r);
+    uint32_t n = blob_read_u32(r);
     if (r->bad || n > (uint32_t)(r->end - r->p)) {
         r->bad = true;
         return 0;
@@ -100,7 +100,7 @@ static const char **rd_names(BlobReader *r, int *n)
     *n = rd_n(r);
     const char **v = ARENA_ARRAY(r->a, const char *, *n + 1);
     for (int i = 0; i < *n && !r->bad; i++)
-        if (!(v[i] = rd_str(r)))
+        if (!(v[i] = blob_read_str(r)))
             r->bad = true;
     return v;
 }
@@ -109,15 +109,15 @@ static bool desc_read(BlobReader *r, TuneDesc *d)
 {
     Arena *a = r->a;
     memset(d, 0, sizeof *d);
-    if (rd_u32(r) != DESC_MAGIC)
+    if (blob_read_u32(r) != DESC_MAGIC)
         return false;
     d->ndeps = rd_n(r);
     d->deps = ARENA_ARRAY(a, CacheDep, d->ndeps + 1);
     for (int i = 0; i < d->ndeps && !r->bad; i++) {
-        d->deps[i].path = rd_str(r);
-        d->deps[i].size = rd_u64(r);
+        d->deps[i].path = blob_read_str(r);
+        d->deps[i].size = blob_read_u64(r);
         size_t n;
-        const void *h = rd_bytes(r, &n);
+        const void *h = blob_read_bytes(r, &n);
         if (!d->deps[i].path || n != 32)
             r->bad = true;
         else
@@ -126,33 +126,33 @@ static bool desc_read(BlobReader *r, TuneDesc *d)
     d->nparams = rd_n(r);
     d->params = ARENA_ARRAY(a, rk_param, d->nparams + 1);
     for (int i = 0; i < d->nparams && !r->bad; i++) {
-        d->params[i].name = rd_str(r);
-        uint32_t kind = rd_u32(r), dt = rd_u32(r);
+        d->params[i].name = blob_read_str(r);
+        uint32_t kind = blob_read_u32(r), dt = blob_read_u32(r);
         if (!d->params[i].name || kind > RK_PARAM_POINTER || dt > RK_F64)
             r->bad = true;
         d->params[i].kind = (rk_param_kind)kind;
         d->params[i].dtype = (rk_dtype)dt;
     }
-    d->has_autotune = rd_u32(r) != 0;
+    d->has_autotune = blob_read_u32(r) != 0;
     d->key = rd_names(r, &d->nkey);
     d->reset = rd_names(r, &d->nreset);
     d->nconfigs = rd_n(r);
     d->configs = ARENA_ARRAY(a, TuneConfig, d->nconfigs + 1);
     for (int i = 0; i < d->nconfigs && !r->bad; i++) {
         TuneConfig *c = &d->configs[i];
-        c->label = rd_str(r);
+        c->label = blob_read_str(r);
         c->ndefs = rd_n(r);
         c->defs = ARENA_ARRAY(a, Define, c->ndefs + 1);
         for (int j = 0; j < c->ndefs && !r->bad; j++) {
-            c->defs[j].name = rd_str(r);
-            c->defs[j].value = rd_str(r);
+            c->defs[j].name = blob_read_str(r);
+            c->defs[j].value = blob_read_str(r);
             if (!c->defs[j].name || !c->defs[j].value)
                 r->bad = true;
         }
         if (!c->label)
             r->bad = true;
     }
-    if (!(d->nospec = rd_str(r)))
+    if (!(d->nospec = blob_read_str(r)))
         r->bad = true;
     return !r->bad && r->p == r->end;
 }
@@ -303,7 +303,7 @@ static rk_status desc_find(rk_ctx *ctx, const CompileSetup *cs, const HashKey *k
     bool found = false;
     if (j->data) {
         BlobReader r = {j->data, (const unsigned char *)j->data + j->size, j->owner, false};
-        found = desc_read(&r, d) && deps_current(d->deps, d->ndeps);
+        found = desc_read(&r, d) && record_deps_current(d->deps, d->ndeps);
         if (found)
             ctx->stats.cache_hits++;
         else
@@ -329,11 +329,11 @@ static rk_status desc_find(rk_ctx *ctx, const CompileSetup *cs, const HashKey *k
 static rk_status get_desc(rk_ctx *ctx, const CompileSetup *cs, const HashKey *kd, const void *material, size_t n,
                           TuneDesc **out)
 {
-    DescJob *j = alloc_raw(&ctx->alloc, sizeof *j);
-    Arena *owner = alloc_raw(&ctx->alloc, sizeof *owner);
+    DescJob *j = arena_alloc_raw(&ctx->alloc, sizeof *j);
+    Arena *owner = arena_alloc_raw(&ctx->alloc, sizeof *owner);
     if (!j || !owner) {
-        free_raw(&ctx->alloc, j, sizeof *j);
-        free_raw(&ctx->alloc, owner, sizeof *owner);
+        arena_free_raw(&ctx->alloc, j, sizeof *j);
+        arena_free_raw(&ctx->alloc, owner, sizeof *owner);
         return rt_fail(ctx, RK_ENOMEM, "out of memory");
     }
     memset(j, 0, sizeof *j);
@@ -356,20 +356,20 @@ static rk_status get_desc(rk_ctx *ctx, const CompileSetup *cs, const HashKey *kd
     j->ca.oom = NULL;
     if (!st) {
         d->kd = *kd;
-        if (!memo_set(ctx, material, n, d, owner))
+        if (!tune_memo_set(ctx, material, n, d, owner))
             st = rt_fail(ctx, RK_ENOMEM, "out of memory");
     }
     if (!st) {
         *out = d;
     } else {
         arena_free(owner);
-        free_raw(&ctx->alloc, owner, sizeof *owner);
+        arena_free_raw(&ctx->alloc, owner, sizeof *owner);
     }
     if (j->data)
-        free_raw(&ctx->alloc, j->data, j->size ? j->size : 1);
+        arena_free_raw(&ctx->alloc, j->data, j->size ? j->size : 1);
     blob_free(&j->b);
     arena_free(&j->ca);
-    free_raw(&ctx->alloc, j, sizeof *j);
+    arena_free_raw(&ctx->alloc, j, sizeof *j);
     return st;
 }
 
@@ -549,7 +549,7 @@ static rk_status tune(Tuning *t, rk_kernel **best)
 static rk_status tune_space(rk_ctx *ctx, const CompileSetup *cs, const TuneDesc *d, const char *key_text,
                             const HashKey *kt, const rk_arg *args, int nargs, rk_kernel **best)
 {
-    Tuning *t = alloc_raw(&ctx->alloc, sizeof *t);
+    Tuning *t = arena_alloc_raw(&ctx->alloc, sizeof *t);
     if (!t)
         return rt_fail(ctx, RK_ENOMEM, "out of memory");
     memset(t, 0, sizeof *t);
@@ -569,7 +569,7 @@ static rk_status tune_space(rk_ctx *ctx, const CompileSetup *cs, const TuneDesc 
     variants_free(&t->vs);
     t->a.oom = NULL;
     arena_free(&t->a);
-    free_raw(&ctx->alloc, t, sizeof *t);
+    arena_free_raw(&ctx->alloc, t, sizeof *t);
     return st;
 }
 
@@ -606,12 +606,12 @@ static rk_status autotune(rk_ctx *ctx, const char *source, size_t length, const 
     Blob m;
     blob_init(&m, ctx->alloc);
     compile_key_material(&m, "meta", &cs);
-    TuneDesc *d = m.oom ? NULL : memo_get(ctx, m.p, m.n);
+    TuneDesc *d = m.oom ? NULL : tune_memo_get(ctx, m.p, m.n);
     if (!d && !m.oom) {
         Sha256 s;
-        sha256_init(&s);
-        sha256_update(&s, m.p, m.n);
-        HashKey kd = key_final(&s);
+        hash_sha256_init(&s);
+        hash_sha256_update(&s, m.p, m.n);
+        HashKey kd = hash_key_final(&s);
         st = get_desc(ctx, &cs, &kd, m.p, m.n, &d);
     }
     st = m.oom ? rt_fail(ctx, RK_ENOMEM, "out of memory") : st;
@@ -640,7 +640,7 @@ static rk_status autotune(rk_ctx *ctx, const char *source, size_t length, const 
         blob_free(&m);
         return rt_fail(ctx, RK_ENOMEM, "out of memory");
     }
-    if ((*best = memo_get(ctx, m.p, m.n))) {
+    if ((*best = tune_memo_get(ctx, m.p, m.n))) {
         blob_free(&m);
         return RK_OK;
     }
@@ -664,9 +664,9 @@ static rk_status winner(rk_ctx *ctx, const char *source, size_t length, const ch
     CompileSetup cs = *csp;
     rk_status st;
     Sha256 s;
-    sha256_init(&s);
-    sha256_update(&s, m->p, m->n);
-    HashKey kt = key_final(&s);
+    hash_sha256_init(&s);
+    hash_sha256_update(&s, m->p, m->n);
+    HashKey kt = hash_key_final(&s);
     rk_program *p = NULL;
     bool interp = strcmp(cs.target, "interp") == 0;
     if (d->has_autotune && interp)
@@ -689,7 +689,7 @@ static rk_status winner(rk_ctx *ctx, const char *source, size_t length, const ch
             *tuned = true;
         }
     }
-    if (!memo_set(ctx, m->p, m->n, *best, NULL)) {
+    if (!tune_memo_set(ctx, m->p, m->n, *best, NULL)) {
         rk_program_destroy((*best)->prog);
         *best = NULL;
         return rt_fail(ctx, RK_ENOMEM, "out of memory");

@@ -189,7 +189,7 @@ static const char *spec_facts(Arena *a, const CompileSetup *cs, const KernelMeta
     const char *out = NULL;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < m->nparams; j++)
-            if (fact_is(&fs[i], m->params[j].name))
+            if (facts_is(&fs[i], m->params[j].name))
                 out = arena_printf(a, "%s%s%.*s%s", out ? out : "", out ? " " : "", fs[i].namelen, fs[i].name,
                                    fs[i].kind == FACT_DIV ? arena_printf(a, "%%%lld==0", (long long)fs[i].n)
                                                           : arena_printf(a, "==%lld", (long long)fs[i].n));
@@ -372,7 +372,7 @@ rk_status rk_compile_bundle(rk_ctx *ctx, const char *source, size_t length, cons
             return rt_fail(ctx, RK_EINVAL, "specialisation '%s': %s", cs.specialize[i],
                            facts_parse(cs.specialize[i], NULL, 0, why, sizeof why) < 0 ? why : "no facts");
     }
-    BundleJob *j = alloc_raw(&ctx->alloc, sizeof *j);
+    BundleJob *j = arena_alloc_raw(&ctx->alloc, sizeof *j);
     if (!j)
         return rt_fail(ctx, RK_ENOMEM, "out of memory");
     memset(j, 0, sizeof *j);
@@ -390,6 +390,6 @@ rk_status rk_compile_bundle(rk_ctx *ctx, const char *source, size_t length, cons
     variants_free(&j->vs);
     j->a.oom = NULL;
     arena_free(&j->a);
-    free_raw(&ctx->alloc, j, sizeof *j);
+    arena_free_raw(&ctx->alloc, j, sizeof *j);
     return st;
 }

@@ -139,7 +139,7 @@ typedef struct KeySink {
 static void sink_bytes(KeySink *k, const void *p, size_t n)
 {
     if (k->s)
-        key_bytes(k->s, p, n);
+        hash_key_bytes(k->s, p, n);
     else
         blob_bytes(k->b, p, n);
 }
@@ -147,7 +147,7 @@ static void sink_bytes(KeySink *k, const void *p, size_t n)
 static void sink_str(KeySink *k, const char *str)
 {
     if (k->s)
-        key_str(k->s, str);
+        hash_key_str(k->s, str);
     else
         blob_str(k->b, str);
 }
@@ -155,7 +155,7 @@ static void sink_str(KeySink *k, const char *str)
 static void sink_u64(KeySink *k, uint64_t v)
 {
     if (k->s)
-        key_u64(k->s, v);
+        hash_key_u64(k->s, v);
     else
         blob_u64(k->b, v);
 }
@@ -194,7 +194,7 @@ static void key_fields(KeySink *k, const char *kind, const CompileSetup *cs)
 
 void compile_key_begin(Sha256 *s, const char *kind, const CompileSetup *cs)
 {
-    sha256_init(s);
+    hash_sha256_init(s);
     KeySink k = {s, NULL};
     key_fields(&k, kind, cs);
 }
@@ -253,9 +253,9 @@ CacheDep *compile_deps(Arena *a, const SrcMgr *src, int *n)
     for (int i = 2; i < src->nfiles; i++) { /* files[0]: no file; files[1]: the source itself */
         const SrcFile *f = src->files[i];
         Sha256 s;
-        sha256_init(&s);
-        sha256_update(&s, f->text, f->len);
-        deps[(*n)++] = (CacheDep){f->name, f->len, key_final(&s)};
+        hash_sha256_init(&s);
+        hash_sha256_update(&s, f->text, f->len);
+        deps[(*n)++] = (CacheDep){f->name, f->len, hash_key_final(&s)};
     }
     return deps;
 }
@@ -456,11 +456,11 @@ static rk_status compile_program(rk_ctx *ctx, const CompileSetup *csp, rk_progra
     if (cached) {
         Sha256 s;
         compile_key_begin(&s, "compile", &cs);
-        key = key_final(&s);
+        key = hash_key_final(&s);
         if ((st = rt_cache_load(ctx, "compile", &key, program, NULL)) || *program)
             return st;
     }
-    Job *job = alloc_raw(&ctx->alloc, sizeof *job);
+    Job *job = arena_alloc_raw(&ctx->alloc, sizeof *job);
     if (!job)
         return rt_fail(ctx, RK_ENOMEM, "out of memory");
     memset(job, 0, sizeof *job);
@@ -469,7 +469,7 @@ static rk_status compile_program(rk_ctx *ctx, const CompileSetup *csp, rk_progra
     job->key = cached ? &key : NULL;
     job->program = program;
     st = run_job(job);
-    free_raw(&ctx->alloc, job, sizeof *job);
+    arena_free_raw(&ctx->alloc, job, sizeof *job);
     return st;
 }
 

@@ -226,37 +226,37 @@ static const char *read_meta(const In *x, Meta *m)
     m->desc = x->p + s->sh_offset + desc_at;
     m->desc_size = nh.n_descsz;
     Mp mp;
-    mp_init(&mp, m->desc, m->desc_size);
+    msgpack_init(&mp, m->desc, m->desc_size);
     MpVal v;
-    if (!mp_read(&mp, &v) || v.type != MP_MAP)
+    if (!msgpack_read(&mp, &v) || v.type != MP_MAP)
         return "the metadata is not a map";
     m->npairs = v.n;
     bool found = false;
     for (uint32_t i = 0; i < m->npairs; i++) {
-        size_t key_at = mp_offset(&mp);
+        size_t key_at = msgpack_offset(&mp);
         MpVal k;
-        if (!mp_read(&mp, &k))
+        if (!msgpack_read(&mp, &k))
             return "malformed metadata";
-        if (mp_str_eq(&k, "amdhsa.kernels")) {
+        if (msgpack_str_eq(&k, "amdhsa.kernels")) {
             m->kernels_key = key_at;
-            m->kernels_val = mp_offset(&mp);
+            m->kernels_val = msgpack_offset(&mp);
             MpVal arr;
-            if (!mp_read(&mp, &arr) || arr.type != MP_ARRAY)
+            if (!msgpack_read(&mp, &arr) || arr.type != MP_ARRAY)
                 return "amdhsa.kernels is not an array";
-            size_t first = mp_offset(&mp);
+            size_t first = msgpack_offset(&mp);
             for (uint32_t e = 0; e < arr.n; e++)
-                if (!mp_skip(&mp))
+                if (!msgpack_skip(&mp))
                     return "malformed metadata";
-            m->kernels_end = mp_offset(&mp);
+            m->kernels_end = msgpack_offset(&mp);
             m->elems = m->desc + first;
             m->elems_size = m->kernels_end - first;
             m->nelems = arr.n;
             found = true;
-        } else if (!mp_skip(&mp)) {
+        } else if (!msgpack_skip(&mp)) {
             return "malformed metadata";
         }
     }
-    if (!found || mp_offset(&mp) != m->desc_size)
+    if (!found || msgpack_offset(&mp) != m->desc_size)
         return "no amdhsa.kernels in the metadata";
     return NULL;
 }

@@ -7,9 +7,9 @@
 #include "parser.h"
 
 /* Defined in parser.c, by lemon and by parse_driver.inc. */
-void ParseInit(void *parser);
-void Parse(void *parser, int major, Token minor, Parser *P);
-void ParseFinalize(void *parser);
+void parse_lemonInit(void *parser);
+void parse_lemon(void *parser, int major, Token minor, Parser *P);
+void parse_lemonFinalize(void *parser);
 int parse_stack_height(void *engine);
 size_t parse_engine_size(void);
 
@@ -51,7 +51,7 @@ static char *digits(Parser *P, Token t)
     return s;
 }
 
-Node *mk_int(Parser *P, Token t)
+Node *parse_mk_int(Parser *P, Token t)
 {
     Node *n = mk(P, AST_INT, t);
     n->depth = 1;
@@ -76,7 +76,7 @@ Node *mk_int(Parser *P, Token t)
     return n;
 }
 
-Node *mk_float(Parser *P, Token t)
+Node *parse_mk_float(Parser *P, Token t)
 {
     Node *n = mk(P, AST_FLOAT, t);
     n->depth = 1;
@@ -93,7 +93,7 @@ Node *mk_float(Parser *P, Token t)
 }
 
 /* The lexer has checked the escapes; this decodes them. */
-void set_string(Parser *P, Node *n, Token t)
+void parse_set_string(Parser *P, Node *n, Token t)
 {
     const char *s = P->file->text + t.off + 1;
     uint32_t len = t.len - 2;
@@ -409,17 +409,17 @@ static void explain_syntax_error(Parser *P)
     Q.failed = 1; /* the second pass reports nothing */
     Q.module = ast_new(P->arena, AST_MODULE, loc_make(P->file->id, 0));
     void *engine = arena_alloc(P->arena, parse_engine_size());
-    ParseInit(engine);
+    parse_lemonInit(engine);
     Lexer lx;
     lex_init(&lx, P->file, P->diags);
     for (;;) {
         Token t = lex_next(&lx);
         if (t.off >= P->err_tok.off || t.kind <= 0)
             break;
-        Parse(engine, t.kind, t, &Q);
+        parse_lemon(engine, t.kind, t, &Q);
     }
     parse_snapshot(engine, P);
-    ParseFinalize(engine);
+    parse_lemonFinalize(engine);
     P->failed = 0;
     syntax_error(P, P->err_kind, &P->err_tok);
 }
@@ -434,7 +434,7 @@ Node *parse_module(Arena *a, StrTab *strs, Diags *diags, SrcFile *f)
     P.file = f;
     P.module = ast_new(a, AST_MODULE, loc_make(f->id, 0));
     void *engine = arena_alloc(a, parse_engine_size());
-    ParseInit(engine);
+    parse_lemonInit(engine);
     Lexer lx;
     lex_init(&lx, f, diags);
     int stack_peak = 0;
@@ -447,7 +447,7 @@ Node *parse_module(Arena *a, StrTab *strs, Diags *diags, SrcFile *f)
         if (!check_nesting(&P, t))
             break;
         P.tok = t;
-        Parse(engine, t.kind, t, &P);
+        parse_lemon(engine, t.kind, t, &P);
         if (P.failed || t.kind == TOK_EOF)
             break;
         int h = parse_stack_height(engine);
@@ -455,7 +455,7 @@ Node *parse_module(Arena *a, StrTab *strs, Diags *diags, SrcFile *f)
         P.prev2_kind = P.prev.kind;
         P.prev = t;
     }
-    ParseFinalize(engine);
+    parse_lemonFinalize(engine);
     if (P.syntax_error)
         explain_syntax_error(&P);
     /* Outside expressions, every level of nesting holds an entry of lemon's stack while its inside is

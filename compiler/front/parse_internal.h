@@ -117,9 +117,9 @@ static inline Node *mk_tuple(Parser *P, Token t, Node *first, Node *rest)
     return n;
 }
 
-Node *mk_int(Parser *P, Token t);
-Node *mk_float(Parser *P, Token t);
-void set_string(Parser *P, Node *n, Token t);
+Node *parse_mk_int(Parser *P, Token t);
+Node *parse_mk_float(Parser *P, Token t);
+void parse_set_string(Parser *P, Node *n, Token t);
 void parse_note_syntax_error(Parser *P, int major, Token minor);
 void parse_snapshot(void *engine, Parser *P);
 int parse_expected(int tok, Parser *P);

@@ -3,14 +3,14 @@
 
 #include <string.h>
 
-void mp_init(Mp *m, const void *data, size_t size)
+void msgpack_init(Mp *m, const void *data, size_t size)
 {
     m->start = m->p = data;
     m->end = m->p + size;
     m->err = NULL;
 }
 
-size_t mp_offset(const Mp *m)
+size_t msgpack_offset(const Mp *m)
 {
     return (size_t)(m->p - m->start);
 }
@@ -51,7 +51,7 @@ static int64_t sign_extend(uint64_t u, int bytes)
     return shift ? (int64_t)(u << shift) >> shift : (int64_t)u;
 }
 
-bool mp_read(Mp *m, MpVal *v)
+bool msgpack_read(Mp *m, MpVal *v)
 {
     memset(v, 0, sizeof *v);
     if (m->err)
@@ -174,14 +174,14 @@ bool mp_read(Mp *m, MpVal *v)
     }
 }
 
-bool mp_skip(Mp *m)
+bool msgpack_skip(Mp *m)
 {
     /* Values still to skip. Each header read consumes at least one byte, so the loop ends within
      * the input's length; the count stays far below 2^64 (at most 2^33 added per header). */
     uint64_t pending = 1;
     while (pending) {
         MpVal v;
-        if (!mp_read(m, &v))
+        if (!msgpack_read(m, &v))
             return false;
         pending--;
         if (v.type == MP_ARRAY)
@@ -192,7 +192,7 @@ bool mp_skip(Mp *m)
     return true;
 }
 
-bool mp_str_eq(const MpVal *v, const char *s)
+bool msgpack_str_eq(const MpVal *v, const char *s)
 {
     size_t n = strlen(s);
     return v->type == MP_STR && v->n == n && memcmp(v->s, s, n) == 0;

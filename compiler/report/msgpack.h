@@ -2,7 +2,7 @@
  *
  * It reads one value header at a time from a byte range and never reads outside it: strings, binary
  * and extension payloads are returned as pointers into the input, arrays and maps as element counts
- * that the caller walks. mp_skip() skips a whole value without recursion, so nesting depth cannot
+ * that the caller walks. msgpack_skip() skips a whole value without recursion, so nesting depth cannot
  * exhaust the stack. Every failure sets Mp.err and makes all later calls fail. */
 #ifndef RK_MSGPACK_H
 #define RK_MSGPACK_H
@@ -28,14 +28,14 @@ typedef struct Mp {
     const char *err; /* NULL while all is well */
 } Mp;
 
-void mp_init(Mp *m, const void *data, size_t size);
+void msgpack_init(Mp *m, const void *data, size_t size);
 /* Reads the next value's header (and the payload of a string, binary or extension). */
-bool mp_read(Mp *m, MpVal *v);
+bool msgpack_read(Mp *m, MpVal *v);
 /* Skips the next value, with everything nested in it. */
-bool mp_skip(Mp *m);
+bool msgpack_skip(Mp *m);
 /* The byte offset of the reader, for messages. */
-size_t mp_offset(const Mp *m);
+size_t msgpack_offset(const Mp *m);
 /* True when v is the string s. */
-bool mp_str_eq(const MpVal *v, const char *s);
+bool msgpack_str_eq(const MpVal *v, const char *s);
 
 #endif

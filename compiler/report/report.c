@@ -225,23 +225,23 @@ static const struct {
 static int bad_meta(Elf *e, Mp *m, const char *why)
 {
     return failf(e, "bad AMDGPU metadata note: %s at byte %zu of the note", m->err ? m->err : why,
-                 mp_offset(m));
+                 msgpack_offset(m));
 }
 
 static int read_kernel(Elf *e, Mp *m, KMeta *k)
 {
     MpVal v;
-    if (!mp_read(m, &v) || v.type != MP_MAP)
+    if (!msgpack_read(m, &v) || v.type != MP_MAP)
         return bad_meta(e, m, "a kernel is not a map");
     memset(k, 0, sizeof *k);
     k->wave = 64;
     for (uint32_t i = 0; i < v.n; i++) {
         MpVal key, val;
-        if (!mp_read(m, &key))
+        if (!msgpack_read(m, &key))
             return bad_meta(e, m, "");
-        const char **str = mp_str_eq(&key, ".name") ? &k->name : mp_str_eq(&key, ".symbol") ? &k->symbol : NULL;
+        const char **str = msgpack_str_eq(&key, ".name") ? &k->name : msgpack_str_eq(&key, ".symbol") ? &k->symbol : NULL;
         if (str) {
-            if (!mp_read(m, &val) || val.type != MP_STR)
+            if (!msgpack_read(m, &val) || val.type != MP_STR)
                 return bad_meta(e, m, "a kernel's .name or .symbol is not a string");
             if (memchr(val.s, 0, val.n))
                 return bad_meta(e, m, "a kernel's .name or .symbol holds a NUL byte");
@@ -249,14 +249,14 @@ static int read_kernel(Elf *e, Mp *m, KMeta *k)
             continue;
         }
         size_t j = 0;
-        while (j < sizeof int_keys / sizeof int_keys[0] && !mp_str_eq(&key, int_keys[j].key))
+        while (j < sizeof int_keys / sizeof int_keys[0] && !msgpack_str_eq(&key, int_keys[j].key))
             j++;
         if (j == sizeof int_keys / sizeof int_keys[0]) {
-            if (!mp_skip(m))
+            if (!msgpack_skip(m))
                 return bad_meta(e, m, "");
             continue;
         }
-        if (!mp_read(m, &val))
+        if (!msgpack_read(m, &val))
             return bad_meta(e, m, "");
         if (val.type != MP_UINT || val.u > 0x7fffffff)
             return failf(e, "bad AMDGPU metadata note: %s is not an integer in [0, 2^31)", int_keys[j].key);
@@ -273,17 +273,17 @@ static int read_kernel(Elf *e, Mp *m, KMeta *k)
 static int read_metadata(Elf *e, const uint8_t *desc, size_t size, KMeta **out, int *nout)
 {
     Mp m;
-    mp_init(&m, desc, size);
+    msgpack_init(&m, desc, size);
     MpVal v;
-    if (!mp_read(&m, &v) || v.type != MP_MAP)
+    if (!msgpack_read(&m, &v) || v.type != MP_MAP)
         return bad_meta(e, &m, "the top level is not a map");
     bool seen = false;
     for (uint32_t i = 0; i < v.n; i++) {
         MpVal key;
-        if (!mp_read(&m, &key))
+        if (!msgpack_read(&m, &key))
             return bad_meta(e, &m, "");
-        if (!mp_str_eq(&key, "amdhsa.kernels")) {
-            if (!mp_skip(&m))
+        if (!msgpack_str_eq(&key, "amdhsa.kernels")) {
+            if (!msgpack_skip(&m))
                 return bad_meta(e, &m, "");
             continue;
         }
@@ -291,9 +291,9 @@ static int read_metadata(Elf *e, const uint8_t *desc, size_t size, KMeta **out, 
             return bad_meta(e, &m, "amdhsa.kernels appears twice");
         seen = true;
         MpVal arr;
-        if (!mp_read(&m, &arr) || arr.type != MP_ARRAY)
+        if (!msgpack_read(&m, &arr) || arr.type != MP_ARRAY)
             return bad_meta(e, &m, "amdhsa.kernels is not an array");
-        if (arr.n > size - mp_offset(&m)) /* each kernel takes at least one byte */
+        if (arr.n > size - msgpack_offset(&m)) /* each kernel takes at least one byte */
             return bad_meta(e, &m, "truncated amdhsa.kernels");
         *out = ARENA_ARRAY(e->a, KMeta, arr.n ? arr.n : 1);
         *nout = (int)arr.n;
@@ -390,7 +390,7 @@ static int read_kernel_code(Elf *e, const char *cpu, IsaDisasm *dis, bool unifie
     r->vgprs = arch_vgprs(e, fn, k, unified);
     r->waves_per_simd = report_occupancy_for(cpu, r->vgprs_total, r->sgprs, r->lds_bytes, r->workgroup_size,
                                              &r->limiter);
-    isa_count(dis, e->a, e->b + off, (size_t)sym.size, sym.value, cpu, r);
+    report_isa_count(dis, e->a, e->b + off, (size_t)sym.size, sym.value, cpu, r);
     return 0;
 }
 
@@ -438,14 +438,14 @@ int report_code_object(Arena *a, const void *elf, size_t size, CodeReport *out, 
     /* (Should the arena's allocator fail and jump to Arena.oom in between, the disassembler
      * context, which LLVM allocates, would leak: a few KiB once, in a process out of memory.) */
     const char *why = NULL;
-    IsaDisasm *dis = isa_open(a, cpus[c].llvm, &why);
+    IsaDisasm *dis = report_isa_open(a, cpus[c].llvm, &why);
     if (!dis)
         return failf(&e, "%s", why);
     out->kernels = ARENA_ARRAY(a, KernelReport, nk ? nk : 1);
     int rc = 0;
     for (int i = 0; i < nk && rc == 0; i++)
         rc = read_kernel_code(&e, cpus[c].name, dis, cpus[c].unified, &meta[i], &out->kernels[i]);
-    isa_close(dis);
+    report_isa_close(dis);
     if (rc < 0) {
         out->kernels = NULL;
         return -1;

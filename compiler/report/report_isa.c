@@ -173,7 +173,7 @@ struct IsaDisasm {
     LLVMDisasmContextRef dc;
 };
 
-IsaDisasm *isa_open(Arena *a, const char *llvm_cpu, const char **err)
+IsaDisasm *report_isa_open(Arena *a, const char *llvm_cpu, const char **err)
 {
     codegen_init_llvm(); /* one registration for the whole process: LLVM's registry has no lock */
     IsaDisasm *d = ARENA_NEW(a, IsaDisasm);
@@ -185,7 +185,7 @@ IsaDisasm *isa_open(Arena *a, const char *llvm_cpu, const char **err)
     return d;
 }
 
-void isa_close(IsaDisasm *d)
+void report_isa_close(IsaDisasm *d)
 {
     if (d && d->dc) {
         LLVMDisasmDispose(d->dc);
@@ -240,7 +240,7 @@ static void model_loops(Arena *a, const char *cpu, const char *const *text, cons
     k->nloops = nfound;
 }
 
-void isa_count(IsaDisasm *d, Arena *a, const uint8_t *code, size_t size, uint64_t addr, const char *cpu,
+void report_isa_count(IsaDisasm *d, Arena *a, const uint8_t *code, size_t size, uint64_t addr, const char *cpu,
                KernelReport *k)
 {
     LLVMDisasmContextRef dc = d->dc;

@@ -45,7 +45,7 @@ static bool want_value(Sema *S, BArgs *a, int i, const char *what)
 
 static bool want_int_const(Sema *S, BArgs *a, int i, const char *what, int64_t *out)
 {
-    return sval_const_int(S, a->v[i], arg_loc(a, i), arena_printf(S->arena, "%s of %s", what, a->name), out);
+    return sv_const_int(S, a->v[i], arg_loc(a, i), arena_printf(S->arena, "%s of %s", what, a->name), out);
 }
 
 static bool want_string(Sema *S, BArgs *a, int i, const char *what, const char **out)
@@ -87,14 +87,14 @@ static bool want_shape(Sema *S, BArgs *a, int i, int *rank, int64_t *shape)
     Node *ln = a->n[i] && a->n[i]->kind == AST_LIST && a->n[i]->list.n == v.n ? a->n[i] : NULL;
     for (int k = 0; k < v.n; k++) {
         Loc at = ln ? ln->list.items[k]->loc : arg_loc(a, i);
-        if (!sval_const_int(S, v.items[k], at, "a tile dimension", &shape[k]))
+        if (!sv_const_int(S, v.items[k], at, "a tile dimension", &shape[k]))
             return false;
-        if (!is_pow2(shape[k])) {
+        if (!sema_is_pow2(shape[k])) {
             sema_error(S, at, "tile dimension %lld is not a power of two", (long long)shape[k]);
             return false;
         }
     }
-    if (shape_numel(v.n, shape) < 0) {
+    if (sema_shape_numel(v.n, shape) < 0) {
         sema_error(S, arg_loc(a, i), "the shape of %s has more than %d elements (the limit of a tile)", a->name,
                    MAX_TILE_ELEMS);
         return false;
@@ -148,14 +148,14 @@ static SVal b_arange(Sema *S, BArgs *a)
     if (start < INT32_MIN || start > INT32_MAX || end < INT32_MIN || end > (int64_t)INT32_MAX + 1)
         return sema_error(S, a->loc, "arange bounds must fit in i32");
     int64_t n = end - start;
-    if (!is_pow2(n))
+    if (!sema_is_pow2(n))
         return sema_error(S, a->loc, "arange(%lld, %lld) has length %lld, which is not a power of two",
                           (long long)start, (long long)end, (long long)n);
     if (n > MAX_TILE_ELEMS)
         return sema_error(S, a->loc, "arange(%lld, %lld) has more than %d elements (the limit of a tile)",
                           (long long)start, (long long)end, MAX_TILE_ELEMS);
     sema_set_loc(S, a->loc);
-    Value *v = b_op0(&S->b, OP_ARANGE, tile_type(S, i32_t(S), 1, &n));
+    Value *v = b_op0(&S->b, OP_ARANGE, sema_tile_type(S, i32_t(S), 1, &n));
     v->def->at.start = start;
     v->def->at.end = end;
     return sv_dyn(v);
@@ -169,13 +169,13 @@ static SVal make_full(Sema *S, BArgs *a, int shape_i, SVal value, const Type *el
         return sv_err();
     if (value.kind == SV_CONST && value.weak && sk_is_int(elem->sk) && sk_is_float(value.type->sk))
         return sema_error(S, a->loc, "cannot fill a tile of %s with a float literal", sk_name(elem->sk));
-    SVal c = convert_operand(S, value, elem, a->loc);
+    SVal c = sema_convert_operand(S, value, elem, a->loc);
     if (c.kind == SV_ERR)
         return c;
     if (c.kind == SV_CONST) {
         sema_set_loc(S, a->loc);
-        const Type *t = tile_type(S, elem, rank, shape);
-        return sv_dyn(const_value(S, t, c));
+        const Type *t = sema_tile_type(S, elem, rank, shape);
+        return sv_dyn(sema_const_value(S, t, c));
     }
     if (sv_is_tile(&c))
         return sema_error(S, arg_loc(a, 1), "the fill value of %s must be a scalar", a->name);
@@ -213,7 +213,7 @@ static bool common_shape(Sema *S, BArgs *a, const int *idx, int n, int *rank, in
         const Type *t = sv_type(S, &a->v[i]);
         int r;
         int64_t got[TIR_MAX_RANK];
-        if (!broadcast_shape(pt, t, &r, got) || r != *rank || memcmp(got, shape, sizeof(int64_t) * (size_t)r) != 0) {
+        if (!sema_broadcast_shape(pt, t, &r, got) || r != *rank || memcmp(got, shape, sizeof(int64_t) * (size_t)r) != 0) {
             sema_error(S, arg_loc(a, i), "%s: the %s (%s) does not broadcast to the shape of the pointer (%s)", a->name,
                        roles[i], sv_describe(S, &a->v[i]), sv_describe(S, &a->v[idx[0]]));
             return false;
@@ -262,21 +262,21 @@ static SVal b_load(Sema *S, BArgs *a)
         return sv_err();
     const Type *elem = ty_elem(sv_type(S, &a->v[0]))->pointee;
     Value *ops[3];
-    ops[0] = materialize(S, sv_broadcast(S, a->v[0], rank, shape, a->loc), a->loc);
+    ops[0] = sema_materialize(S, sv_broadcast(S, a->v[0], rank, shape, a->loc), a->loc);
     int nops = 1;
     if (given(a, 1)) {
         SVal other = given(a, 2) ? a->v[2] : sv_weak_int(S, 0);
         if (other.kind == SV_CONST && other.weak && sk_is_int(elem->sk) && sk_is_float(other.type->sk))
             return sema_error(S, arg_loc(a, 2), "'other' is a float literal but the load reads %s", sk_name(elem->sk));
-        other = convert_operand(S, other, elem, arg_loc(a, 2));
+        other = sema_convert_operand(S, other, elem, arg_loc(a, 2));
         if (other.kind == SV_ERR)
             return other;
-        ops[1] = materialize(S, sv_broadcast(S, a->v[1], rank, shape, a->loc), a->loc);
-        ops[2] = materialize(S, sv_broadcast(S, other, rank, shape, a->loc), a->loc);
+        ops[1] = sema_materialize(S, sv_broadcast(S, a->v[1], rank, shape, a->loc), a->loc);
+        ops[2] = sema_materialize(S, sv_broadcast(S, other, rank, shape, a->loc), a->loc);
         nops = 3;
     }
     sema_set_loc(S, a->loc);
-    const Type *rt = tile_type(S, elem, rank, shape);
+    const Type *rt = sema_tile_type(S, elem, rank, shape);
     return sv_dyn(op_result(b_op(&S->b, OP_LOAD, &rt, 1, ops, nops), 0));
 }
 
@@ -296,15 +296,15 @@ static SVal b_store(Sema *S, BArgs *a)
                           sv_describe(S, &a->v[0]));
     if (val.kind == SV_CONST && val.weak && sk_is_int(elem->sk) && sk_is_float(val.type->sk))
         return sema_error(S, arg_loc(a, 1), "cannot store a float literal to %s", sv_describe(S, &a->v[0]));
-    val = convert_operand(S, val, elem, arg_loc(a, 1));
+    val = sema_convert_operand(S, val, elem, arg_loc(a, 1));
     if (val.kind == SV_ERR)
         return val;
     Value *ops[3];
-    ops[0] = materialize(S, sv_broadcast(S, a->v[0], rank, shape, a->loc), a->loc);
-    ops[1] = materialize(S, sv_broadcast(S, val, rank, shape, a->loc), a->loc);
+    ops[0] = sema_materialize(S, sv_broadcast(S, a->v[0], rank, shape, a->loc), a->loc);
+    ops[1] = sema_materialize(S, sv_broadcast(S, val, rank, shape, a->loc), a->loc);
     int nops = 2;
     if (given(a, 2))
-        ops[nops++] = materialize(S, sv_broadcast(S, a->v[2], rank, shape, a->loc), a->loc);
+        ops[nops++] = sema_materialize(S, sv_broadcast(S, a->v[2], rank, shape, a->loc), a->loc);
     sema_set_loc(S, a->loc);
     b_op(&S->b, OP_STORE, NULL, 0, ops, nops);
     return sv_void();
@@ -384,18 +384,18 @@ static SVal b_atomic(Sema *S, BArgs *a)
                           sk_name(elem->sk), sv_describe(S, &a->v[0]),
                           is_float ? "; 16-bit floats have only atomic_add" : "");
     Value *ops[4];
-    ops[0] = materialize(S, sv_broadcast(S, a->v[0], rank, shape, a->loc), a->loc);
+    ops[0] = sema_materialize(S, sv_broadcast(S, a->v[0], rank, shape, a->loc), a->loc);
     for (int i = 1; i <= nval; i++) {
-        SVal v = convert_operand(S, a->v[i], elem, arg_loc(a, i));
+        SVal v = sema_convert_operand(S, a->v[i], elem, arg_loc(a, i));
         if (v.kind == SV_ERR)
             return v;
-        ops[i] = materialize(S, sv_broadcast(S, v, rank, shape, a->loc), a->loc);
+        ops[i] = sema_materialize(S, sv_broadcast(S, v, rank, shape, a->loc), a->loc);
     }
     int nops = 1 + nval;
     if (given(a, mi))
-        ops[nops++] = materialize(S, sv_broadcast(S, a->v[mi], rank, shape, a->loc), a->loc);
+        ops[nops++] = sema_materialize(S, sv_broadcast(S, a->v[mi], rank, shape, a->loc), a->loc);
     sema_set_loc(S, a->loc);
-    const Type *rt = tile_type(S, elem, rank, shape);
+    const Type *rt = sema_tile_type(S, elem, rank, shape);
     Op *op = b_op(&S->b, cas ? OP_ATOMIC_CAS : OP_ATOMIC_RMW, &rt, 1, ops, nops);
     if (!cas)
         op->at.kind = kind;
@@ -457,19 +457,19 @@ static SVal b_dot(Sema *S, BArgs *a)
             return sema_error(S, arg_loc(a, 3), "precision \"tf32\" applies to f32 operands, not %s", sk_name(ea));
     }
     int64_t shape[2] = {M, N};
-    const Type *acc_t = tile_type(S, ty_scalar(S->types, acc_sk), 2, shape);
+    const Type *acc_t = sema_tile_type(S, ty_scalar(S->types, acc_sk), 2, shape);
     Value *acc;
     if (given(a, 2) && a->v[2].kind != SV_NONE) {
         const Type *tc = sv_type(S, &a->v[2]);
         if (tc != acc_t)
             return sema_error(S, arg_loc(a, 2), "the accumulator of dot must be %s, not %s",
                               ty_str(S->arena, S->types, acc_t), sv_describe(S, &a->v[2]));
-        acc = materialize(S, a->v[2], a->loc);
+        acc = sema_materialize(S, a->v[2], a->loc);
     } else {
         sema_set_loc(S, a->loc);
         acc = acc_sk == SK_I32 ? b_const_int(&S->b, acc_t, 0) : b_const_float(&S->b, acc_t, 0.0);
     }
-    Value *x = materialize(S, a->v[0], a->loc), *y = materialize(S, a->v[1], a->loc);
+    Value *x = sema_materialize(S, a->v[0], a->loc), *y = sema_materialize(S, a->v[1], a->loc);
     sema_set_loc(S, a->loc);
     Value *r = b_op3(&S->b, OP_DOT, acc_t, x, y, acc);
     r->def->at.kind = kind;
@@ -498,7 +498,7 @@ static Value *reduce_axis(Sema *S, OpCode code, OpKind kind, Value *x, int axis,
         if (i != axis)
             shape[r++] = t->shape[i];
     sema_set_loc(S, loc);
-    Value *v = b_op1(&S->b, code, tile_type(S, relem, r, shape), x);
+    Value *v = b_op1(&S->b, code, sema_tile_type(S, relem, r, shape), x);
     v->def->at.kind = kind;
     v->def->at.axis = axis;
     return v;
@@ -543,9 +543,9 @@ static SVal b_reduce(Sema *S, BArgs *a)
             for (int i = 0; i < rank; i++)
                 shape[i] = i == axis ? 1 : t->shape[i];
             if (r->type->kind != TY_TILE)
-                r = b_op1(&S->b, OP_SPLAT, tile_type(S, relem, rank, shape), r);
+                r = b_op1(&S->b, OP_SPLAT, sema_tile_type(S, relem, rank, shape), r);
             else {
-                r = b_op1(&S->b, OP_EXPAND_DIMS, tile_type(S, relem, rank, shape), r);
+                r = b_op1(&S->b, OP_EXPAND_DIMS, sema_tile_type(S, relem, rank, shape), r);
                 r->def->at.axis = axis;
             }
         }
@@ -555,12 +555,12 @@ static SVal b_reduce(Sema *S, BArgs *a)
     if (rank > 1) {
         int64_t n = ty_numel(t);
         sema_set_loc(S, a->loc);
-        v = b_op1(&S->b, OP_RESHAPE, tile_type(S, ty_elem(v->type), 1, &n), v);
+        v = b_op1(&S->b, OP_RESHAPE, sema_tile_type(S, ty_elem(v->type), 1, &n), v);
     }
     Value *r = reduce_axis(S, code, (OpKind)a->code, v, 0, relem, a->loc);
     if (keep) {
         int64_t ones[TIR_MAX_RANK] = {1, 1, 1, 1};
-        r = b_op1(&S->b, OP_SPLAT, tile_type(S, relem, rank, ones), r);
+        r = b_op1(&S->b, OP_SPLAT, sema_tile_type(S, relem, rank, ones), r);
     }
     return sv_dyn(r);
 }
@@ -606,11 +606,11 @@ static SVal b_reshape(Sema *S, BArgs *a)
     if (!want_value(S, a, 0, "the operand") || !want_shape(S, a, 1, &rank, shape))
         return sv_err();
     const Type *t = sv_type(S, &a->v[0]);
-    const Type *rt = tile_type(S, ty_elem(t), rank, shape);
+    const Type *rt = sema_tile_type(S, ty_elem(t), rank, shape);
     if (ty_numel(rt) != ty_numel(t))
         return sema_error(S, a->loc, "cannot reshape %s to %s: the element counts differ", sv_describe(S, &a->v[0]),
                           ty_str(S->arena, S->types, rt));
-    Value *v = materialize(S, a->v[0], a->loc);
+    Value *v = sema_materialize(S, a->v[0], a->loc);
     sema_set_loc(S, a->loc);
     if (t->kind != TY_TILE)
         return sv_dyn(b_op1(&S->b, OP_SPLAT, rt, v));
@@ -639,7 +639,7 @@ static SVal do_permute(Sema *S, BArgs *a, const int64_t *dims, int n)
         shape[i] = t->shape[dims[i]];
     }
     sema_set_loc(S, a->loc);
-    Value *v = b_op1(&S->b, OP_PERMUTE, tile_type(S, t->elem, n, shape), a->v[0].v);
+    Value *v = b_op1(&S->b, OP_PERMUTE, sema_tile_type(S, t->elem, n, shape), a->v[0].v);
     v->def->at.ndims = n;
     memcpy(v->def->at.dims, dims, sizeof(int64_t) * (size_t)n);
     return sv_dyn(v);
@@ -666,7 +666,7 @@ static SVal b_permute(Sema *S, BArgs *a)
     if (l.n > TIR_MAX_RANK)
         return sema_error(S, arg_loc(a, 1), "too many dimensions in the order of permute");
     for (int i = 0; i < l.n; i++)
-        if (!sval_const_int(S, l.items[i], arg_loc(a, 1), "a dimension of permute", &dims[i]))
+        if (!sv_const_int(S, l.items[i], arg_loc(a, 1), "a dimension of permute", &dims[i]))
             return sv_err();
     return do_permute(S, a, dims, l.n);
 }
@@ -679,10 +679,10 @@ static SVal b_broadcast_to(Sema *S, BArgs *a)
         return sv_err();
     const Type *t = sv_type(S, &a->v[0]);
     int r;
-    if (!broadcast_shape(t, tile_type(S, ty_elem(t), rank, shape), &r, got) || r != rank ||
+    if (!sema_broadcast_shape(t, sema_tile_type(S, ty_elem(t), rank, shape), &r, got) || r != rank ||
         memcmp(got, shape, sizeof(int64_t) * (size_t)rank) != 0)
         return sema_error(S, a->loc, "cannot broadcast %s to %s", sv_describe(S, &a->v[0]),
-                          ty_str(S->arena, S->types, tile_type(S, ty_elem(t), rank, shape)));
+                          ty_str(S->arena, S->types, sema_tile_type(S, ty_elem(t), rank, shape)));
     return sv_broadcast(S, a->v[0], rank, shape, a->loc);
 }
 
@@ -701,11 +701,11 @@ static SVal b_expand_dims(Sema *S, BArgs *a)
     int64_t shape[TIR_MAX_RANK];
     for (int i = 0, k = 0; i <= rank; i++)
         shape[i] = i == axis ? 1 : t->shape[k++];
-    Value *v = materialize(S, a->v[0], a->loc);
+    Value *v = sema_materialize(S, a->v[0], a->loc);
     sema_set_loc(S, a->loc);
     if (rank == 0)
-        return sv_dyn(b_op1(&S->b, OP_SPLAT, tile_type(S, ty_elem(t), 1, shape), v));
-    Value *r = b_op1(&S->b, OP_EXPAND_DIMS, tile_type(S, t->elem, rank + 1, shape), v);
+        return sv_dyn(b_op1(&S->b, OP_SPLAT, sema_tile_type(S, ty_elem(t), 1, shape), v));
+    Value *r = b_op1(&S->b, OP_EXPAND_DIMS, sema_tile_type(S, t->elem, rank + 1, shape), v);
     r->def->at.axis = axis;
     return sv_dyn(r);
 }
@@ -762,7 +762,7 @@ static bool unify(Sema *S, BArgs *a, const int *idx, int n, SVal *out, bool floa
 {
     SVal acc = a->v[idx[0]];
     for (int k = 1; k < n; k++) {
-        const Type *e = promote_elem(S, &acc, &a->v[idx[k]]);
+        const Type *e = sema_promote_elem(S, &acc, &a->v[idx[k]]);
         if (!e) {
             sema_error(S, a->loc, "%s: cannot combine %s and %s", a->name, sv_describe(S, &acc),
                        sv_describe(S, &a->v[idx[k]]));
@@ -787,15 +787,15 @@ static bool unify(Sema *S, BArgs *a, const int *idx, int n, SVal *out, bool floa
     int64_t shape[TIR_MAX_RANK];
     const Type *cur = elem;
     for (int k = 0; k < n; k++) {
-        if (!broadcast_shape(cur, sv_type(S, &a->v[idx[k]]), &rank, shape)) {
+        if (!sema_broadcast_shape(cur, sv_type(S, &a->v[idx[k]]), &rank, shape)) {
             sema_error(S, a->loc, "%s: cannot broadcast %s with %s", a->name, ty_str(S->arena, S->types, cur),
                        sv_describe(S, &a->v[idx[k]]));
             return false;
         }
-        cur = tile_type(S, elem, rank, shape);
+        cur = sema_tile_type(S, elem, rank, shape);
     }
     for (int k = 0; k < n; k++) {
-        SVal v = convert_operand(S, a->v[idx[k]], elem, arg_loc(a, idx[k]));
+        SVal v = sema_convert_operand(S, a->v[idx[k]], elem, arg_loc(a, idx[k]));
         if (v.kind == SV_ERR)
             return false;
         out[k] = sv_broadcast(S, v, rank, shape, a->loc);
@@ -812,7 +812,7 @@ static SVal b_minmax(Sema *S, BArgs *a)
     if (!unify(S, a, idx, 2, v, false))
         return sv_err();
     if (v[0].kind == SV_CONST && v[1].kind == SV_CONST) {
-        SVal lt = eval_binary(S, TOK_LT, v[0], v[1], a->loc);
+        SVal lt = sema_eval_binary(S, TOK_LT, v[0], v[1], a->loc);
         if (lt.kind == SV_ERR)
             return lt;
         bool pick0 = a->code == OP_MIN ? lt.c.i : !lt.c.i;
@@ -820,7 +820,7 @@ static SVal b_minmax(Sema *S, BArgs *a)
             return isnan(v[0].c.f) ? v[0] : v[1];
         return pick0 ? v[0] : v[1];
     }
-    Value *x = materialize(S, v[0], a->loc), *y = materialize(S, v[1], a->loc);
+    Value *x = sema_materialize(S, v[0], a->loc), *y = sema_materialize(S, v[1], a->loc);
     sema_set_loc(S, a->loc);
     return sv_dyn(b_op2(&S->b, (OpCode)a->code, x->type, x, y));
 }
@@ -834,7 +834,7 @@ static SVal b_fma(Sema *S, BArgs *a)
     SVal v[3];
     if (!unify(S, a, idx, 3, v, true))
         return sv_err();
-    Value *x = materialize(S, v[0], a->loc), *y = materialize(S, v[1], a->loc), *z = materialize(S, v[2], a->loc);
+    Value *x = sema_materialize(S, v[0], a->loc), *y = sema_materialize(S, v[1], a->loc), *z = sema_materialize(S, v[2], a->loc);
     sema_set_loc(S, a->loc);
     return sv_dyn(b_op3(&S->b, OP_FMA, x->type, x, y, z));
 }
@@ -858,14 +858,14 @@ static SVal b_where(Sema *S, BArgs *a)
         pair[0] = a->v[1];
         pair[1] = a->v[2];
     } else {
-        e = promote_elem(S, &a->v[1], &a->v[2]);
+        e = sema_promote_elem(S, &a->v[1], &a->v[2]);
         if (!e)
             return sema_error(S, a->loc, "where: cannot choose between %s and %s", sv_describe(S, &a->v[1]),
                               sv_describe(S, &a->v[2]));
         if (a->v[1].kind == SV_CONST && a->v[1].weak && a->v[2].kind == SV_CONST && a->v[2].weak)
             e = sk_is_float(e->sk) ? ty_scalar(S->types, SK_F32) : i32_t(S);
-        pair[0] = convert_operand(S, a->v[1], e, arg_loc(a, 1));
-        pair[1] = convert_operand(S, a->v[2], e, arg_loc(a, 2));
+        pair[0] = sema_convert_operand(S, a->v[1], e, arg_loc(a, 1));
+        pair[1] = sema_convert_operand(S, a->v[2], e, arg_loc(a, 2));
         if (pair[0].kind == SV_ERR || pair[1].kind == SV_ERR)
             return sv_err();
     }
@@ -878,14 +878,14 @@ static SVal b_where(Sema *S, BArgs *a)
     int64_t shape[TIR_MAX_RANK];
     const Type *cur = sv_type(S, &c);
     for (int k = 0; k < 2; k++) {
-        if (!broadcast_shape(cur, sv_type(S, &pair[k]), &rank, shape))
+        if (!sema_broadcast_shape(cur, sv_type(S, &pair[k]), &rank, shape))
             return sema_error(S, a->loc, "where: cannot broadcast %s, %s and %s together", sv_describe(S, &c),
                               sv_describe(S, &a->v[1]), sv_describe(S, &a->v[2]));
-        cur = tile_type(S, bool_t(S), rank, shape);
+        cur = sema_tile_type(S, bool_t(S), rank, shape);
     }
-    Value *vc = materialize(S, sv_broadcast(S, c, rank, shape, a->loc), a->loc);
-    Value *x = materialize(S, sv_broadcast(S, pair[0], rank, shape, a->loc), a->loc);
-    Value *y = materialize(S, sv_broadcast(S, pair[1], rank, shape, a->loc), a->loc);
+    Value *vc = sema_materialize(S, sv_broadcast(S, c, rank, shape, a->loc), a->loc);
+    Value *x = sema_materialize(S, sv_broadcast(S, pair[0], rank, shape, a->loc), a->loc);
+    Value *y = sema_materialize(S, sv_broadcast(S, pair[1], rank, shape, a->loc), a->loc);
     sema_set_loc(S, a->loc);
     return sv_dyn(b_op3(&S->b, OP_SELECT, x->type, vc, x, y));
 }
@@ -898,9 +898,9 @@ static SVal b_cdiv(Sema *S, BArgs *a)
     for (int i = 0; i < 2; i++)
         if (!ty_is_int(sv_type(S, &a->v[i])))
             return sema_error(S, arg_loc(a, i), "cdiv needs integers, not %s", sv_describe(S, &a->v[i]));
-    SVal bm1 = eval_binary(S, TOK_MINUS, a->v[1], sv_weak_int(S, 1), a->loc); /* folds for a constant b */
-    SVal sum = eval_binary(S, TOK_PLUS, a->v[0], bm1, a->loc);
-    return eval_binary(S, TOK_SLASH, sum, a->v[1], a->loc);
+    SVal bm1 = sema_eval_binary(S, TOK_MINUS, a->v[1], sv_weak_int(S, 1), a->loc); /* folds for a constant b */
+    SVal sum = sema_eval_binary(S, TOK_PLUS, a->v[0], bm1, a->loc);
+    return sema_eval_binary(S, TOK_SLASH, sum, a->v[1], a->loc);
 }
 
 /* ---- hints, checks, debugging ---- */
@@ -975,7 +975,7 @@ static SVal b_device_assert(Sema *S, BArgs *a)
         return sv_err();
     if (a->v[0].kind == SV_CONST && a->v[0].c.i)
         return sv_void();
-    Value *c = materialize(S, a->v[0], a->loc);
+    Value *c = sema_materialize(S, a->v[0], a->loc);
     sema_set_loc(S, a->loc);
     Op *op = b_op(&S->b, OP_ASSERT, NULL, 0, &c, 1);
     op->at.msg = diag_escape(S->arena, msg, strlen(msg)); /* shown on a terminal: no ESC or BEL */
@@ -991,7 +991,7 @@ static SVal b_print(Sema *S, BArgs *a)
     if (given(a, 1)) {
         if (!want_value(S, a, 1, "the printed value"))
             return sv_err();
-        v = materialize(S, a->v[1], a->loc);
+        v = sema_materialize(S, a->v[1], a->loc);
     }
     sema_set_loc(S, a->loc);
     Op *op = b_op(&S->b, OP_PRINT, NULL, 0, &v, v ? 1 : 0);
@@ -1032,7 +1032,7 @@ static SVal b_bitcast(Sema *S, BArgs *a)
     if (fb != tb)
         return sema_error(S, a->loc, "bitcast needs types of the same width: %s has %d-bit elements, %s has %d bits",
                           sv_describe(S, &x), fb, ty_str(S->arena, S->types, to), tb);
-    Value *v = materialize(S, x, a->loc);
+    Value *v = sema_materialize(S, x, a->loc);
     sema_set_loc(S, a->loc);
     return sv_dyn(b_op1(&S->b, OP_BITCAST, ty_with_elem(S->types, v->type, to), v));
 }
@@ -1114,9 +1114,9 @@ static const Builtin *find_builtin(const char *name)
     return NULL;
 }
 
-bool is_builtin(const char *name) { return find_builtin(name) != NULL; }
+bool sema_is_builtin(const char *name) { return find_builtin(name) != NULL; }
 
-bool eval_builtin(Sema *S, const char *name, Node *call, SVal *out)
+bool sema_eval_builtin(Sema *S, const char *name, Node *call, SVal *out)
 {
     const Builtin *bi = find_builtin(name);
     if (!bi)
@@ -1170,7 +1170,7 @@ bool eval_builtin(Sema *S, const char *name, Node *call, SVal *out)
             return true;
         }
     for (int k = 0; k < nparams; k++) {
-        a.v[k] = a.n[k] ? eval_expr(S, a.n[k]) : sv_void();
+        a.v[k] = a.n[k] ? sema_eval_expr(S, a.n[k]) : sv_void();
         if (a.v[k].kind == SV_ERR) {
             *out = sv_err();
             return true;

@@ -149,7 +149,7 @@ typedef struct Loaded {
 static void declare(Sema *S, Node *item, BindKind kind)
 {
     const char *name = item->name;
-    Binding *old = global_find(S, name); /* at most one: a second is this error */
+    Binding *old = sema_global_find(S, name); /* at most one: a second is this error */
     if (old) {
         int line, col;
         SrcFile *f = src_file(S->src, old->loc.file);
@@ -157,11 +157,11 @@ static void declare(Sema *S, Node *item, BindKind kind)
         sema_error(S, item->loc, "'%s' is defined twice: first at %s:%d:%d", name, f->name, line, col);
         return;
     }
-    if (is_builtin(name) || sk_from_name(name) >= 0) {
+    if (sema_is_builtin(name) || sk_from_name(name) >= 0) {
         sema_error(S, item->loc, "'%s' is the name of a builtin and cannot be redefined", name);
         return;
     }
-    Binding *b = bind(S, S->globals, name, kind, sv_void(), item->loc);
+    Binding *b = sema_bind(S, S->globals, name, kind, sv_void(), item->loc);
     b->decl = item;
 }
 
@@ -261,7 +261,7 @@ static SVal eval_static(Sema *S, Node *e, Scope *scope)
     tir_builder_at_end(&S->b, scratch->body);
     S->scope = scope;
     S->frame = NULL;
-    SVal v = eval_expr(S, e);
+    SVal v = sema_eval_expr(S, e);
     S->scope = saved_scope;
     S->b = saved_b;
     S->frame = saved_frame;
@@ -270,7 +270,7 @@ static SVal eval_static(Sema *S, Node *e, Scope *scope)
     return v;
 }
 
-SVal eval_global(Sema *S, Binding *b, Loc use)
+SVal sema_eval_global(Sema *S, Binding *b, Loc use)
 {
     if (b->evaluated)
         return b->val;
@@ -289,14 +289,14 @@ SVal eval_global(Sema *S, Binding *b, Loc use)
     Node *d = b->decl;
     SVal v = eval_static(S, d->a, NULL);
     if (v.kind != SV_ERR && d->b) {
-        const Type *t = eval_type(S, d->b);
+        const Type *t = sema_eval_type(S, d->b);
         if (!t)
             v = sv_err();
         else if (!sv_is_value(&v) || (v.kind == SV_CONST && sk_is_int(t->sk) && v.weak && sk_is_float(v.type->sk)))
             v = sema_error(S, d->a->loc, "module const '%s' is declared %s but its value is %s", b->name,
                            ty_str(S->arena, S->types, t), sv_describe(S, &v));
         else
-            v = convert_operand(S, v, t, d->a->loc);
+            v = sema_convert_operand(S, v, t, d->a->loc);
     }
     b->evaluating = false;
     S->const_top = b->outer_const;
@@ -383,7 +383,7 @@ static bool parse_define(Sema *S, const char *text, const Type *want, bool is_ty
     long long v = strtoll(text, &end, 0);
     if (*end || end == text)
         return false;
-    if (norm_int(want->sk, v) != v)
+    if (sema_norm_int(want->sk, v) != v)
         return false;
     *out = sv_int(want, v);
     return true;
@@ -429,7 +429,7 @@ static bool check_option(Sema *S, const char *name, int64_t v, Loc loc, const ch
     bool ok = true;
     const char *want = "";
     if (strcmp(name, "num_warps") == 0)
-        ok = v >= 1 && v <= 16 && is_pow2(v), want = "1, 2, 4, 8 or 16";
+        ok = v >= 1 && v <= 16 && sema_is_pow2(v), want = "1, 2, 4, 8 or 16";
     else if (strcmp(name, "num_stages") == 0)
         ok = v >= 1 && v <= 8, want = "1 to 8";
     else if (strcmp(name, "waves_per_eu") == 0)
@@ -471,7 +471,7 @@ static void apply_options_attr(Sema *S, Node *attr, KernelOptions *o)
         }
         int64_t v;
         SVal sv = eval_static(S, a->a, NULL);
-        if (sval_const_int(S, sv, a->a->loc, a->name, &v) && check_option(S, a->name, v, a->a->loc, ""))
+        if (sv_const_int(S, sv, a->a->loc, a->name, &v) && check_option(S, a->name, v, a->a->loc, ""))
             *slot = (int)v;
     }
 }
@@ -535,7 +535,7 @@ static bool tune_entry(Sema *S, KernelCtx *kc, const char *name, SVal v, Loc loc
                        sv_describe(S, &v));
             return false;
         }
-        v = convert_operand(S, v, want, loc);
+        v = sema_convert_operand(S, v, want, loc);
         if (!cp && !check_option(S, name, v.c.i, loc, ""))
             return false;
     }
@@ -546,13 +546,13 @@ static bool eval_where(Sema *S, KernelCtx *kc, Node *where, Config *c)
 {
     Scope sc = {0};
     for (int i = 0; i < kc->ncps; i++)
-        bind(S, &sc, kc->cps[i].node->name, BIND_LET, kc->cps[i].value, kc->cps[i].node->loc);
+        sema_bind(S, &sc, kc->cps[i].node->name, BIND_LET, kc->cps[i].value, kc->cps[i].node->loc);
     static const char *const optnames[] = {"num_warps", "num_stages", "waves_per_eu", "matrix_instr_nonkdim", "kpack"};
     static const int optdefaults[] = {4, 2, 0, 16, 1};
     for (int i = 0; i < 5; i++)
-        bind(S, &sc, str_intern0(S->strs, optnames[i]), BIND_LET, sv_weak_int(S, optdefaults[i]), where->loc);
+        sema_bind(S, &sc, str_intern0(S->strs, optnames[i]), BIND_LET, sv_weak_int(S, optdefaults[i]), where->loc);
     for (int i = 0; i < c->n; i++)
-        bind(S, &sc, str_intern0(S->strs, c->entries[i].name), BIND_LET, cval_to_sval(S, c->entries[i].value),
+        sema_bind(S, &sc, str_intern0(S->strs, c->entries[i].name), BIND_LET, cval_to_sval(S, c->entries[i].value),
              where->loc);
     SVal v = eval_static(S, where, &sc);
     if (v.kind == SV_ERR)
@@ -715,7 +715,7 @@ static bool resolve_consts(Sema *S, KernelCtx *kc, bool *used_defines)
         } else {
             Scope *saved = S->scope;
             S->scope = &sc;
-            cp->type = eval_type(S, p->a);
+            cp->type = sema_eval_type(S, p->a);
             S->scope = saved;
             if (!cp->type) {
                 ok = false;
@@ -763,12 +763,12 @@ static bool resolve_consts(Sema *S, KernelCtx *kc, bool *used_defines)
                 ok = false;
                 continue;
             } else {
-                v = convert_operand(S, v, cp->type, p->b->loc);
+                v = sema_convert_operand(S, v, cp->type, p->b->loc);
             }
             cp->value = v;
         }
         if (cp->value.kind != SV_UNINIT)
-            bind(S, &sc, p->name, BIND_LET, cp->value, p->loc);
+            sema_bind(S, &sc, p->name, BIND_LET, cp->value, p->loc);
     }
     return ok;
 }
@@ -865,13 +865,13 @@ static bool compile_kernel(Sema *S, Node *k, KernelMeta *meta, bool *used_define
     S->kopts = o;
     Scope ksc = {0};
     for (int i = 0; i < kc.ncps; i++)
-        bind(S, &ksc, kc.cps[i].name, BIND_LET, kc.cps[i].value, kc.cps[i].node->loc)->role = "a const parameter";
+        sema_bind(S, &ksc, kc.cps[i].name, BIND_LET, kc.cps[i].value, kc.cps[i].node->loc)->role = "a const parameter";
     meta->params = ARENA_ARRAY(S->arena, ParamMeta, kc.nrparams + 1);
     Scope *saved = S->scope;
     S->scope = &ksc;
     for (int i = 0; i < kc.nrparams; i++) {
         Node *p = kc.rparams[i];
-        const Type *t = eval_type(S, p->a);
+        const Type *t = sema_eval_type(S, p->a);
         if (!t)
             continue;
         if (t->kind == TY_TILE) {
@@ -902,16 +902,16 @@ static bool compile_kernel(Sema *S, Node *k, KernelMeta *meta, bool *used_define
     if (S->diags->nerrors != errs0)
         return false;
     for (int i = 0; i < f->body->nargs; i++)
-        bind(S, &ksc, f->body->args[i].name, BIND_LET, pvals[i], kc.rparams[i]->loc)->role = "a kernel parameter";
+        sema_bind(S, &ksc, f->body->args[i].name, BIND_LET, pvals[i], kc.rparams[i]->loc)->role = "a kernel parameter";
     /* The body, in the kernel frame (which holds the return flag). */
     S->scope = NULL;
-    push_scope(S, &ksc);
+    sema_push_scope(S, &ksc);
     Scope body = {0};
-    push_scope(S, &body);
+    sema_push_scope(S, &body);
     Frame fr = {0};
-    fr.ret = bind(S, &body, "<return>", BIND_HIDDEN, sv_bool(S, false), k->loc);
+    fr.ret = sema_bind(S, &body, "<return>", BIND_HIDDEN, sv_bool(S, false), k->loc);
     S->frame = &fr;
-    emit_block(S, k->b, NULL);
+    sema_emit_block(S, k->b, NULL);
     S->frame = NULL;
     S->scope = saved;
     b_op(&S->b, OP_RETURN, NULL, 0, NULL, 0);
@@ -926,14 +926,14 @@ static bool compile_kernel(Sema *S, Node *k, KernelMeta *meta, bool *used_define
         g->pos = f->pos;
         Scope gsc = {0};
         for (int i = 0; i < kc.ncps; i++)
-            bind(S, &gsc, kc.cps[i].name, BIND_LET, kc.cps[i].value, kc.cps[i].node->loc);
+            sema_bind(S, &gsc, kc.cps[i].name, BIND_LET, kc.cps[i].value, kc.cps[i].node->loc);
         for (int i = 0; i < f->body->nargs; i++)
             tir_block_add_arg(g->body, f->body->args[i].type, f->body->args[i].name);
         for (int i = 0; i < g->body->nargs; i++) /* after adding them all: adding moves arguments */
-            bind(S, &gsc, g->body->args[i].name, BIND_LET, sv_dyn(&g->body->args[i]), kc.rparams[i]->loc);
+            sema_bind(S, &gsc, g->body->args[i].name, BIND_LET, sv_dyn(&g->body->args[i]), kc.rparams[i]->loc);
         tir_builder_at_end(&S->b, g->body);
         S->scope = NULL;
-        push_scope(S, &gsc);
+        sema_push_scope(S, &gsc);
         Value *sizes[3];
         const Type *i32 = ty_scalar(S->types, SK_I32);
         for (int i = 0; i < 3; i++) {
@@ -943,7 +943,7 @@ static bool compile_kernel(Sema *S, Node *k, KernelMeta *meta, bool *used_define
             }
             Node *e = grid->list.items[i];
             SVal v = e->kind == AST_NAMED ? sema_error(S, e->loc, "@grid takes sizes, not named arguments")
-                                          : eval_expr(S, e);
+                                          : sema_eval_expr(S, e);
             if (v.kind == SV_ERR)
                 break;
             const Type *t = sv_type(S, &v);
@@ -951,10 +951,10 @@ static bool compile_kernel(Sema *S, Node *k, KernelMeta *meta, bool *used_define
                 sema_error(S, e->loc, "a @grid size must be a scalar integer, not %s", sv_describe(S, &v));
                 break;
             }
-            v = convert_operand(S, v, i32, e->loc);
+            v = sema_convert_operand(S, v, i32, e->loc);
             if (v.kind == SV_ERR)
                 break;
-            sizes[i] = materialize(S, v, e->loc);
+            sizes[i] = sema_materialize(S, v, e->loc);
         }
         S->scope = saved;
         if (S->diags->nerrors != errs0)

@@ -37,7 +37,7 @@ static void global_put(Sema *S, Binding *b)
     S->gtab[j] = b; /* the newest binding of the name, as the scope's list gives it first */
 }
 
-Binding *global_find(Sema *S, const char *name)
+Binding *sema_global_find(Sema *S, const char *name)
 {
     if (!S->gcap)
         return NULL;
@@ -50,7 +50,7 @@ Binding *global_find(Sema *S, const char *name)
     return NULL;
 }
 
-Binding *bind(Sema *S, Scope *sc, const char *name, BindKind kind, SVal v, Loc loc)
+Binding *sema_bind(Sema *S, Scope *sc, const char *name, BindKind kind, SVal v, Loc loc)
 {
     Binding *b = ARENA_NEW(S->arena, Binding);
     b->name = name;
@@ -72,17 +72,17 @@ static Binding *find_in(Scope *sc, const char *name)
     return NULL;
 }
 
-Binding *lookup(Sema *S, const char *name)
+Binding *sema_lookup(Sema *S, const char *name)
 {
     for (Scope *sc = S->scope; sc; sc = sc->parent) {
         Binding *b = find_in(sc, name);
         if (b)
             return b;
     }
-    return global_find(S, name);
+    return sema_global_find(S, name);
 }
 
-bool sval_const_int(Sema *S, SVal v, Loc loc, const char *what, int64_t *out)
+bool sv_const_int(Sema *S, SVal v, Loc loc, const char *what, int64_t *out)
 {
     if (v.kind == SV_ERR)
         return false;
@@ -96,23 +96,24 @@ bool sval_const_int(Sema *S, SVal v, Loc loc, const char *what, int64_t *out)
     return true;
 }
 
-bool const_int(Sema *S, Node *e, const char *what, int64_t *out)
+/* The integer value of a compile-time expression, with a diagnostic naming `what` otherwise. */
+static bool const_int(Sema *S, Node *e, const char *what, int64_t *out)
 {
-    return sval_const_int(S, eval_expr(S, e), e->loc, what, out);
+    return sv_const_int(S, sema_eval_expr(S, e), e->loc, what, out);
 }
 
 /* ---- types ---- */
 
-const Type *eval_type(Sema *S, Node *t)
+const Type *sema_eval_type(Sema *S, Node *t)
 {
     switch (t->kind) {
     case AST_TYPE_NAME: {
         int sk = sk_from_name(t->name);
         if (sk >= 0)
             return ty_scalar(S->types, (ScalarKind)sk);
-        Binding *b = lookup(S, t->name);
+        Binding *b = sema_lookup(S, t->name);
         if (b && b->kind == BIND_CONST)
-            eval_global(S, b, t->loc);
+            sema_eval_global(S, b, t->loc);
         if (b && b->val.kind == SV_TYPE)
             return b->val.type;
         if (b && b->val.kind == SV_ERR)
@@ -121,7 +122,7 @@ const Type *eval_type(Sema *S, Node *t)
         return NULL;
     }
     case AST_TYPE_PTR: {
-        const Type *p = eval_type(S, t->a);
+        const Type *p = sema_eval_type(S, t->a);
         if (!p)
             return NULL;
         if (p->kind != TY_SCALAR) {
@@ -136,9 +137,9 @@ const Type *eval_type(Sema *S, Node *t)
         if (sk >= 0)
             elem = ty_scalar(S->types, (ScalarKind)sk);
         else {
-            Binding *b = lookup(S, t->name);
+            Binding *b = sema_lookup(S, t->name);
             if (b && b->kind == BIND_CONST)
-                eval_global(S, b, t->loc);
+                sema_eval_global(S, b, t->loc);
             if (b && b->val.kind == SV_TYPE)
                 elem = b->val.type;
         }
@@ -154,17 +155,17 @@ const Type *eval_type(Sema *S, Node *t)
         for (int i = 0; i < t->list.n; i++) {
             if (!const_int(S, t->list.items[i], "a tile dimension", &shape[i]))
                 return NULL;
-            if (!is_pow2(shape[i])) {
+            if (!sema_is_pow2(shape[i])) {
                 sema_error(S, t->list.items[i]->loc, "tile dimension %lld is not a power of two",
                            (long long)shape[i]);
                 return NULL;
             }
         }
-        if (shape_numel(t->list.n, shape) < 0) {
+        if (sema_shape_numel(t->list.n, shape) < 0) {
             sema_error(S, t->loc, "a tile of more than %d elements is too large", MAX_TILE_ELEMS);
             return NULL;
         }
-        return tile_type(S, elem, t->list.n, shape);
+        return sema_tile_type(S, elem, t->list.n, shape);
     }
     default:
         sema_error(S, t->loc, "expected a type");
@@ -367,11 +368,11 @@ static bool int_literal_fits(ScalarKind sk, SVal v)
         return sk == SK_U64;
     if (!sk_is_signed(sk) && v.c.i < 0)
         return false;
-    return sk == SK_U64 || norm_int(sk, v.c.i) == v.c.i;
+    return sk == SK_U64 || sema_norm_int(sk, v.c.i) == v.c.i;
 }
 
 /* Converts an operand to the promoted element type; a weak integer literal must fit. */
-SVal convert_operand(Sema *S, SVal v, const Type *elem, Loc loc)
+SVal sema_convert_operand(Sema *S, SVal v, const Type *elem, Loc loc)
 {
     if (v.kind == SV_CONST && v.weak && elem->kind == TY_SCALAR && sk_is_int(elem->sk) && sk_is_float(v.type->sk))
         return sema_error(S, loc, "a float literal (%g) where %s is expected: write an integer, or convert with 'as'",
@@ -401,7 +402,7 @@ static SVal eval_addptr(Sema *S, SVal p, SVal off, bool negate, Loc loc)
     ot = sv_type(S, &off);
     int rank;
     int64_t shape[TIR_MAX_RANK];
-    if (!broadcast_shape(pt, ot, &rank, shape))
+    if (!sema_broadcast_shape(pt, ot, &rank, shape))
         return sema_error(S, loc, "cannot add %s and %s", sv_describe(S, &p), sv_describe(S, &off));
     if (negate) {
         if (off.kind == SV_CONST)
@@ -413,12 +414,12 @@ static SVal eval_addptr(Sema *S, SVal p, SVal off, bool negate, Loc loc)
     }
     SVal a = sv_broadcast(S, p, rank, shape, loc);
     SVal b = sv_broadcast(S, off, rank, shape, loc);
-    Value *x = materialize(S, a, loc), *y = materialize(S, b, loc);
+    Value *x = sema_materialize(S, a, loc), *y = sema_materialize(S, b, loc);
     sema_set_loc(S, loc);
-    return sv_dyn(b_op2(&S->b, OP_ADDPTR, tile_type(S, ty_elem(pt), rank, shape), x, y));
+    return sv_dyn(b_op2(&S->b, OP_ADDPTR, sema_tile_type(S, ty_elem(pt), rank, shape), x, y));
 }
 
-SVal eval_binary(Sema *S, int tok, SVal a, SVal b, Loc loc)
+SVal sema_eval_binary(Sema *S, int tok, SVal a, SVal b, Loc loc)
 {
     if (a.kind == SV_ERR || b.kind == SV_ERR)
         return sv_err();
@@ -443,10 +444,10 @@ SVal eval_binary(Sema *S, int tok, SVal a, SVal b, Loc loc)
     }
     int rank;
     int64_t shape[TIR_MAX_RANK];
-    if (!broadcast_shape(ta, tb, &rank, shape))
+    if (!sema_broadcast_shape(ta, tb, &rank, shape))
         return sema_error(S, loc, "cannot %s %s and %s%s", bo->verb, sv_describe(S, &a), sv_describe(S, &b),
-                          broadcast_why(ta, tb));
-    const Type *elem = promote_elem(S, &a, &b);
+                          sema_broadcast_why(ta, tb));
+    const Type *elem = sema_promote_elem(S, &a, &b);
     if (!elem) {
         const char *why = (ty_is_bool(ta) || ty_is_bool(tb)) ? " (bool never promotes to a number: cast it)" : "";
         return sema_error(S, loc, "cannot %s %s and %s%s", bo->verb, sv_describe(S, &a), sv_describe(S, &b), why);
@@ -475,8 +476,8 @@ SVal eval_binary(Sema *S, int tok, SVal a, SVal b, Loc loc)
         return sema_error(S, loc, "cannot %s %s and %s", bo->verb, sv_describe(S, &a), sv_describe(S, &b));
     bool both_weak = a.kind == SV_CONST && a.weak && b.kind == SV_CONST && b.weak;
     if (!both_weak) {
-        a = convert_operand(S, a, elem, loc);
-        b = convert_operand(S, b, elem, loc);
+        a = sema_convert_operand(S, a, elem, loc);
+        b = sema_convert_operand(S, b, elem, loc);
         if (a.kind == SV_ERR || b.kind == SV_ERR)
             return sv_err();
     }
@@ -509,17 +510,17 @@ SVal eval_binary(Sema *S, int tok, SVal a, SVal b, Loc loc)
     }
     a = sv_broadcast(S, a, rank, shape, loc);
     b = sv_broadcast(S, b, rank, shape, loc);
-    Value *x = materialize(S, a, loc), *y = materialize(S, b, loc);
+    Value *x = sema_materialize(S, a, loc), *y = sema_materialize(S, b, loc);
     sema_set_loc(S, loc);
     if (bo->op == OP_CMP) {
-        Value *r = b_op2(&S->b, OP_CMP, tile_type(S, ty_scalar(S->types, SK_BOOL), rank, shape), x, y);
+        Value *r = b_op2(&S->b, OP_CMP, sema_tile_type(S, ty_scalar(S->types, SK_BOOL), rank, shape), x, y);
         r->def->at.pred = bo->pred;
         return sv_dyn(r);
     }
     return sv_dyn(b_op2(&S->b, bo->op, x->type, x, y));
 }
 
-SVal eval_unary(Sema *S, int tok, SVal a, Loc loc)
+SVal sema_eval_unary(Sema *S, int tok, SVal a, Loc loc)
 {
     if (a.kind == SV_ERR)
         return a;
@@ -560,7 +561,7 @@ SVal eval_unary(Sema *S, int tok, SVal a, Loc loc)
     return sv_dyn(b_op1(&S->b, OP_NOT, t, a.v));
 }
 
-SVal eval_cast(Sema *S, SVal v, const Type *to, Loc loc)
+SVal sema_eval_cast(Sema *S, SVal v, const Type *to, Loc loc)
 {
     if (v.kind == SV_ERR || !to)
         return sv_err();
@@ -582,7 +583,7 @@ static SVal eval_logical(Sema *S, Node *e)
 {
     bool is_and = e->op == TOK_ANDAND;
     const char *opname = is_and ? "&&" : "||";
-    SVal a = eval_expr(S, e->a);
+    SVal a = sema_eval_expr(S, e->a);
     if (a.kind == SV_ERR)
         return a;
     const Type *ta = sv_type(S, &a);
@@ -592,7 +593,7 @@ static SVal eval_logical(Sema *S, Node *e)
     if (a.kind == SV_CONST) {
         if (a.c.i == (is_and ? 0 : 1))
             return a;
-        SVal b = eval_expr(S, e->b);
+        SVal b = sema_eval_expr(S, e->b);
         const Type *tb = sv_type(S, &b);
         if (b.kind != SV_ERR && (!tb || tb->kind != TY_SCALAR || tb->sk != SK_BOOL))
             return sema_error(S, e->b->loc, "'%s' needs scalar bools, not %s (for tiles use '%s')", opname,
@@ -605,12 +606,12 @@ static SVal eval_logical(Sema *S, Node *e)
     Builder saved = S->b;
     /* the branch that evaluates the right side */
     tir_builder_at_end(&S->b, op_block(ifop, is_and ? 0 : 1));
-    SVal b = eval_expr(S, e->b);
+    SVal b = sema_eval_expr(S, e->b);
     const Type *tb = sv_type(S, &b);
     if (b.kind != SV_ERR && (!tb || tb->kind != TY_SCALAR || tb->sk != SK_BOOL))
         b = sema_error(S, e->b->loc, "'%s' needs scalar bools, not %s (for tiles use '%s')", opname,
                        sv_describe(S, &b), is_and ? "&" : "|");
-    Value *bv = b.kind == SV_ERR ? b_const_int(&S->b, tbool, 0) : materialize(S, b, e->b->loc);
+    Value *bv = b.kind == SV_ERR ? b_const_int(&S->b, tbool, 0) : sema_materialize(S, b, e->b->loc);
     b_op(&S->b, OP_YIELD, NULL, 0, &bv, 1);
     /* the branch that short-circuits */
     tir_builder_at_end(&S->b, op_block(ifop, is_and ? 1 : 0));
@@ -623,7 +624,7 @@ static SVal eval_logical(Sema *S, Node *e)
 /* x[:, None]: ':' keeps a dimension, None inserts one of size 1. */
 static SVal eval_index(Sema *S, Node *e)
 {
-    SVal x = eval_expr(S, e->a);
+    SVal x = sema_eval_expr(S, e->a);
     if (x.kind == SV_ERR)
         return x;
     if (!sv_is_value(&x))
@@ -656,9 +657,9 @@ static SVal eval_index(Sema *S, Node *e)
         shape[k++] = e->list.items[i]->kind == AST_NONE ? 1 : t->shape[d++];
     const Type *elem = ty_elem(t);
     if (rank == 0) {
-        Value *v = materialize(S, x, e->loc);
+        Value *v = sema_materialize(S, x, e->loc);
         sema_set_loc(S, e->loc);
-        return sv_dyn(b_op1(&S->b, OP_SPLAT, tile_type(S, elem, k, shape), v));
+        return sv_dyn(b_op1(&S->b, OP_SPLAT, sema_tile_type(S, elem, k, shape), v));
     }
     Value *v = x.v;
     int64_t cur[TIR_MAX_RANK];
@@ -673,13 +674,13 @@ static SVal eval_index(Sema *S, Node *e)
             cur[j] = cur[j - 1];
         cur[i] = 1;
         r++;
-        v = b_op1(&S->b, OP_EXPAND_DIMS, tile_type(S, elem, r, cur), v);
+        v = b_op1(&S->b, OP_EXPAND_DIMS, sema_tile_type(S, elem, r, cur), v);
         v->def->at.axis = i;
     }
     return sv_dyn(v);
 }
 
-SVal eval_expr(Sema *S, Node *e)
+SVal sema_eval_expr(Sema *S, Node *e)
 {
     if (!sema_step(S, e->loc))
         return sv_err();
@@ -719,7 +720,7 @@ SVal eval_expr(Sema *S, Node *e)
         v.n = e->list.n;
         v.items = ARENA_ARRAY(S->arena, SVal, v.n + 1);
         for (int i = 0; i < v.n; i++) {
-            v.items[i] = eval_expr(S, e->list.items[i]);
+            v.items[i] = sema_eval_expr(S, e->list.items[i]);
             if (v.items[i].kind == SV_ERR)
                 return sv_err();
             if (v.items[i].kind == SV_VOID)
@@ -729,10 +730,10 @@ SVal eval_expr(Sema *S, Node *e)
         return v;
     }
     case AST_NAME: {
-        Binding *b = lookup(S, e->name);
+        Binding *b = sema_lookup(S, e->name);
         if (b) {
             if (b->kind == BIND_CONST)
-                return eval_global(S, b, e->loc);
+                return sema_eval_global(S, b, e->loc);
             if (b->kind == BIND_FN)
                 return sema_error(S, e->loc, "'%s' is a function: call it", e->name);
             if (b->kind == BIND_KERNEL)
@@ -742,23 +743,23 @@ SVal eval_expr(Sema *S, Node *e)
         int sk = sk_from_name(e->name);
         if (sk >= 0)
             return sv_typeval(ty_scalar(S->types, (ScalarKind)sk));
-        if (is_builtin(e->name))
+        if (sema_is_builtin(e->name))
             return sema_error(S, e->loc, "'%s' is a builtin function: call it", e->name);
         return sema_error(S, e->loc, "unknown name '%s'", e->name);
     }
     case AST_UNARY:
-        return eval_unary(S, e->op, eval_expr(S, e->a), e->loc);
+        return sema_eval_unary(S, e->op, sema_eval_expr(S, e->a), e->loc);
     case AST_BINARY:
         if (e->op == TOK_ANDAND || e->op == TOK_OROR)
             return eval_logical(S, e);
         {
-            SVal a = eval_expr(S, e->a);
-            SVal b = eval_expr(S, e->b);
-            return eval_binary(S, e->op, a, b, e->loc);
+            SVal a = sema_eval_expr(S, e->a);
+            SVal b = sema_eval_expr(S, e->b);
+            return sema_eval_binary(S, e->op, a, b, e->loc);
         }
     case AST_CAST: {
-        SVal v = eval_expr(S, e->a);
-        return eval_cast(S, v, eval_type(S, e->b), e->loc);
+        SVal v = sema_eval_expr(S, e->a);
+        return sema_eval_cast(S, v, sema_eval_type(S, e->b), e->loc);
     }
     case AST_INDEX:
         return eval_index(S, e);
@@ -766,13 +767,13 @@ SVal eval_expr(Sema *S, Node *e)
         if (e->a->kind != AST_NAME)
             return sema_error(S, e->loc, "only named functions can be called");
         const char *name = e->a->name;
-        Binding *b = lookup(S, name);
+        Binding *b = sema_lookup(S, name);
         if (b && b->kind == BIND_FN)
-            return inline_call(S, b, e);
+            return sema_inline_call(S, b, e);
         if (b && b->kind != BIND_FN)
             return sema_error(S, e->loc, "'%s' is not a function", name);
         SVal out;
-        if (eval_builtin(S, name, e, &out))
+        if (sema_eval_builtin(S, name, e, &out))
             return out;
         return sema_error(S, e->loc, "unknown function '%s'", name);
     }

@@ -129,55 +129,53 @@ const Type *sv_type(Sema *S, const SVal *v); /* the value's type (scalar or tile
 bool sv_is_value(const SVal *v);             /* CONST or DYN */
 bool sv_is_tile(const SVal *v);
 const char *sv_describe(Sema *S, const SVal *v); /* for messages: "f32[64, 32]", "a list", ... */
-int64_t norm_int(ScalarKind sk, int64_t v);
-double round_float(ScalarKind sk, double v);
+int64_t sema_norm_int(ScalarKind sk, int64_t v);
 /* A weak literal takes a concrete type: ints i32 (i64 if too large), floats f32. */
 SVal sv_harden(Sema *S, SVal v);
-Value *materialize(Sema *S, SVal v, Loc loc);
+Value *sema_materialize(Sema *S, SVal v, Loc loc);
 /* A `const` op of type t (scalar or tile) holding the constant c (already of t's element type). */
-Value *const_value(Sema *S, const Type *t, SVal c);
+Value *sema_const_value(Sema *S, const Type *t, SVal c);
 /* Converts v to element type elem, keeping its shape (cast rules of `as`). */
 SVal sv_convert(Sema *S, SVal v, const Type *elem, Loc loc);
 /* Broadcasts v (scalar or tile) to a tile of the given shape; v's dims must be 1 or equal. */
 SVal sv_broadcast(Sema *S, SVal v, int rank, const int64_t *shape, Loc loc);
 /* The numpy-broadcast shape of two values; false (no diagnostic) if incompatible. */
-bool broadcast_shape(const Type *a, const Type *b, int *rank, int64_t *shape);
-const char *broadcast_why(const Type *a, const Type *b); /* for messages after broadcast_shape failed */
+bool sema_broadcast_shape(const Type *a, const Type *b, int *rank, int64_t *shape);
+const char *sema_broadcast_why(const Type *a, const Type *b); /* for messages after broadcast_shape failed */
 /* The element type two operands promote to (the contract's rules); NULL if they do not mix. */
-const Type *promote_elem(Sema *S, const SVal *a, const SVal *b);
-bool is_pow2(int64_t v);
+const Type *sema_promote_elem(Sema *S, const SVal *a, const SVal *b);
+bool sema_is_pow2(int64_t v);
 /* The element count of a shape, or -1 when it exceeds MAX_TILE_ELEMS (no overflow on the way). */
-int64_t shape_numel(int rank, const int64_t *shape);
-const Type *tile_type(Sema *S, const Type *elem, int rank, const int64_t *shape);
+int64_t sema_shape_numel(int rank, const int64_t *shape);
+const Type *sema_tile_type(Sema *S, const Type *elem, int rank, const int64_t *shape);
 
 /* ---- sema_expr.c ---- */
 
-SVal eval_expr(Sema *S, Node *e);
-SVal eval_binary(Sema *S, int op, SVal a, SVal b, Loc loc);
-SVal eval_unary(Sema *S, int op, SVal a, Loc loc);
-SVal eval_cast(Sema *S, SVal v, const Type *to, Loc loc);
+SVal sema_eval_expr(Sema *S, Node *e);
+SVal sema_eval_binary(Sema *S, int op, SVal a, SVal b, Loc loc);
+SVal sema_eval_unary(Sema *S, int op, SVal a, Loc loc);
+SVal sema_eval_cast(Sema *S, SVal v, const Type *to, Loc loc);
 /* Converts an operand to a promoted element type; an untyped integer literal must fit in it. */
-SVal convert_operand(Sema *S, SVal v, const Type *elem, Loc loc);
-const Type *eval_type(Sema *S, Node *t); /* a type expression; NULL after an error */
-Binding *lookup(Sema *S, const char *name);
+SVal sema_convert_operand(Sema *S, SVal v, const Type *elem, Loc loc);
+const Type *sema_eval_type(Sema *S, Node *t); /* a type expression; NULL after an error */
+Binding *sema_lookup(Sema *S, const char *name);
 /* The module-level binding of a name (hashed), or NULL. */
-Binding *global_find(Sema *S, const char *name);
-Binding *bind(Sema *S, Scope *sc, const char *name, BindKind kind, SVal v, Loc loc);
-/* The integer value of a compile-time expression, with a diagnostic naming `what` otherwise. */
-bool const_int(Sema *S, Node *e, const char *what, int64_t *out);
-bool sval_const_int(Sema *S, SVal v, Loc loc, const char *what, int64_t *out);
+Binding *sema_global_find(Sema *S, const char *name);
+Binding *sema_bind(Sema *S, Scope *sc, const char *name, BindKind kind, SVal v, Loc loc);
+/* The integer value of a compile-time value, with a diagnostic naming `what` otherwise. */
+bool sv_const_int(Sema *S, SVal v, Loc loc, const char *what, int64_t *out);
 
 /* ---- sema_builtin.c ---- */
 
 /* True when `name` is a builtin; then *out is its result. */
-bool eval_builtin(Sema *S, const char *name, Node *call, SVal *out);
-bool is_builtin(const char *name);
+bool sema_eval_builtin(Sema *S, const char *name, Node *call, SVal *out);
+bool sema_is_builtin(const char *name);
 
 /* ---- sema_stmt.c ---- */
 
-void emit_block(Sema *S, Node *block, Scope *scope);
-SVal inline_call(Sema *S, Binding *fn, Node *call);
-void push_scope(Sema *S, Scope *sc);
+void sema_emit_block(Sema *S, Node *block, Scope *scope);
+SVal sema_inline_call(Sema *S, Binding *fn, Node *call);
+void sema_push_scope(Sema *S, Scope *sc);
 
 /* Shared with sema_loop.c: var carrying and exit flags. */
 typedef struct VarSet {
@@ -186,32 +184,32 @@ typedef struct VarSet {
 } VarSet;
 typedef void (*EmitFn)(Sema *S, void *ctx);
 
-Binding *hidden(Sema *S, const char *what, SVal init); /* a hidden var (flag) in the current scope */
-VarSet visible_vars(Sema *S);                         /* vars and flags visible here, innermost first */
-SVal *snapshot(Sema *S, VarSet vs);
-void restore(VarSet vs, const SVal *s);
-int flat_count(const SVal *v);                        /* IR values a carried value flattens to */
-bool flatten(Sema *S, SVal v, Value **out, int *k, Loc loc);
-SVal unflatten(Sema *S, const SVal *like, Value **vals, int *k);
-const char *var_label(Sema *S, const Binding *b);     /* "var 'x'", for messages */
+Binding *sema_hidden(Sema *S, const char *what, SVal init); /* a hidden var (flag) in the current scope */
+VarSet sema_visible_vars(Sema *S);                         /* vars and flags visible here, innermost first */
+SVal *sema_snapshot(Sema *S, VarSet vs);
+void sema_restore(VarSet vs, const SVal *s);
+int sema_flat_count(const SVal *v);                        /* IR values a carried value flattens to */
+bool sema_flatten(Sema *S, SVal v, Value **out, int *k, Loc loc);
+SVal sema_unflatten(Sema *S, const SVal *like, Value **vals, int *k);
+const char *sema_var_label(Sema *S, const Binding *b);     /* "var 'x'", for messages */
 /* if cond { then_fn } else { else_fn }, carrying the vars they change; pin: see sema_stmt.c. */
-void emit_if(Sema *S, Value *cond, EmitFn then_fn, void *then_ctx, EmitFn else_fn, void *else_ctx, Binding *pin,
+void sema_emit_if(Sema *S, Value *cond, EmitFn then_fn, void *then_ctx, EmitFn else_fn, void *else_ctx, Binding *pin,
              Loc loc);
-Frame *fn_frame(Sema *S);                             /* the innermost fn or kernel frame */
-SVal flags_or(Sema *S, Binding *const *flags, int n, Loc loc, Binding **pin);
-SVal exiting(Sema *S, Loc loc);                       /* break || continue || return, here */
-void emit_stmts(Sema *S, Node **stmts, int n);
+Frame *sema_fn_frame(Sema *S);                             /* the innermost fn or kernel frame */
+SVal sema_flags_or(Sema *S, Binding *const *flags, int n, Loc loc, Binding **pin);
+SVal sema_exiting(Sema *S, Loc loc);                       /* break || continue || return, here */
+void sema_emit_stmts(Sema *S, Node **stmts, int n);
 
 /* ---- sema_loop.c ---- */
 
-void emit_for(Sema *S, Node *n);
-void emit_while(Sema *S, Node *n);
+void sema_emit_for(Sema *S, Node *n);
+void sema_emit_while(Sema *S, Node *n);
 
 /* ---- sema_decl.c ---- */
 
 SrcPos sema_pos(Sema *S, Loc loc);
 void sema_set_loc(Sema *S, Loc loc); /* stamps the builder's position */
-SVal eval_global(Sema *S, Binding *b, Loc use);
+SVal sema_eval_global(Sema *S, Binding *b, Loc use);
 
 /* Errors: located at an AST position; return SV_ERR for convenience. */
 /* ---- sema_spec.c: specialisation on run-time parameters ---- */

@@ -72,15 +72,15 @@ static VarSet carried_vars(Sema *S, Node *body, Scan *scan)
 {
     memset(scan, 0, sizeof *scan);
     scan_stmt(S, body, scan, 0);
-    VarSet all = visible_vars(S), out = {0};
+    VarSet all = sema_visible_vars(S), out = {0};
     out.b = ARENA_ARRAY(S->arena, Binding *, all.n + 1);
-    Frame *fn = fn_frame(S);
+    Frame *fn = sema_fn_frame(S);
     for (int i = 0; i < all.n; i++) {
         Binding *b = all.b[i];
         bool take = false;
         if (b->kind == BIND_VAR) {
             for (int k = 0; k < scan->n; k++)
-                if (scan->names[k] == b->name && lookup(S, b->name) == b)
+                if (scan->names[k] == b->name && sema_lookup(S, b->name) == b)
                     take = true;
         } else if (fn && scan->ret && (b == fn->ret || b == fn->retval)) {
             take = true;
@@ -112,13 +112,13 @@ static bool loop_inits(Sema *S, LoopInfo *li, Loc loc)
             li->vars.b[i--] = li->vars.b[--li->vars.n];
             continue;
         }
-        n += flat_count(&b->val);
+        n += sema_flat_count(&b->val);
     }
     li->inits = ARENA_ARRAY(S->arena, Value *, n + 1);
     li->types = ARENA_ARRAY(S->arena, const Type *, n + 1);
     int k = 0;
     for (int i = 0; i < li->vars.n; i++)
-        if (!flatten(S, li->vars.b[i]->val, li->inits, &k, loc))
+        if (!sema_flatten(S, li->vars.b[i]->val, li->inits, &k, loc))
             return false;
     for (int j = 0; j < k; j++)
         li->types[j] = li->inits[j]->type;
@@ -132,7 +132,7 @@ static void bind_carried(Sema *S, LoopInfo *li, Value **args)
     int k = 0;
     for (int i = 0; i < li->vars.n; i++) {
         SVal like = li->vars.b[i]->val;
-        li->vars.b[i]->val = unflatten(S, &like, args, &k);
+        li->vars.b[i]->val = sema_unflatten(S, &like, args, &k);
     }
 }
 
@@ -140,7 +140,7 @@ static void bind_carried(Sema *S, LoopInfo *li, Value **args)
 static Value **carried_now(Sema *S, LoopInfo *li, Loc loc)
 {
     if (li->unset_value && li->unset_value->val.kind != SV_UNINIT) {
-        Frame *fn = fn_frame(S);
+        Frame *fn = sema_fn_frame(S);
         if (li->unset_value->val.kind != SV_ERR)
             sema_error(S, fn ? fn->value_ret_loc : loc, "returning a value from inside a loop is not supported yet: "
                        "assign the value to a var, break, and return after the loop");
@@ -153,11 +153,11 @@ static Value **carried_now(Sema *S, LoopInfo *li, Loc loc)
     for (int i = 0; i < li->vars.n; i++) {
         Binding *b = li->vars.b[i];
         int before = k;
-        if (b->val.kind == SV_ERR || !flatten(S, b->val, vals, &k, loc))
+        if (b->val.kind == SV_ERR || !sema_flatten(S, b->val, vals, &k, loc))
             return NULL;
         for (int j = before; j < k; j++)
             if (vals[j]->type != li->types[j]) {
-                sema_error(S, loc, "%s changes type inside the loop: %s before, %s after", var_label(S, b),
+                sema_error(S, loc, "%s changes type inside the loop: %s before, %s after", sema_var_label(S, b),
                            ty_str(S->arena, S->types, li->types[j]), ty_str(S->arena, S->types, vals[j]->type));
                 return NULL;
             }
@@ -185,7 +185,7 @@ static void name_args(Block *blk, int first, LoopInfo *li)
 {
     int k = first;
     for (int i = 0; i < li->vars.n; i++) {
-        int c = flat_count(&li->vars.b[i]->val);
+        int c = sema_flat_count(&li->vars.b[i]->val);
         for (int j = 0; j < c; j++, k++)
             if (li->vars.b[i]->kind == BIND_VAR)
                 blk->args[k].name = li->vars.b[i]->name;
@@ -207,7 +207,7 @@ static void set_results(Sema *S, Op *op, LoopInfo *li)
     bind_carried(S, li, res);
     int k = 0;
     for (int i = 0; i < li->vars.n; i++) {
-        int c = flat_count(&li->vars.b[i]->val);
+        int c = sema_flat_count(&li->vars.b[i]->val);
         for (int j = 0; j < c; j++, k++)
             if (li->vars.b[i]->kind == BIND_VAR)
                 op->results[k].name = li->vars.b[i]->name;
@@ -227,16 +227,16 @@ typedef struct LoopCtx {
 static void loop_begin(Sema *S, LoopCtx *lc, Node *body)
 {
     memset(lc, 0, sizeof *lc);
-    push_scope(S, &lc->scope);
+    sema_push_scope(S, &lc->scope);
     lc->frame.outer = S->frame;
     lc->frame.is_loop = true;
-    lc->frame.brk = hidden(S, "<break>", sv_bool(S, false));
+    lc->frame.brk = sema_hidden(S, "<break>", sv_bool(S, false));
     lc->li.vars = carried_vars(S, body, &lc->scan);
     if (lc->scan.brk) { /* the break flag itself is carried */
         lc->li.vars.b[lc->li.vars.n++] = lc->frame.brk;
     }
-    lc->all = visible_vars(S);
-    lc->saved = snapshot(S, lc->all);
+    lc->all = sema_visible_vars(S);
+    lc->saved = sema_snapshot(S, lc->all);
 }
 
 static void loop_end(Sema *S, LoopCtx *lc, Frame *outer_frame, Scope *outer_scope)
@@ -265,21 +265,21 @@ static void clear_flags(Sema *S, LoopCtx *lc)
 static void emit_body(Sema *S, Node *n, Frame *fr, const char *ivname, SVal iv)
 {
     Scope body = {0};
-    push_scope(S, &body);
+    sema_push_scope(S, &body);
     if (ivname)
-        bind(S, &body, ivname, BIND_LET, iv, n->loc);
-    fr->cont = hidden(S, "<continue>", sv_bool(S, false));
+        sema_bind(S, &body, ivname, BIND_LET, iv, n->loc);
+    fr->cont = sema_hidden(S, "<continue>", sv_bool(S, false));
     Frame *outer = S->frame;
     S->frame = fr;
     Node *blk = n->kind == AST_FOR ? n->d : n->b;
-    emit_stmts(S, blk->list.items, blk->list.n);
+    sema_emit_stmts(S, blk->list.items, blk->list.n);
     S->frame = outer;
     S->scope = body.parent;
 }
 
 static SVal int_operand(Sema *S, Node *e, const char *what)
 {
-    SVal v = eval_expr(S, e);
+    SVal v = sema_eval_expr(S, e);
     if (v.kind == SV_ERR)
         return v;
     const Type *t = sv_type(S, &v);
@@ -302,9 +302,9 @@ static void static_iters(Sema *S, void *ctx)
             return; /* too large (reported): stop unrolling */
         emit_body(S, it->n, it->fr, it->n->name, sv_weak_int(S, it->k));
         /* after an iteration: a set break (or return) ends the unrolling */
-        Frame *fn = fn_frame(S);
+        Frame *fn = sema_fn_frame(S);
         Binding *flags[2] = {it->fr->brk, fn ? fn->ret : NULL}, *pin;
-        SVal ex = flags_or(S, flags, 2, it->n->loc, &pin);
+        SVal ex = sema_flags_or(S, flags, 2, it->n->loc, &pin);
         if (ex.kind == SV_ERR)
             return;
         if (ex.kind == SV_CONST) {
@@ -317,7 +317,7 @@ static void static_iters(Sema *S, void *ctx)
         if (next.step > 0 ? next.k >= next.hi : next.k <= next.hi)
             return;
         Value *notx = b_op1(&S->b, OP_NOT, ex.v->type, ex.v);
-        emit_if(S, notx, static_iters, &next, NULL, NULL, pin, it->n->loc);
+        sema_emit_if(S, notx, static_iters, &next, NULL, NULL, pin, it->n->loc);
         return;
     }
 }
@@ -325,9 +325,9 @@ static void static_iters(Sema *S, void *ctx)
 static void emit_static_for(Sema *S, Node *n, SVal lo, SVal hi, SVal st)
 {
     int64_t a, b, step = 1;
-    if (!sval_const_int(S, lo, n->a->loc, "the start of a static for", &a) ||
-        !sval_const_int(S, hi, n->b->loc, "the end of a static for", &b) ||
-        (n->c && !sval_const_int(S, st, n->c->loc, "the step of a static for", &step)))
+    if (!sv_const_int(S, lo, n->a->loc, "the start of a static for", &a) ||
+        !sv_const_int(S, hi, n->b->loc, "the end of a static for", &b) ||
+        (n->c && !sv_const_int(S, st, n->c->loc, "the step of a static for", &step)))
         return;
     if (step == 0) {
         sema_error(S, n->c->loc, "the step of a for loop must not be 0");
@@ -342,18 +342,18 @@ static void emit_static_for(Sema *S, Node *n, SVal lo, SVal hi, SVal st)
     Scope *outer_scope = S->scope;
     Frame *outer_frame = S->frame;
     Scope sc = {0};
-    push_scope(S, &sc);
+    sema_push_scope(S, &sc);
     Frame fr = {0};
     fr.outer = outer_frame;
     fr.is_loop = true;
-    fr.brk = hidden(S, "<break>", sv_bool(S, false));
+    fr.brk = sema_hidden(S, "<break>", sv_bool(S, false));
     StaticIter it = {n, &fr, a, b, step};
     static_iters(S, &it);
     S->frame = outer_frame;
     S->scope = outer_scope;
 }
 
-void emit_for(Sema *S, Node *n)
+void sema_emit_for(Sema *S, Node *n)
 {
     SVal lo = int_operand(S, n->a, "start"), hi = int_operand(S, n->b, "end");
     SVal st = n->c ? int_operand(S, n->c, "step") : sv_weak_int(S, 1);
@@ -368,12 +368,12 @@ void emit_for(Sema *S, Node *n)
         return;
     }
     /* One integer type for the induction variable: the promotion of the bounds and step. */
-    const Type *ivt = promote_elem(S, &lo, &hi);
+    const Type *ivt = sema_promote_elem(S, &lo, &hi);
     SVal probe = {0};
     probe.kind = SV_CONST;
     probe.type = ivt;
     probe.weak = lo.kind == SV_CONST && lo.weak && hi.kind == SV_CONST && hi.weak;
-    ivt = ivt ? promote_elem(S, &probe, &st) : NULL;
+    ivt = ivt ? sema_promote_elem(S, &probe, &st) : NULL;
     if (!ivt || !sk_is_int(ivt->sk)) {
         sema_error(S, n->loc, "the bounds of a for loop must be integers of compatible types, got %s and %s",
                    sv_describe(S, &lo), sv_describe(S, &hi));
@@ -381,9 +381,9 @@ void emit_for(Sema *S, Node *n)
     }
     if (probe.weak && st.kind == SV_CONST && st.weak)
         ivt = ty_scalar(S->types, SK_I32);
-    lo = convert_operand(S, lo, ivt, n->a->loc);
-    hi = convert_operand(S, hi, ivt, n->b->loc);
-    st = convert_operand(S, st, ivt, n->c ? n->c->loc : n->loc);
+    lo = sema_convert_operand(S, lo, ivt, n->a->loc);
+    hi = sema_convert_operand(S, hi, ivt, n->b->loc);
+    st = sema_convert_operand(S, st, ivt, n->c ? n->c->loc : n->loc);
     if (lo.kind == SV_ERR || hi.kind == SV_ERR || st.kind == SV_ERR)
         return;
     if (lo.kind == SV_CONST && hi.kind == SV_CONST && st.kind == SV_CONST) {
@@ -400,7 +400,7 @@ void emit_for(Sema *S, Node *n)
         loop_end(S, &lc, outer_frame, outer_scope);
         return;
     }
-    Value *vlo = materialize(S, lo, n->loc), *vhi = materialize(S, hi, n->loc), *vst = materialize(S, st, n->loc);
+    Value *vlo = sema_materialize(S, lo, n->loc), *vhi = sema_materialize(S, hi, n->loc), *vst = sema_materialize(S, st, n->loc);
     Builder outer = S->b;
     sema_set_loc(S, n->loc);
     int nf = lc.li.nflat;
@@ -445,20 +445,20 @@ void emit_for(Sema *S, Node *n)
         SVal iv = sv_dyn(&before->args[0]);
         SVal in_range;
         if (st.kind == SV_CONST)
-            in_range = eval_binary(S, (sk_is_signed(ivt->sk) && st.c.i < 0) ? TOK_GT : TOK_LT, iv, sv_dyn(vhi), n->loc);
+            in_range = sema_eval_binary(S, (sk_is_signed(ivt->sk) && st.c.i < 0) ? TOK_GT : TOK_LT, iv, sv_dyn(vhi), n->loc);
         else {
-            SVal up = eval_binary(S, TOK_LT, iv, sv_dyn(vhi), n->loc);
-            SVal down = eval_binary(S, TOK_GT, iv, sv_dyn(vhi), n->loc);
-            SVal pos = eval_binary(S, TOK_GT, sv_dyn(vst), sv_int(ivt, 0), n->loc);
+            SVal up = sema_eval_binary(S, TOK_LT, iv, sv_dyn(vhi), n->loc);
+            SVal down = sema_eval_binary(S, TOK_GT, iv, sv_dyn(vhi), n->loc);
+            SVal pos = sema_eval_binary(S, TOK_GT, sv_dyn(vst), sv_int(ivt, 0), n->loc);
             in_range = sv_dyn(b_op3(&S->b, OP_SELECT, up.v->type, pos.v, up.v, down.v));
         }
         Frame *save_frame = S->frame;
         S->frame = &lc.frame;
-        SVal ex = exiting(S, n->loc);
+        SVal ex = sema_exiting(S, n->loc);
         S->frame = save_frame;
-        SVal go = eval_binary(S, TOK_AMP, in_range, eval_unary(S, TOK_BANG, ex, n->loc), n->loc);
+        SVal go = sema_eval_binary(S, TOK_AMP, in_range, sema_eval_unary(S, TOK_BANG, ex, n->loc), n->loc);
         Value **cops = ARENA_ARRAY(S->arena, Value *, nf + 2);
-        cops[0] = materialize(S, go, n->loc);
+        cops[0] = sema_materialize(S, go, n->loc);
         cops[1] = &before->args[0];
         for (int k = 0; k < nf; k++)
             cops[2 + k] = &before->args[1 + k];
@@ -469,9 +469,9 @@ void emit_for(Sema *S, Node *n)
         clear_flags(S, &lc);
         emit_body(S, n, &lc.frame, n->name, sv_dyn(&after->args[0]));
         Value **vals = carried_now(S, &lc.li, n->loc);
-        SVal next = eval_binary(S, TOK_PLUS, sv_dyn(&after->args[0]), sv_dyn(vst), n->loc);
+        SVal next = sema_eval_binary(S, TOK_PLUS, sv_dyn(&after->args[0]), sv_dyn(vst), n->loc);
         Value **yops = ARENA_ARRAY(S->arena, Value *, nf + 2);
-        yops[0] = materialize(S, next, n->loc);
+        yops[0] = sema_materialize(S, next, n->loc);
         if (vals)
             memcpy(yops + 1, vals, sizeof(Value *) * (size_t)nf);
         b_op(&S->b, OP_YIELD, NULL, 0, yops, vals ? nf + 1 : 1);
@@ -485,7 +485,7 @@ void emit_for(Sema *S, Node *n)
             li2.types[0] = ivt;
             memcpy(li2.types + 1, lc.li.types, sizeof(Type *) * (size_t)nf);
             S->b = outer;
-            restore(lc.all, lc.saved);
+            sema_restore(lc.all, lc.saved);
             op->nres = nf + 1;
             op->results = ARENA_ARRAY(S->arena, Value, nf + 2);
             for (int k = 0; k <= nf; k++) {
@@ -495,7 +495,7 @@ void emit_for(Sema *S, Node *n)
             }
             bind_carried(S, &lc.li, block_args_of_results(S, op, 1, nf));
             for (int i = 0, k = 1; i < lc.li.vars.n; i++) {
-                int c = flat_count(&lc.li.vars.b[i]->val);
+                int c = sema_flat_count(&lc.li.vars.b[i]->val);
                 for (int j = 0; j < c; j++, k++)
                     if (lc.li.vars.b[i]->kind == BIND_VAR)
                         op->results[k].name = lc.li.vars.b[i]->name;
@@ -505,7 +505,7 @@ void emit_for(Sema *S, Node *n)
         }
     }
     S->b = outer;
-    restore(lc.all, lc.saved);
+    sema_restore(lc.all, lc.saved);
     if (op)
         set_results(S, op, &lc.li);
     else
@@ -514,7 +514,7 @@ void emit_for(Sema *S, Node *n)
     loop_end(S, &lc, outer_frame, outer_scope);
 }
 
-void emit_while(Sema *S, Node *n)
+void sema_emit_while(Sema *S, Node *n)
 {
     Scope *outer_scope = S->scope;
     Frame *outer_frame = S->frame;
@@ -538,7 +538,7 @@ void emit_while(Sema *S, Node *n)
     tir_builder_at_end(&S->b, before);
     S->b.pos = outer.pos;
     bind_carried(S, &lc.li, block_args(S, before, 0, nf));
-    SVal c = eval_expr(S, n->a);
+    SVal c = sema_eval_expr(S, n->a);
     const Type *ct = c.kind == SV_ERR ? NULL : sv_type(S, &c);
     bool ok = c.kind != SV_ERR;
     if (ok && (!ct || ct->kind != TY_SCALAR || ct->sk != SK_BOOL)) {
@@ -549,12 +549,12 @@ void emit_while(Sema *S, Node *n)
     if (ok) {
         Frame *save_frame = S->frame;
         S->frame = &lc.frame;
-        SVal ex = exiting(S, n->loc);
+        SVal ex = sema_exiting(S, n->loc);
         S->frame = save_frame;
-        c = eval_binary(S, TOK_AMP, c, eval_unary(S, TOK_BANG, ex, n->loc), n->loc);
+        c = sema_eval_binary(S, TOK_AMP, c, sema_eval_unary(S, TOK_BANG, ex, n->loc), n->loc);
     }
     Value **cops = ARENA_ARRAY(S->arena, Value *, nf + 1);
-    cops[0] = ok ? materialize(S, c, n->a->loc) : b_const_int(&S->b, ty_scalar(S->types, SK_BOOL), 0);
+    cops[0] = ok ? sema_materialize(S, c, n->a->loc) : b_const_int(&S->b, ty_scalar(S->types, SK_BOOL), 0);
     for (int k = 0; k < nf; k++)
         cops[1 + k] = &before->args[k];
     b_op(&S->b, OP_CONDITION, NULL, 0, cops, nf + 1);
@@ -567,7 +567,7 @@ void emit_while(Sema *S, Node *n)
     Value **vals = carried_now(S, &lc.li, n->loc);
     b_op(&S->b, OP_YIELD, NULL, 0, vals ? vals : lc.li.inits, vals ? nf : 0);
     S->b = outer;
-    restore(lc.all, lc.saved);
+    sema_restore(lc.all, lc.saved);
     if (vals && ok)
         set_results(S, op, &lc.li);
     else

@@ -69,7 +69,7 @@ const char *sema_apply_facts(Sema *S, Node *k, KernelMeta *meta, SVal *vals)
         const Type *t = pm->type;
         for (int i = 0; i < n; i++) {
             const Fact *fa = &fs[i];
-            if (!fact_is(fa, pm->name))
+            if (!facts_is(fa, pm->name))
                 continue;
             S->fact_used[i] = true;
             const char *spelt = fa->kind == FACT_DIV ? arena_printf(S->arena, "%s%%%lld==0", pm->name, (long long)fa->n)
@@ -88,7 +88,7 @@ const char *sema_apply_facts(Sema *S, Node *k, KernelMeta *meta, SVal *vals)
                 continue;
             }
             if (fa->kind == FACT_EQ) {
-                if (norm_int(t->sk, fa->n) != fa->n) {
+                if (sema_norm_int(t->sk, fa->n) != fa->n) {
                     diag_plain(S->diags, DIAG_ERROR, "--assume %s: %lld does not fit in '%s' (%s)", spelt,
                                (long long)fa->n, pm->name, ty_str(S->arena, S->types, t));
                     continue;

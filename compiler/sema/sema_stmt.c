@@ -22,16 +22,16 @@ enum { MAX_CALL_DEPTH = 64 };
 
 /* ---- scopes ---- */
 
-void push_scope(Sema *S, Scope *sc)
+void sema_push_scope(Sema *S, Scope *sc)
 {
     sc->parent = S->scope;
     S->scope = sc;
 }
 
-Binding *hidden(Sema *S, const char *what, SVal init)
+Binding *sema_hidden(Sema *S, const char *what, SVal init)
 {
     Scope *sc = S->scope;
-    return bind(S, sc, what, BIND_HIDDEN, init, loc_make(0, 0));
+    return sema_bind(S, sc, what, BIND_HIDDEN, init, loc_make(0, 0));
 }
 
 /* ---- value identity and carrying ---- */
@@ -59,7 +59,7 @@ static bool same_val(const SVal *a, const SVal *b)
     }
 }
 
-VarSet visible_vars(Sema *S)
+VarSet sema_visible_vars(Sema *S)
 {
     VarSet vs = {0};
     int cap = 0;
@@ -76,7 +76,7 @@ VarSet visible_vars(Sema *S)
     return vs;
 }
 
-SVal *snapshot(Sema *S, VarSet vs)
+SVal *sema_snapshot(Sema *S, VarSet vs)
 {
     SVal *s = ARENA_ARRAY(S->arena, SVal, vs.n + 1);
     for (int i = 0; i < vs.n; i++)
@@ -84,20 +84,20 @@ SVal *snapshot(Sema *S, VarSet vs)
     return s;
 }
 
-void restore(VarSet vs, const SVal *s)
+void sema_restore(VarSet vs, const SVal *s)
 {
     for (int i = 0; i < vs.n; i++)
         vs.b[i]->val = s[i];
 }
 
 /* Number of IR values a carried value flattens to (tuples flatten element-wise). */
-int flat_count(const SVal *v)
+int sema_flat_count(const SVal *v)
 {
     if (v->kind != SV_TUPLE)
         return 1;
     int n = 0;
     for (int i = 0; i < v->n; i++)
-        n += flat_count(&v->items[i]);
+        n += sema_flat_count(&v->items[i]);
     return n;
 }
 
@@ -123,27 +123,27 @@ static SVal zero_like(Sema *S, const SVal *like, Loc loc)
     return sv_dyn(z);
 }
 
-bool flatten(Sema *S, SVal v, Value **out, int *k, Loc loc)
+bool sema_flatten(Sema *S, SVal v, Value **out, int *k, Loc loc)
 {
     if (v.kind == SV_TUPLE) {
         for (int i = 0; i < v.n; i++)
-            if (!flatten(S, v.items[i], out, k, loc))
+            if (!sema_flatten(S, v.items[i], out, k, loc))
                 return false;
         return true;
     }
     if (!sv_is_value(&v))
         return false;
-    out[(*k)++] = materialize(S, v, loc);
+    out[(*k)++] = sema_materialize(S, v, loc);
     return true;
 }
 
-SVal unflatten(Sema *S, const SVal *like, Value **vals, int *k)
+SVal sema_unflatten(Sema *S, const SVal *like, Value **vals, int *k)
 {
     if (like->kind == SV_TUPLE) {
         SVal t = *like;
         t.items = ARENA_ARRAY(S->arena, SVal, like->n + 1);
         for (int i = 0; i < like->n; i++)
-            t.items[i] = unflatten(S, &like->items[i], vals, k);
+            t.items[i] = sema_unflatten(S, &like->items[i], vals, k);
         return t;
     }
     return sv_dyn(vals[(*k)++]);
@@ -187,7 +187,7 @@ static void adopt_type(Sema *S, SVal *x, const SVal *like, Loc loc)
     const Type *e = ty_elem(sv_type(S, like));
     if (e->kind != TY_SCALAR || e->sk == SK_BOOL || (sk_is_float(x->type->sk) && !sk_is_float(e->sk)))
         return;
-    *x = convert_operand(S, *x, e, loc); /* SV_ERR after a diagnostic (a literal that does not fit) */
+    *x = sema_convert_operand(S, *x, e, loc); /* SV_ERR after a diagnostic (a literal that does not fit) */
 }
 
 /* For messages: a value, or a tuple of them item by item. */
@@ -213,7 +213,7 @@ static bool has_error(const SVal *v)
     return v->kind == SV_ERR;
 }
 
-const char *var_label(Sema *S, const Binding *b)
+const char *sema_var_label(Sema *S, const Binding *b)
 {
     return b->kind == BIND_HIDDEN ? "the returned value" : arena_printf(S->arena, "var '%s'", b->name);
 }
@@ -233,11 +233,11 @@ static const char *fn_name_of(Sema *S)
  * NULL, is an exit flag whose value is the negation of cond: it is known clear in the then branch and
  * set in the else branch, which keeps flags constant where every path sets them
  * (`if c { return a; } return b;` returns on every path). */
-void emit_if(Sema *S, Value *cond, EmitFn then_fn, void *then_ctx, EmitFn else_fn, void *else_ctx,
+void sema_emit_if(Sema *S, Value *cond, EmitFn then_fn, void *then_ctx, EmitFn else_fn, void *else_ctx,
                     Binding *pin, Loc loc)
 {
-    VarSet vs = visible_vars(S);
-    SVal *before = snapshot(S, vs);
+    VarSet vs = sema_visible_vars(S);
+    SVal *before = sema_snapshot(S, vs);
     sema_set_loc(S, loc);
     Op *op = b_op(&S->b, OP_IF, NULL, 0, &cond, 1);
     Builder outer = S->b;
@@ -251,8 +251,8 @@ void emit_if(Sema *S, Value *cond, EmitFn then_fn, void *then_ctx, EmitFn else_f
             pin->val = sv_bool(S, r == 1);
         if (fns[r])
             fns[r](S, ctxs[r]);
-        after[r] = snapshot(S, vs);
-        restore(vs, before);
+        after[r] = sema_snapshot(S, vs);
+        sema_restore(vs, before);
     }
     /* Which vars changed, and their merged types. A var that ends with the same value on both paths
      * (a flag set on both, a constant assigned on both) needs no result: it simply has that value. */
@@ -307,12 +307,12 @@ void emit_if(Sema *S, Value *cond, EmitFn then_fn, void *then_ctx, EmitFn else_f
                            fn_name_of(S), describe_value(S, x), describe_value(S, y));
             else
                 sema_error(S, loc, "%s has type %s on one path of this if but %s on the other (a var keeps its type)",
-                           var_label(S, vs.b[i]), describe_value(S, x), describe_value(S, y));
+                           sema_var_label(S, vs.b[i]), describe_value(S, x), describe_value(S, y));
             changed[i] = false;
             same[i] = sv_err();
             continue;
         }
-        nres += flat_count(x->kind != SV_UNINIT ? x : y);
+        nres += sema_flat_count(x->kind != SV_UNINIT ? x : y);
     }
     Value **yv[2];
     const Type **rtypes = ARENA_ARRAY(S->arena, const Type *, nres + 1);
@@ -327,7 +327,7 @@ void emit_if(Sema *S, Value *cond, EmitFn then_fn, void *then_ctx, EmitFn else_f
             SVal v = after[r][i];
             if (v.kind == SV_UNINIT)
                 v = zero_like(S, &after[1 - r][i], loc);
-            flatten(S, v, yv[r], &k, loc);
+            sema_flatten(S, v, yv[r], &k, loc);
         }
         b_op(&S->b, OP_YIELD, NULL, 0, yv[r], nres);
     }
@@ -351,9 +351,9 @@ void emit_if(Sema *S, Value *cond, EmitFn then_fn, void *then_ctx, EmitFn else_f
         Value **vals = ARENA_ARRAY(S->arena, Value *, nres + 1);
         for (int j = 0; j < nres; j++)
             vals[j] = op_result(op, j);
-        vs.b[i]->val = unflatten(S, like, vals, &k);
+        vs.b[i]->val = sema_unflatten(S, like, vals, &k);
         if (vs.b[i]->kind == BIND_VAR)
-            for (int j = 0; j < flat_count(like); j++)
+            for (int j = 0; j < sema_flat_count(like); j++)
                 if (!op->results[k - 1 - j].name)
                     op->results[k - 1 - j].name = vs.b[i]->name;
     }
@@ -387,7 +387,7 @@ static bool may_exit(Node *n)
 
 /* ---- exit flags ---- */
 
-Frame *fn_frame(Sema *S)
+Frame *sema_fn_frame(Sema *S)
 {
     Frame *f = S->frame;
     while (f && f->is_loop)
@@ -397,7 +397,7 @@ Frame *fn_frame(Sema *S)
 
 /* The OR of exit flags, as a value (CONST or DYN). *pin, when not NULL, receives the one flag that is
  * not a constant, if exactly one is (see emit_if). */
-SVal flags_or(Sema *S, Binding *const *flags, int n, Loc loc, Binding **pin)
+SVal sema_flags_or(Sema *S, Binding *const *flags, int n, Loc loc, Binding **pin)
 {
     SVal acc = sv_bool(S, false);
     int ndyn = 0;
@@ -417,7 +417,7 @@ SVal flags_or(Sema *S, Binding *const *flags, int n, Loc loc, Binding **pin)
         if (pin)
             *pin = flags[i];
         ndyn++;
-        acc = acc.kind == SV_CONST ? f : eval_binary(S, TOK_PIPE, acc, f, loc);
+        acc = acc.kind == SV_CONST ? f : sema_eval_binary(S, TOK_PIPE, acc, f, loc);
     }
     if (pin && ndyn != 1)
         *pin = NULL;
@@ -428,12 +428,12 @@ SVal flags_or(Sema *S, Binding *const *flags, int n, Loc loc, Binding **pin)
 static SVal exiting_pin(Sema *S, Loc loc, Binding **pin)
 {
     Frame *loop = S->frame && S->frame->is_loop ? S->frame : NULL;
-    Frame *fn = fn_frame(S);
+    Frame *fn = sema_fn_frame(S);
     Binding *flags[3] = {loop ? loop->brk : NULL, loop ? loop->cont : NULL, fn ? fn->ret : NULL};
-    return flags_or(S, flags, 3, loc, pin);
+    return sema_flags_or(S, flags, 3, loc, pin);
 }
 
-SVal exiting(Sema *S, Loc loc) { return exiting_pin(S, loc, NULL); }
+SVal sema_exiting(Sema *S, Loc loc) { return exiting_pin(S, loc, NULL); }
 
 typedef struct Rest {
     Node **stmts;
@@ -444,7 +444,7 @@ typedef struct Rest {
 static void emit_rest(Sema *S, void *ctx)
 {
     Rest *r = ctx;
-    emit_stmts(S, r->stmts, r->n);
+    sema_emit_stmts(S, r->stmts, r->n);
 }
 
 
@@ -452,7 +452,7 @@ static void emit_rest(Sema *S, void *ctx)
  * `if !(flags)`, or not at all when a flag is known to be set. */
 static void emit_stmt(Sema *S, Node *n);
 
-void emit_stmts(Sema *S, Node **stmts, int n)
+void sema_emit_stmts(Sema *S, Node **stmts, int n)
 {
     for (int i = 0; i < n; i++) {
         emit_stmt(S, stmts[i]);
@@ -469,25 +469,25 @@ void emit_stmts(Sema *S, Node **stmts, int n)
         }
         Value *notx = b_op1(&S->b, OP_NOT, ex.v->type, ex.v);
         Rest rest = {stmts + i + 1, n - i - 1};
-        emit_if(S, notx, emit_rest, &rest, NULL, NULL, pin, stmts[i + 1]->loc);
+        sema_emit_if(S, notx, emit_rest, &rest, NULL, NULL, pin, stmts[i + 1]->loc);
         return;
     }
 }
 
-void emit_block(Sema *S, Node *block, Scope *scope)
+void sema_emit_block(Sema *S, Node *block, Scope *scope)
 {
     Scope local = {0};
     if (!scope)
         scope = &local;
     Scope *saved = S->scope;
-    push_scope(S, scope);
-    emit_stmts(S, block->list.items, block->list.n);
+    sema_push_scope(S, scope);
+    sema_emit_stmts(S, block->list.items, block->list.n);
     S->scope = saved;
 }
 
 static void emit_block_cb(Sema *S, void *ctx)
 {
-    emit_block(S, ctx, NULL);
+    sema_emit_block(S, ctx, NULL);
 }
 
 static void emit_else_cb(Sema *S, void *ctx)
@@ -496,7 +496,7 @@ static void emit_else_cb(Sema *S, void *ctx)
     if (e->kind == AST_IF)
         emit_stmt(S, e);
     else
-        emit_block(S, e, NULL);
+        sema_emit_block(S, e, NULL);
 }
 
 /* ---- assignment ---- */
@@ -514,7 +514,7 @@ static SVal fit_to(Sema *S, SVal v, const Type *want, const char *what, Loc loc)
         if (e->kind == TY_SCALAR && sk_is_int(e->sk) && sk_is_float(v.type->sk))
             return sema_error(S, loc, "cannot assign a float literal to %s of type %s", what,
                               ty_str(S->arena, S->types, want));
-        v = convert_operand(S, v, e, loc);
+        v = sema_convert_operand(S, v, e, loc);
         t = sv_type(S, &v);
     }
     if (t == want)
@@ -533,7 +533,7 @@ static const int compound_ops[][2] = {
 
 static void emit_assign(Sema *S, Node *n)
 {
-    Binding *b = lookup(S, n->name);
+    Binding *b = sema_lookup(S, n->name);
     if (!b) {
         sema_error(S, n->loc, "unknown name '%s'", n->name);
         return;
@@ -547,13 +547,13 @@ static void emit_assign(Sema *S, Node *n)
         sema_error(S, n->loc, "cannot assign to '%s': it is %s (only a var can be assigned)", n->name, what);
         return;
     }
-    SVal v = eval_expr(S, n->a);
+    SVal v = sema_eval_expr(S, n->a);
     if (n->op != TOK_ASSIGN) {
         int op = 0;
         for (size_t i = 0; i < sizeof compound_ops / sizeof compound_ops[0]; i++)
             if (compound_ops[i][0] == n->op)
                 op = compound_ops[i][1];
-        v = eval_binary(S, op, b->val, v, n->loc);
+        v = sema_eval_binary(S, op, b->val, v, n->loc);
     }
     if (v.kind == SV_ERR || b->val.kind == SV_ERR)
         return;
@@ -580,7 +580,7 @@ static void return_error(Sema *S, Frame *fn)
 
 static void emit_return(Sema *S, Node *n)
 {
-    Frame *fn = fn_frame(S);
+    Frame *fn = sema_fn_frame(S);
     if (!fn) {
         sema_error(S, n->loc, "return outside a function");
         return;
@@ -600,7 +600,7 @@ static void emit_return(Sema *S, Node *n)
         return_error(S, fn);
         return;
     }
-    SVal v = eval_expr(S, n->a);
+    SVal v = sema_eval_expr(S, n->a);
     if (v.kind == SV_ERR) {
         return_error(S, fn);
         return;
@@ -656,7 +656,7 @@ static void emit_break(Sema *S, Node *n)
 
 static void emit_if_stmt(Sema *S, Node *n)
 {
-    SVal c = eval_expr(S, n->a);
+    SVal c = sema_eval_expr(S, n->a);
     if (c.kind == SV_ERR)
         return;
     const Type *t = sv_type(S, &c);
@@ -667,17 +667,17 @@ static void emit_if_stmt(Sema *S, Node *n)
     }
     if (c.kind == SV_CONST) { /* decided at compile time: only the taken branch exists */
         if (c.c.i)
-            emit_block(S, n->b, NULL);
+            sema_emit_block(S, n->b, NULL);
         else if (n->c)
             emit_else_cb(S, n->c);
         return;
     }
-    emit_if(S, c.v, emit_block_cb, n->b, n->c ? emit_else_cb : NULL, n->c, NULL, n->loc);
+    sema_emit_if(S, c.v, emit_block_cb, n->b, n->c ? emit_else_cb : NULL, n->c, NULL, n->loc);
 }
 
 static void emit_let(Sema *S, Node *n)
 {
-    SVal v = eval_expr(S, n->a);
+    SVal v = sema_eval_expr(S, n->a);
     if (v.kind == SV_VOID) {
         sema_error(S, n->a->loc, "this call has no value to bind to '%s'", n->name);
         v = sv_err();
@@ -694,12 +694,12 @@ static void emit_let(Sema *S, Node *n)
     } else if (v.kind == SV_DYN && !v.v->name && v.v->def && v.v->def->code != OP_CONST) {
         v.v->name = n->name;
     }
-    bind(S, S->scope, n->name, n->kind == AST_VAR ? BIND_VAR : BIND_LET, v, n->loc);
+    sema_bind(S, S->scope, n->name, n->kind == AST_VAR ? BIND_VAR : BIND_LET, v, n->loc);
 }
 
 static void emit_let_tuple(Sema *S, Node *n)
 {
-    SVal v = eval_expr(S, n->a);
+    SVal v = sema_eval_expr(S, n->a);
     int want = n->list.n;
     if (v.kind != SV_ERR && (v.kind != SV_TUPLE || v.n != want)) {
         sema_error(S, n->a->loc, "cannot unpack %s into %d names", v.kind == SV_TUPLE
@@ -716,7 +716,7 @@ static void emit_let_tuple(Sema *S, Node *n)
         SVal x = v.kind == SV_ERR ? v : v.items[i];
         if (x.kind == SV_DYN && !x.v->name)
             x.v->name = n->list.items[i]->name;
-        bind(S, S->scope, n->list.items[i]->name, BIND_LET, x, n->list.items[i]->loc);
+        sema_bind(S, S->scope, n->list.items[i]->name, BIND_LET, x, n->list.items[i]->loc);
     }
 }
 
@@ -737,16 +737,16 @@ static void emit_stmt(Sema *S, Node *n)
         emit_assign(S, n);
         break;
     case AST_EXPR_STMT:
-        (void)eval_expr(S, n->a);
+        (void)sema_eval_expr(S, n->a);
         break;
     case AST_IF:
         emit_if_stmt(S, n);
         break;
     case AST_FOR:
-        emit_for(S, n);
+        sema_emit_for(S, n);
         break;
     case AST_WHILE:
-        emit_while(S, n);
+        sema_emit_while(S, n);
         break;
     case AST_BREAK:
     case AST_CONTINUE:
@@ -756,7 +756,7 @@ static void emit_stmt(Sema *S, Node *n)
         emit_return(S, n);
         break;
     case AST_BLOCK:
-        emit_block(S, n, NULL);
+        sema_emit_block(S, n, NULL);
         break;
     default:
         sema_error(S, n->loc, "expected a statement");
@@ -769,7 +769,7 @@ static void emit_stmt(Sema *S, Node *n)
 /* Calls are inlined: the body is emitted in a fresh scope whose parent is the module (a fn sees no
  * locals of its caller), with the parameters bound to the evaluated arguments — constants stay
  * constants, so a fn can build shapes from its arguments, which is what makes fns generic. */
-SVal inline_call(Sema *S, Binding *fb, Node *call)
+SVal sema_inline_call(Sema *S, Binding *fb, Node *call)
 {
     Node *fn = fb->decl;
     int np = fn->list.n;
@@ -789,7 +789,7 @@ SVal inline_call(Sema *S, Binding *fb, Node *call)
                 return sema_error(S, a->loc, "fn '%s' has no parameter named '%s'", fn->name, a->name);
             if (have[slot])
                 return sema_error(S, a->loc, "'%s' of fn '%s' is given twice", a->name, fn->name);
-            args[slot] = eval_expr(S, a->a);
+            args[slot] = sema_eval_expr(S, a->a);
         } else {
             if (named)
                 return sema_error(S, a->loc, "a positional argument cannot follow a named one");
@@ -797,7 +797,7 @@ SVal inline_call(Sema *S, Binding *fb, Node *call)
                 return sema_error(S, call->loc, "fn '%s' takes %d argument%s, got %d", fn->name, np, np == 1 ? "" : "s",
                                   call->list.n);
             slot = pos++;
-            args[slot] = eval_expr(S, a);
+            args[slot] = sema_eval_expr(S, a);
         }
         have[slot] = true;
         if (args[slot].kind == SV_ERR)
@@ -818,19 +818,19 @@ SVal inline_call(Sema *S, Binding *fb, Node *call)
     Frame *saved_frame = S->frame;
     S->scope = NULL;
     Scope sc = {0};
-    push_scope(S, &sc);
+    sema_push_scope(S, &sc);
     for (int k = 0; k < np; k++) {
         Node *p = fn->list.items[k];
         SVal v = args[k];
         if (p->a) {
-            const Type *want = eval_type(S, p->a);
+            const Type *want = sema_eval_type(S, p->a);
             if (!want) {
                 S->scope = saved_scope;
                 S->frame = saved_frame;
                 return sv_err();
             }
             if (v.kind == SV_CONST && v.weak && sv_is_value(&v))
-                v = convert_operand(S, v, ty_elem(want), call->list.items[k]->loc);
+                v = sema_convert_operand(S, v, ty_elem(want), call->list.items[k]->loc);
             if (v.kind == SV_ERR || !sv_is_value(&v) || sv_type(S, &v) != want) {
                 if (v.kind != SV_ERR)
                     sema_error(S, call->list.items[k]->loc, "argument '%s' of fn '%s' must be %s, not %s", p->name,
@@ -840,18 +840,18 @@ SVal inline_call(Sema *S, Binding *fb, Node *call)
                 return sv_err();
             }
         }
-        bind(S, &sc, p->name, BIND_LET, v, p->loc)->role = "a fn parameter";
+        sema_bind(S, &sc, p->name, BIND_LET, v, p->loc)->role = "a fn parameter";
     }
     Frame fr = {0};
     fr.outer = NULL; /* loops of the caller are not visible from the callee */
     fr.fn_name = fn->name;
-    fr.ret = hidden(S, "<return>", sv_bool(S, false));
+    fr.ret = sema_hidden(S, "<return>", sv_bool(S, false));
     SVal uninit = {0};
     uninit.kind = SV_UNINIT;
-    fr.retval = hidden(S, "<value>", uninit);
+    fr.retval = sema_hidden(S, "<value>", uninit);
     S->frame = &fr;
     S->call_depth++;
-    emit_stmts(S, fn->b->list.items, fn->b->list.n);
+    sema_emit_stmts(S, fn->b->list.items, fn->b->list.n);
     S->call_depth--;
     SVal r = fr.retval->val;
     S->scope = saved_scope;
@@ -869,9 +869,9 @@ SVal inline_call(Sema *S, Binding *fb, Node *call)
                 return sema_error(S, call->loc, "fn '%s' must return a tuple of %d values, not %s", fn->name,
                                   fn->a->list.n, sv_describe(S, &r));
             for (int i = 0; i < r.n; i++) {
-                const Type *want = eval_type(S, fn->a->list.items[i]);
+                const Type *want = sema_eval_type(S, fn->a->list.items[i]);
                 if (want && r.items[i].kind == SV_CONST && r.items[i].weak)
-                    r.items[i] = convert_operand(S, r.items[i], ty_elem(want), fr.value_ret_loc);
+                    r.items[i] = sema_convert_operand(S, r.items[i], ty_elem(want), fr.value_ret_loc);
                 if (!want || r.items[i].kind == SV_ERR)
                     return sv_err();
                 if (sv_type(S, &r.items[i]) != want)
@@ -879,9 +879,9 @@ SVal inline_call(Sema *S, Binding *fb, Node *call)
                                       fn->name, ty_str(S->arena, S->types, want), sv_describe(S, &r.items[i]));
             }
         } else {
-            const Type *want = eval_type(S, fn->a);
+            const Type *want = sema_eval_type(S, fn->a);
             if (want && r.kind == SV_CONST && r.weak)
-                r = convert_operand(S, r, ty_elem(want), fr.value_ret_loc);
+                r = sema_convert_operand(S, r, ty_elem(want), fr.value_ret_loc);
             if (!want || r.kind == SV_ERR)
                 return sv_err();
             if (sv_type(S, &r) != want)

@@ -14,7 +14,7 @@ SVal sv_int(const Type *t, int64_t x)
     SVal v = {0};
     v.kind = SV_CONST;
     v.type = t;
-    v.c.i = norm_int(t->sk, x);
+    v.c.i = sema_norm_int(t->sk, x);
     return v;
 }
 
@@ -30,7 +30,7 @@ SVal sv_float(const Type *t, double x)
     SVal v = {0};
     v.kind = SV_CONST;
     v.type = t;
-    v.c.f = round_float(t->sk, x);
+    v.c.f = fp_round(t->sk, x);
     return v;
 }
 
@@ -75,9 +75,9 @@ const Type *sv_type(Sema *S, const SVal *v)
     return NULL;
 }
 
-bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+bool sema_is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
-int64_t shape_numel(int rank, const int64_t *shape)
+int64_t sema_shape_numel(int rank, const int64_t *shape)
 {
     int64_t n = 1;
     for (int i = 0; i < rank; i++) {
@@ -88,7 +88,7 @@ int64_t shape_numel(int rank, const int64_t *shape)
     return n;
 }
 
-const Type *tile_type(Sema *S, const Type *elem, int rank, const int64_t *shape)
+const Type *sema_tile_type(Sema *S, const Type *elem, int rank, const int64_t *shape)
 {
     if (rank == 0)
         return elem;
@@ -123,7 +123,7 @@ const char *sv_describe(Sema *S, const SVal *v)
     }
 }
 
-int64_t norm_int(ScalarKind sk, int64_t v)
+int64_t sema_norm_int(ScalarKind sk, int64_t v)
 {
     if (sk == SK_BOOL)
         return v != 0;
@@ -136,11 +136,6 @@ int64_t norm_int(ScalarKind sk, int64_t v)
     return (int64_t)(u & ((1ull << w) - 1));
 }
 
-double round_float(ScalarKind sk, double v)
-{
-    return fp_round(sk, v);
-}
-
 /* Does an integer constant fit the type without changing value? */
 static bool int_fits(ScalarKind sk, int64_t v, bool from_unsigned64)
 {
@@ -148,7 +143,7 @@ static bool int_fits(ScalarKind sk, int64_t v, bool from_unsigned64)
         return !(v < 0 && !from_unsigned64);
     if (from_unsigned64 && v < 0)
         return false;
-    return norm_int(sk, v) == v;
+    return sema_norm_int(sk, v) == v;
 }
 
 SVal sv_harden(Sema *S, SVal v)
@@ -175,7 +170,7 @@ static int64_t ir_bits(ScalarKind sk, int64_t v)
     return (int64_t)u >> (64 - w);
 }
 
-Value *const_value(Sema *S, const Type *t, SVal c)
+Value *sema_const_value(Sema *S, const Type *t, SVal c)
 {
     ScalarKind sk = ty_elem(t)->sk;
     if (sk_is_float(sk))
@@ -183,13 +178,13 @@ Value *const_value(Sema *S, const Type *t, SVal c)
     return b_const_int(&S->b, t, ir_bits(sk, c.c.i));
 }
 
-Value *materialize(Sema *S, SVal v, Loc loc)
+Value *sema_materialize(Sema *S, SVal v, Loc loc)
 {
     if (v.kind == SV_DYN)
         return v.v;
     v = sv_harden(S, v);
     sema_set_loc(S, loc);
-    return const_value(S, v.type, v);
+    return sema_const_value(S, v.type, v);
 }
 
 /* Constant conversion between scalar types, as `as` does at run time. */
@@ -253,7 +248,7 @@ SVal sv_convert(Sema *S, SVal v, const Type *elem, Loc loc)
 }
 
 /* Why two shapes do not broadcast, for messages: "" when they are incompatible, else a note on size. */
-const char *broadcast_why(const Type *a, const Type *b)
+const char *sema_broadcast_why(const Type *a, const Type *b)
 {
     int ra = a->kind == TY_TILE ? a->rank : 0, rb = b->kind == TY_TILE ? b->rank : 0;
     int r = ra > rb ? ra : rb;
@@ -266,7 +261,7 @@ const char *broadcast_why(const Type *a, const Type *b)
     return ": the result would have more than 16777216 elements (the limit of a tile)";
 }
 
-bool broadcast_shape(const Type *a, const Type *b, int *rank, int64_t *shape)
+bool sema_broadcast_shape(const Type *a, const Type *b, int *rank, int64_t *shape)
 {
     int ra = a->kind == TY_TILE ? a->rank : 0, rb = b->kind == TY_TILE ? b->rank : 0;
     int r = ra > rb ? ra : rb;
@@ -278,17 +273,17 @@ bool broadcast_shape(const Type *a, const Type *b, int *rank, int64_t *shape)
         shape[i] = da == 1 ? db : da;
     }
     *rank = r;
-    return shape_numel(r, shape) >= 0; /* a result too large does not broadcast either */
+    return sema_shape_numel(r, shape) >= 0; /* a result too large does not broadcast either */
 }
 
 SVal sv_broadcast(Sema *S, SVal v, int rank, const int64_t *shape, Loc loc)
 {
     if (v.kind == SV_ERR || rank == 0)
         return v;
-    Value *x = materialize(S, v, loc);
+    Value *x = sema_materialize(S, v, loc);
     const Type *t = x->type;
     const Type *elem = ty_elem(t);
-    const Type *want = tile_type(S, elem, rank, shape);
+    const Type *want = sema_tile_type(S, elem, rank, shape);
     if (t == want)
         return sv_dyn(x);
     sema_set_loc(S, loc);
@@ -305,7 +300,7 @@ SVal sv_broadcast(Sema *S, SVal v, int rank, const int64_t *shape, Loc loc)
             s[i] = s[i - 1];
         s[0] = 1;
         r++;
-        const Type *nt = tile_type(S, elem, r, s);
+        const Type *nt = sema_tile_type(S, elem, r, s);
         x = b_op1(&S->b, OP_EXPAND_DIMS, nt, x);
         op = x->def;
         op->at.axis = 0;
@@ -345,7 +340,7 @@ static const Type *promote_concrete(Sema *S, const Type *a, const Type *b)
     return sk_is_signed(x) ? b : a; /* equal width: unsigned wins */
 }
 
-const Type *promote_elem(Sema *S, const SVal *a, const SVal *b)
+const Type *sema_promote_elem(Sema *S, const SVal *a, const SVal *b)
 {
     const Type *ta = ty_elem(sv_type(S, a)), *tb = ty_elem(sv_type(S, b));
     bool wa = a->kind == SV_CONST && a->weak, wb = b->kind == SV_CONST && b->weak;

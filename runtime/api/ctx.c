@@ -4,7 +4,7 @@
  * Every entry point validates its handles and out pointers first (RK_EINVAL, with a message when there
  * is a context to hold it), clears the context's error, and leaves a message there on failure. Memory
  * of the library comes from the context's allocator hook: arenas for what lives and dies together
- * (with a recovery point around each use, see support/arena.h), alloc_raw for the rest. */
+ * (with a recovery point around each use, see support/arena.h), arena_alloc_raw for the rest. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,8 +182,8 @@ rk_status rk_ctx_create(const rk_ctx_options *options, rk_ctx **out)
     const rk_ctx_options *o = options ? options : &none;
     if (o->host_threads < 0 || o->device_index < 0)
         return RK_EINVAL;
-    Allocator al = o->alloc ? (Allocator){o->alloc, o->alloc_ud} : default_allocator;
-    rk_ctx *ctx = alloc_raw(&al, sizeof *ctx);
+    Allocator al = o->alloc ? (Allocator){o->alloc, o->alloc_ud} : arena_default_allocator;
+    rk_ctx *ctx = arena_alloc_raw(&al, sizeof *ctx);
     if (!ctx)
         return RK_ENOMEM;
     memset(ctx, 0, sizeof *ctx);
@@ -257,11 +257,11 @@ void rk_ctx_destroy(rk_ctx *ctx)
             ctx->dev->ops->free(ctx->dev, (void *)ctx->allocs[i].base);
         rt_device_close(ctx->dev);
     }
-    free_raw(&ctx->alloc, ctx->allocs, sizeof(RtAlloc) * (size_t)ctx->capallocs);
+    arena_free_raw(&ctx->alloc, ctx->allocs, sizeof(RtAlloc) * (size_t)ctx->capallocs);
     arena_free(&ctx->arena);
     arena_free(&ctx->diag_arena);
     Allocator al = ctx->alloc;
-    free_raw(&al, ctx, sizeof *ctx);
+    arena_free_raw(&al, ctx, sizeof *ctx);
 }
 
 rk_status rk_device_get_info(rk_ctx *ctx, rk_device_info *info)
@@ -491,14 +491,14 @@ rk_status rk_event_create(rk_ctx *ctx, rk_event **event)
     rk_status st = rt_need_device(ctx);
     if (st)
         return st;
-    rk_event *e = alloc_raw(&ctx->alloc, sizeof *e);
+    rk_event *e = arena_alloc_raw(&ctx->alloc, sizeof *e);
     if (!e)
         return rt_fail(ctx, RK_ENOMEM, "out of memory creating an event");
     memset(e, 0, sizeof *e);
     e->ctx = ctx;
     st = ctx->dev->ops->event_create(ctx->dev, &e->ev);
     if (st) {
-        free_raw(&ctx->alloc, e, sizeof *e);
+        arena_free_raw(&ctx->alloc, e, sizeof *e);
         return rt_dev_error(ctx, st);
     }
     e->next = ctx->events;
@@ -545,5 +545,5 @@ void rk_event_destroy(rk_event *event)
         ctx->events = event->next;
     if (event->next)
         event->next->prev = event->prev;
-    free_raw(&ctx->alloc, event, sizeof *event);
+    arena_free_raw(&ctx->alloc, event, sizeof *event);
 }

@@ -159,7 +159,7 @@ rk_status rt_program_new(rk_ctx *ctx, const char *target, const void *binary, si
                          int nkernels, rk_program **out)
 {
     *out = NULL;
-    rk_program *p = alloc_raw(&ctx->alloc, sizeof *p);
+    rk_program *p = arena_alloc_raw(&ctx->alloc, sizeof *p);
     if (!p)
         return rt_fail(ctx, RK_ENOMEM, "out of memory");
     memset(p, 0, sizeof *p);
@@ -168,7 +168,7 @@ rk_status rt_program_new(rk_ctx *ctx, const char *target, const void *binary, si
     jmp_buf oom;
     if (setjmp(oom)) {
         arena_free(&p->arena);
-        free_raw(&ctx->alloc, p, sizeof *p);
+        arena_free_raw(&ctx->alloc, p, sizeof *p);
         return rt_fail(ctx, RK_ENOMEM, "out of memory");
     }
     p->arena.oom = &oom;
@@ -182,7 +182,7 @@ rk_status rt_program_new(rk_ctx *ctx, const char *target, const void *binary, si
     for (int i = 0; i < nkernels; i++) {
         if (!build_kernel(ctx, p, &p->kernels[i], &kernels[i])) {
             arena_free(&p->arena);
-            free_raw(&ctx->alloc, p, sizeof *p);
+            arena_free_raw(&ctx->alloc, p, sizeof *p);
             return RK_EINTERNAL;
         }
     }
@@ -206,7 +206,7 @@ void rk_program_destroy(rk_program *p)
         ctx->dev->ops->unload(ctx->dev, p->mod);
     unlink_program(p);
     arena_free(&p->arena);
-    free_raw(&ctx->alloc, p, sizeof *p);
+    arena_free_raw(&ctx->alloc, p, sizeof *p);
 }
 
 /* ---- queries ---- */

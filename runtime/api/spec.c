@@ -191,12 +191,12 @@ static rk_status variant_for(rk_kernel *k, uint64_t sig, rk_kernel **run)
     rk_ctx *ctx = k->prog->ctx;
     if (k->nvars == k->capvars) {
         int cap = k->capvars ? 2 * k->capvars : 4;
-        RtVariant *v = alloc_raw(&ctx->alloc, sizeof *v * (size_t)cap);
+        RtVariant *v = arena_alloc_raw(&ctx->alloc, sizeof *v * (size_t)cap);
         if (!v)
             return rt_fail(ctx, RK_ENOMEM, "out of memory");
         if (k->nvars)
             memcpy(v, k->vars, sizeof *v * (size_t)k->nvars);
-        free_raw(&ctx->alloc, k->vars, sizeof *v * (size_t)k->capvars);
+        arena_free_raw(&ctx->alloc, k->vars, sizeof *v * (size_t)k->capvars);
         k->vars = v;
         k->capvars = cap;
     }
@@ -266,7 +266,7 @@ void rt_spec_free(rk_kernel *k)
     rk_ctx *ctx = k->prog->ctx;
     for (int i = 0; i < k->nvars; i++)
         rk_program_destroy(k->vars[i].prog);
-    free_raw(&ctx->alloc, k->vars, sizeof *k->vars * (size_t)k->capvars);
+    arena_free_raw(&ctx->alloc, k->vars, sizeof *k->vars * (size_t)k->capvars);
     k->vars = NULL;
     k->nvars = k->capvars = 0;
     k->last_run = NULL;

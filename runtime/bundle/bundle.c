@@ -80,7 +80,7 @@ static char *read_file(const Allocator *al, const char *path, size_t *len, bool 
         return NULL;
     }
     size_t n = (size_t)st.st_size;
-    char *buf = alloc_raw(al, n + 1);
+    char *buf = arena_alloc_raw(al, n + 1);
     if (!buf) {
         *oom = true;
         close(fd);
@@ -95,7 +95,7 @@ static char *read_file(const Allocator *al, const char *path, size_t *len, bool 
     }
     close(fd);
     if (got != n) {
-        free_raw(al, buf, n + 1);
+        arena_free_raw(al, buf, n + 1);
         return NULL;
     }
     buf[n] = 0;
@@ -262,11 +262,11 @@ static rk_status build(rk_ctx *ctx, rk_bundle *b, Load *l, const Json *m, const 
         for (int j = 0; j < b->kernels[i].nvariants; j++)
             b->kernels[i].variants[j] = &b->prog->kernels[nd++];
     Sha256 s;
-    sha256_init(&s);
-    key_str(&s, "rk bundle");
-    key_bytes(&s, l->manifest, l->mlen);
-    key_bytes(&s, l->binary, l->blen);
-    b->id = key_final(&s);
+    hash_sha256_init(&s);
+    hash_key_str(&s, "rk bundle");
+    hash_key_bytes(&s, l->manifest, l->mlen);
+    hash_key_bytes(&s, l->binary, l->blen);
+    b->id = hash_key_final(&s);
     return RK_OK;
 }
 
@@ -278,11 +278,11 @@ rk_status rk_bundle_load(rk_ctx *ctx, const char *path, rk_bundle **out)
     if (!path || !out)
         return rt_fail(ctx, RK_EINVAL, "rk_bundle_load: %s is NULL", path ? "bundle" : "path");
     *out = NULL;
-    Load *l = alloc_raw(&ctx->alloc, sizeof *l);
-    rk_bundle *b = alloc_raw(&ctx->alloc, sizeof *b);
+    Load *l = arena_alloc_raw(&ctx->alloc, sizeof *l);
+    rk_bundle *b = arena_alloc_raw(&ctx->alloc, sizeof *b);
     if (!l || !b) {
-        free_raw(&ctx->alloc, l, sizeof *l);
-        free_raw(&ctx->alloc, b, sizeof *b);
+        arena_free_raw(&ctx->alloc, l, sizeof *l);
+        arena_free_raw(&ctx->alloc, b, sizeof *b);
         return rt_fail(ctx, RK_ENOMEM, "out of memory");
     }
     memset(l, 0, sizeof *l);
@@ -315,14 +315,14 @@ rk_status rk_bundle_load(rk_ctx *ctx, const char *path, rk_bundle **out)
     l->tmp.oom = NULL;
     arena_free(&l->tmp);
     if (l->manifest)
-        free_raw(&ctx->alloc, l->manifest, l->mlen + 1);
+        arena_free_raw(&ctx->alloc, l->manifest, l->mlen + 1);
     if (l->binary)
-        free_raw(&ctx->alloc, l->binary, l->blen + 1);
-    free_raw(&ctx->alloc, l, sizeof *l);
+        arena_free_raw(&ctx->alloc, l->binary, l->blen + 1);
+    arena_free_raw(&ctx->alloc, l, sizeof *l);
     if (st) {
         rk_program_destroy(b->prog);
         arena_free(&b->arena);
-        free_raw(&ctx->alloc, b, sizeof *b);
+        arena_free_raw(&ctx->alloc, b, sizeof *b);
         return st;
     }
     b->next = ctx->bundles;
@@ -346,11 +346,11 @@ void rk_bundle_destroy(rk_bundle *b)
         b->next->prev = b->prev;
     for (BMemo *m = b->memo, *next; m; m = next) {
         next = m->next;
-        free_raw(&ctx->alloc, m, sizeof *m + m->n);
+        arena_free_raw(&ctx->alloc, m, sizeof *m + m->n);
     }
     rk_program_destroy(b->prog);
     arena_free(&b->arena);
-    free_raw(&ctx->alloc, b, sizeof *b);
+    arena_free_raw(&ctx->alloc, b, sizeof *b);
 }
 
 void rt_bundles_destroy(rk_ctx *ctx)
@@ -475,10 +475,10 @@ static rk_status tune(rk_bundle *b, BKernel *k, const rk_arg *args, int nargs, r
             return RK_OK;
         }
     Sha256 s;
-    sha256_init(&s);
-    sha256_update(&s, key, n);
-    HashKey kt = key_final(&s);
-    BMemo *memo = alloc_raw(&ctx->alloc, sizeof *memo + n);
+    hash_sha256_init(&s);
+    hash_sha256_update(&s, key, n);
+    HashKey kt = hash_key_final(&s);
+    BMemo *memo = arena_alloc_raw(&ctx->alloc, sizeof *memo + n);
     if (!memo)
         return rt_fail(ctx, RK_ENOMEM, "out of memory");
     /* The winner on disk: its symbol. */
@@ -486,7 +486,7 @@ static rk_status tune(rk_bundle *b, BKernel *k, const rk_arg *args, int nargs, r
     size_t size = 0;
     *best = NULL;
     if ((st = rt_cache_get_raw(ctx, "btune", &kt, &data, &size))) {
-        free_raw(&ctx->alloc, memo, sizeof *memo + n);
+        arena_free_raw(&ctx->alloc, memo, sizeof *memo + n);
         return st;
     }
     for (int i = 0; data && i < k->nvariants; i++)
@@ -497,12 +497,12 @@ static rk_status tune(rk_bundle *b, BKernel *k, const rk_arg *args, int nargs, r
             ctx->stats.cache_hits++;
         else
             ctx->stats.cache_misses++;
-        free_raw(&ctx->alloc, data, size ? size : 1);
+        arena_free_raw(&ctx->alloc, data, size ? size : 1);
     }
     if (!*best) {
-        rk_kernel **cands = alloc_raw(&ctx->alloc, sizeof *cands * (size_t)k->nvariants);
-        const char **labels = alloc_raw(&ctx->alloc, sizeof *labels * (size_t)k->nvariants);
-        double *ms = alloc_raw(&ctx->alloc, sizeof *ms * (size_t)k->nvariants);
+        rk_kernel **cands = arena_alloc_raw(&ctx->alloc, sizeof *cands * (size_t)k->nvariants);
+        const char **labels = arena_alloc_raw(&ctx->alloc, sizeof *labels * (size_t)k->nvariants);
+        double *ms = arena_alloc_raw(&ctx->alloc, sizeof *ms * (size_t)k->nvariants);
         if (!cands || !labels || !ms) {
             st = rt_fail(ctx, RK_ENOMEM, "out of memory");
         } else {
@@ -533,12 +533,12 @@ static rk_status tune(rk_bundle *b, BKernel *k, const rk_arg *args, int nargs, r
                            k->name, key_text, labels[win], ms[win], k->nvariants, k->nvariants - nc);
             }
         }
-        free_raw(&ctx->alloc, cands, sizeof *cands * (size_t)k->nvariants);
-        free_raw(&ctx->alloc, labels, sizeof *labels * (size_t)k->nvariants);
-        free_raw(&ctx->alloc, ms, sizeof *ms * (size_t)k->nvariants);
+        arena_free_raw(&ctx->alloc, cands, sizeof *cands * (size_t)k->nvariants);
+        arena_free_raw(&ctx->alloc, labels, sizeof *labels * (size_t)k->nvariants);
+        arena_free_raw(&ctx->alloc, ms, sizeof *ms * (size_t)k->nvariants);
     }
     if (st) {
-        free_raw(&ctx->alloc, memo, sizeof *memo + n);
+        arena_free_raw(&ctx->alloc, memo, sizeof *memo + n);
         *best = NULL;
         return st;
     }

@@ -37,7 +37,7 @@ bool cache_resolve_dir(const char *setting, char *out, size_t outlen)
 void cache_entry_path(const char *dir, const char *kind, const HashKey *key, char *out, size_t outlen)
 {
     char hex[65];
-    key_hex(key, hex);
+    hash_key_hex(key, hex);
     snprintf(out, outlen, "%s/%s/%.2s/%s", dir, kind, hex, hex + 2);
 }
 
@@ -110,7 +110,7 @@ CacheGet cache_get(const char *dir, const char *kind, const HashKey *key, const 
         close(fd);
         return CACHE_CORRUPT;
     }
-    void *buf = alloc_raw(al, len ? (size_t)len : 1);
+    void *buf = arena_alloc_raw(al, len ? (size_t)len : 1);
     if (!buf) {
         close(fd);
         return CACHE_NOMEM;
@@ -118,7 +118,7 @@ CacheGet cache_get(const char *dir, const char *kind, const HashKey *key, const 
     bool ok = read_all(fd, buf, (size_t)len);
     close(fd);
     if (!ok || hash_fast64(buf, (size_t)len, len) != get_u64(h + 24)) {
-        free_raw(al, buf, len ? (size_t)len : 1);
+        arena_free_raw(al, buf, len ? (size_t)len : 1);
         return CACHE_CORRUPT;
     }
     *payload = buf;

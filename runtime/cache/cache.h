@@ -38,7 +38,7 @@ typedef enum CacheGet {
  * none (no HOME) or the path is too long. */
 bool cache_resolve_dir(const char *setting, char *out, size_t outlen);
 
-/* Reads an entry. On a hit, *payload (from `al`, free with free_raw(al, p, *size)) holds *size bytes. */
+/* Reads an entry. On a hit, *payload (from `al`, free with arena_free_raw(al, p, *size)) holds *size bytes. */
 CacheGet cache_get(const char *dir, const char *kind, const HashKey *key, const Allocator *al, void **payload,
                    size_t *size);
 /* Writes an entry (creating folders). False with a reason in why when it could not. */

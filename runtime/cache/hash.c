@@ -47,7 +47,7 @@ static void block(Sha256 *s, const unsigned char *p)
     s->h[4] += e, s->h[5] += f, s->h[6] += g, s->h[7] += h;
 }
 
-void sha256_init(Sha256 *s)
+void hash_sha256_init(Sha256 *s)
 {
     static const uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
@@ -56,7 +56,7 @@ void sha256_init(Sha256 *s)
     s->nbuf = 0;
 }
 
-void sha256_update(Sha256 *s, const void *data, size_t n)
+void hash_sha256_update(Sha256 *s, const void *data, size_t n)
 {
     const unsigned char *p = data;
     s->len += n;
@@ -77,17 +77,17 @@ void sha256_update(Sha256 *s, const void *data, size_t n)
     s->nbuf = n;
 }
 
-void sha256_final(Sha256 *s, unsigned char out[32])
+void hash_sha256_final(Sha256 *s, unsigned char out[32])
 {
     uint64_t bits = s->len * 8;
     unsigned char pad = 0x80;
-    sha256_update(s, &pad, 1);
+    hash_sha256_update(s, &pad, 1);
     unsigned char zero[64] = {0};
-    sha256_update(s, zero, (s->nbuf <= 56 ? 56 : 120) - s->nbuf);
+    hash_sha256_update(s, zero, (s->nbuf <= 56 ? 56 : 120) - s->nbuf);
     unsigned char l[8];
     for (int i = 0; i < 8; i++)
         l[i] = (unsigned char)(bits >> (56 - 8 * i));
-    sha256_update(s, l, 8);
+    hash_sha256_update(s, l, 8);
     for (int i = 0; i < 8; i++) {
         out[4 * i] = (unsigned char)(s->h[i] >> 24);
         out[4 * i + 1] = (unsigned char)(s->h[i] >> 16);
@@ -98,38 +98,38 @@ void sha256_final(Sha256 *s, unsigned char out[32])
 
 /* ---- fields ---- */
 
-void key_u64(Sha256 *s, uint64_t v)
+void hash_key_u64(Sha256 *s, uint64_t v)
 {
     unsigned char b[8];
     for (int i = 0; i < 8; i++)
         b[i] = (unsigned char)(v >> (8 * i));
-    sha256_update(s, b, 8);
+    hash_sha256_update(s, b, 8);
 }
 
-void key_bytes(Sha256 *s, const void *data, size_t n)
+void hash_key_bytes(Sha256 *s, const void *data, size_t n)
 {
-    key_u64(s, n);
+    hash_key_u64(s, n);
     if (n)
-        sha256_update(s, data, n);
+        hash_sha256_update(s, data, n);
 }
 
-void key_str(Sha256 *s, const char *str)
+void hash_key_str(Sha256 *s, const char *str)
 {
     if (!str) {
-        key_u64(s, UINT64_MAX);
+        hash_key_u64(s, UINT64_MAX);
         return;
     }
-    key_bytes(s, str, strlen(str));
+    hash_key_bytes(s, str, strlen(str));
 }
 
-HashKey key_final(Sha256 *s)
+HashKey hash_key_final(Sha256 *s)
 {
     HashKey k;
-    sha256_final(s, k.b);
+    hash_sha256_final(s, k.b);
     return k;
 }
 
-void key_hex(const HashKey *k, char out[65])
+void hash_key_hex(const HashKey *k, char out[65])
 {
     static const char digits[] = "0123456789abcdef";
     for (int i = 0; i < 32; i++) {

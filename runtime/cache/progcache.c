@@ -51,9 +51,9 @@ rk_status rt_cache_load(rk_ctx *ctx, const char *kind, const HashKey *key, rk_pr
     rk_status st = rt_cache_get_raw(ctx, kind, key, &data, &size);
     if (st || !data)
         return st;
-    Load *l = alloc_raw(&ctx->alloc, sizeof *l);
+    Load *l = arena_alloc_raw(&ctx->alloc, sizeof *l);
     if (!l) {
-        free_raw(&ctx->alloc, data, size ? size : 1);
+        arena_free_raw(&ctx->alloc, data, size ? size : 1);
         return rt_fail(ctx, RK_ENOMEM, "out of memory reading the cache");
     }
     arena_init(&l->a, ctx->alloc);
@@ -61,8 +61,8 @@ rk_status rt_cache_load(rk_ctx *ctx, const char *kind, const HashKey *key, rk_pr
         ctx->diag_arena.oom = NULL;
         rt_set_diags(ctx, NULL, 0);
         arena_free(&l->a);
-        free_raw(&ctx->alloc, l, sizeof *l);
-        free_raw(&ctx->alloc, data, size ? size : 1);
+        arena_free_raw(&ctx->alloc, l, sizeof *l);
+        arena_free_raw(&ctx->alloc, data, size ? size : 1);
         return rt_fail(ctx, RK_ENOMEM, "out of memory reading the cache");
     }
     l->a.oom = &l->oom;
@@ -71,7 +71,7 @@ rk_status rt_cache_load(rk_ctx *ctx, const char *kind, const HashKey *key, rk_pr
     bool ok = record_read(&rd, &r);
     if (!ok)
         ctx->stats.cache_corrupt++;
-    if (ok && !deps_current(r.deps, r.ndeps))
+    if (ok && !record_deps_current(r.deps, r.ndeps))
         ok = false; /* stale: an import changed */
     if (ok) {
         st = rt_program_new(ctx, r.target, r.binary, r.size, r.kernels, r.nkernels, out);
@@ -94,8 +94,8 @@ rk_status rt_cache_load(rk_ctx *ctx, const char *kind, const HashKey *key, rk_pr
     }
     l->a.oom = NULL;
     arena_free(&l->a);
-    free_raw(&ctx->alloc, l, sizeof *l);
-    free_raw(&ctx->alloc, data, size ? size : 1);
+    arena_free_raw(&ctx->alloc, l, sizeof *l);
+    arena_free_raw(&ctx->alloc, data, size ? size : 1);
     if (ctx->prof && *out) {
         char args[128];
         snprintf(args, sizeof args, "{\"kind\": \"%s\", \"bytes\": %zu}", kind, size);

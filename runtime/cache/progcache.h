@@ -16,7 +16,7 @@ rk_status rt_cache_load(rk_ctx *ctx, const char *kind, const HashKey *key, rk_pr
 rk_status rt_cache_store(rk_ctx *ctx, const char *kind, const HashKey *key, const ProgRecord *r);
 
 /* Raw entries for other payloads (kernel descriptions): same rules, no program. On a hit *data, from
- * the context's allocator (free_raw(&ctx->alloc, data, size ? size : 1)); on a miss NULL. */
+ * the context's allocator (arena_free_raw(&ctx->alloc, data, size ? size : 1)); on a miss NULL. */
 rk_status rt_cache_get_raw(rk_ctx *ctx, const char *kind, const HashKey *key, void **data, size_t *size);
 void rt_cache_put_raw(rk_ctx *ctx, const char *kind, const HashKey *key, const void *data, size_t size);
 

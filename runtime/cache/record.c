@@ -23,7 +23,7 @@ void blob_init(Blob *b, Allocator al)
 void blob_free(Blob *b)
 {
     if (b->p)
-        free_raw(&b->al, b->p, b->cap);
+        arena_free_raw(&b->al, b->p, b->cap);
     b->p = NULL;
     b->n = b->cap = 0;
 }
@@ -113,34 +113,34 @@ static const unsigned char *take(BlobReader *r, size_t n)
     return p;
 }
 
-uint32_t rd_u32(BlobReader *r)
+uint32_t blob_read_u32(BlobReader *r)
 {
     const unsigned char *p = take(r, 4);
     return p ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24 : 0;
 }
 
-int32_t rd_i32(BlobReader *r)
+int32_t blob_read_i32(BlobReader *r)
 {
-    return (int32_t)rd_u32(r);
+    return (int32_t)blob_read_u32(r);
 }
 
-uint64_t rd_u64(BlobReader *r)
+uint64_t blob_read_u64(BlobReader *r)
 {
-    uint64_t lo = rd_u32(r);
-    return lo | (uint64_t)rd_u32(r) << 32;
+    uint64_t lo = blob_read_u32(r);
+    return lo | (uint64_t)blob_read_u32(r) << 32;
 }
 
-double rd_f64(BlobReader *r)
+double blob_read_f64(BlobReader *r)
 {
-    uint64_t u = rd_u64(r);
+    uint64_t u = blob_read_u64(r);
     double d;
     memcpy(&d, &u, 8);
     return d;
 }
 
-const void *rd_bytes(BlobReader *r, size_t *n)
+const void *blob_read_bytes(BlobReader *r, size_t *n)
 {
-    uint64_t len = rd_u64(r);
+    uint64_t len = blob_read_u64(r);
     *n = 0;
     if (r->bad || len > (uint64_t)(r->end - r->p)) {
         r->bad = true;
@@ -150,9 +150,9 @@ const void *rd_bytes(BlobReader *r, size_t *n)
     return take(r, (size_t)len);
 }
 
-const char *rd_str(BlobReader *r)
+const char *blob_read_str(BlobReader *r)
 {
-    uint32_t n = rd_u32(r);
+    uint32_t n = blob_read_u32(r);
     if (r->bad || n == NULL_STR)
         return NULL;
     const unsigned char *p = take(r, n);
@@ -162,7 +162,7 @@ const char *rd_str(BlobReader *r)
 /* A count that the remaining bytes can hold (each item takes at least `min` bytes). */
 static int rd_count(BlobReader *r, size_t min)
 {
-    uint32_t n = rd_u32(r);
+    uint32_t n = blob_read_u32(r);
     if (r->bad || n > (size_t)(r->end - r->p) / min || n > 1u << 24) {
         r->bad = true;
         return 0;
@@ -222,46 +222,46 @@ bool record_read(BlobReader *rd, ProgRecord *r)
 {
     memset(r, 0, sizeof *r);
     Arena *a = rd->a;
-    if (rd_u32(rd) != REC_MAGIC)
+    if (blob_read_u32(rd) != REC_MAGIC)
         return false;
     r->ndeps = rd_count(rd, 44);
     r->deps = ARENA_ARRAY(a, CacheDep, r->ndeps + 1);
     for (int i = 0; i < r->ndeps && !rd->bad; i++) {
-        r->deps[i].path = rd_str(rd);
-        r->deps[i].size = rd_u64(rd);
+        r->deps[i].path = blob_read_str(rd);
+        r->deps[i].size = blob_read_u64(rd);
         const unsigned char *h = take(rd, 32);
         if (h)
             memcpy(r->deps[i].hash.b, h, 32);
         if (!r->deps[i].path)
             rd->bad = true;
     }
-    r->target = rd_str(rd);
-    r->binary = rd_bytes(rd, &r->size);
+    r->target = blob_read_str(rd);
+    r->binary = blob_read_bytes(rd, &r->size);
     r->nkernels = rd_count(rd, 36);
     r->kernels = ARENA_ARRAY(a, RtKernelDesc, r->nkernels + 1);
     for (int i = 0; i < r->nkernels && !rd->bad; i++) {
         RtKernelDesc *k = &r->kernels[i];
-        k->name = rd_str(rd);
-        k->symbol = rd_str(rd);
-        k->config = rd_str(rd);
+        k->name = blob_read_str(rd);
+        k->symbol = blob_read_str(rd);
+        k->config = blob_read_str(rd);
         k->nparams = rd_count(rd, 12);
         rk_param *ps = ARENA_ARRAY(a, rk_param, k->nparams + 1);
         for (int j = 0; j < k->nparams && !rd->bad; j++) {
-            ps[j].name = rd_str(rd);
-            uint32_t kind = rd_u32(rd), dt = rd_u32(rd);
+            ps[j].name = blob_read_str(rd);
+            uint32_t kind = blob_read_u32(rd), dt = blob_read_u32(rd);
             if (!ps[j].name || kind > RK_PARAM_POINTER || dt > RK_F64)
                 rd->bad = true;
             ps[j].kind = (rk_param_kind)kind;
             ps[j].dtype = (rk_dtype)dt;
         }
         k->params = ps;
-        k->num_warps = rd_i32(rd);
-        k->block = rd_i32(rd);
-        k->lds_bytes = rd_i32(rd);
-        k->grid_tir = rd_str(rd);
-        k->tma = rd_str(rd);
-        k->facts = rd_str(rd);
-        k->nospec = rd_str(rd);
+        k->num_warps = blob_read_i32(rd);
+        k->block = blob_read_i32(rd);
+        k->lds_bytes = blob_read_i32(rd);
+        k->grid_tir = blob_read_str(rd);
+        k->tma = blob_read_str(rd);
+        k->facts = blob_read_str(rd);
+        k->nospec = blob_read_str(rd);
         if (!k->name || !k->symbol)
             rd->bad = true;
     }
@@ -269,28 +269,29 @@ bool record_read(BlobReader *rd, ProgRecord *r)
     r->diags = ARENA_ARRAY(a, Diag, r->ndiags + 1);
     for (int i = 0; i < r->ndiags && !rd->bad; i++) {
         Diag *d = &r->diags[i];
-        uint32_t sev = rd_u32(rd);
+        uint32_t sev = blob_read_u32(rd);
         d->sev = sev <= DIAG_NOTE ? (DiagSeverity)sev : DIAG_NOTE;
-        d->file = rd_str(rd);
-        d->line = rd_i32(rd);
-        d->col = rd_i32(rd);
-        d->msg = rd_str(rd);
+        d->file = blob_read_str(rd);
+        d->line = blob_read_i32(rd);
+        d->col = blob_read_i32(rd);
+        d->msg = blob_read_str(rd);
         size_t n;
-        const void *line = rd_bytes(rd, &n);
-        bool has_line = rd_u32(rd) != 0;
+        const void *line = blob_read_bytes(rd, &n);
+        bool has_line = blob_read_u32(rd) != 0;
         d->srcline = has_line && line ? arena_strndup(a, line, n) : NULL;
         d->srclen = (int)n;
-        d->caret = rd_i32(rd);
+        d->caret = blob_read_i32(rd);
         if (!d->msg)
             rd->bad = true;
     }
-    r->best_ms = rd_f64(rd);
+    r->best_ms = blob_read_f64(rd);
     return !rd->bad && r->target && rd->p == rd->end;
 }
 
 /* ---- dependencies ---- */
 
-bool dep_hash_file(const char *path, uint64_t *size, HashKey *hash)
+/* A dependency from a file's current contents; false when it cannot be read. */
+static bool dep_hash_file(const char *path, uint64_t *size, HashKey *hash)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO never blocks the check */
     struct stat st;
@@ -300,7 +301,7 @@ bool dep_hash_file(const char *path, uint64_t *size, HashKey *hash)
         return false;
     }
     Sha256 s;
-    sha256_init(&s);
+    hash_sha256_init(&s);
     unsigned char buf[16384];
     uint64_t total = 0;
     for (;;) {
@@ -311,16 +312,16 @@ bool dep_hash_file(const char *path, uint64_t *size, HashKey *hash)
         }
         if (n == 0)
             break;
-        sha256_update(&s, buf, (size_t)n);
+        hash_sha256_update(&s, buf, (size_t)n);
         total += (uint64_t)n;
     }
     close(fd);
     *size = total;
-    *hash = key_final(&s);
+    *hash = hash_key_final(&s);
     return true;
 }
 
-bool deps_current(const CacheDep *deps, int n)
+bool record_deps_current(const CacheDep *deps, int n)
 {
     for (int i = 0; i < n; i++) {
         struct stat st;

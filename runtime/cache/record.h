@@ -4,7 +4,7 @@
  * the compiler (each kernel's name, symbol, config, parameters, warps, block, LDS and @grid as TIR
  * text), the diagnostics of the compile (warnings are replayed on a hit), and the imports the source
  * read, each with its size and SHA-256: the cache key covers the main source and the options, and an
- * entry whose imports have changed since is stale (deps_current), as ccache's direct mode does.
+ * entry whose imports have changed since is stale (record_deps_current), as ccache's direct mode does.
  *
  * The encoding is little-endian and length-prefixed (Blob writes, BlobReader reads with bounds
  * checks: a record that does not parse is treated as a corrupt entry, never trusted). */
@@ -39,12 +39,12 @@ typedef struct BlobReader {
     bool bad;  /* read past the end or an impossible length */
 } BlobReader;
 
-uint32_t rd_u32(BlobReader *r);
-int32_t rd_i32(BlobReader *r);
-uint64_t rd_u64(BlobReader *r);
-double rd_f64(BlobReader *r);
-const void *rd_bytes(BlobReader *r, size_t *n); /* points into the buffer */
-const char *rd_str(BlobReader *r);              /* a NUL-terminated copy in r->a, or NULL */
+uint32_t blob_read_u32(BlobReader *r);
+int32_t blob_read_i32(BlobReader *r);
+uint64_t blob_read_u64(BlobReader *r);
+double blob_read_f64(BlobReader *r);
+const void *blob_read_bytes(BlobReader *r, size_t *n); /* points into the buffer */
+const char *blob_read_str(BlobReader *r);              /* a NUL-terminated copy in r->a, or NULL */
 
 typedef struct CacheDep {
     const char *path;
@@ -69,9 +69,7 @@ void record_write(Blob *b, const ProgRecord *r);
 /* False when the bytes are not a record. */
 bool record_read(BlobReader *rd, ProgRecord *r);
 
-/* A dependency from a file's current contents; false when it cannot be read. */
-bool dep_hash_file(const char *path, uint64_t *size, HashKey *hash);
 /* Whether every dependency still has the recorded size and contents. */
-bool deps_current(const CacheDep *deps, int n);
+bool record_deps_current(const CacheDep *deps, int n);
 
 #endif

@@ -313,12 +313,12 @@ static rk_status cuda_load(RtDevice *d, const void *binary, size_t size, RtModul
         return rt_dev_fail(d, RK_EDEVICE, "cannot load the cubin: %s", why);
     char *copy = NULL;
     if (text && !memchr(b, 0, size)) {
-        if (!(copy = alloc_raw(&d->alloc, size + 1)))
+        if (!(copy = arena_alloc_raw(&d->alloc, size + 1)))
             return rt_dev_fail(d, RK_ENOMEM, "out of memory loading a module");
         memcpy(copy, b, size);
         copy[size] = 0;
     }
-    RtModule *m = alloc_raw(&d->alloc, sizeof *m);
+    RtModule *m = arena_alloc_raw(&d->alloc, sizeof *m);
     rk_status st = m ? cuda_enter(d) : rt_dev_fail(d, RK_ENOMEM, "out of memory loading a module");
     if (st == RK_OK) {
         char log[4096] = "", line[1024];
@@ -334,10 +334,10 @@ static rk_status cuda_load(RtDevice *d, const void *binary, size_t size, RtModul
         }
     }
     if (copy)
-        free_raw(&d->alloc, copy, size + 1);
+        arena_free_raw(&d->alloc, copy, size + 1);
     if (st) {
         if (m)
-            free_raw(&d->alloc, m, sizeof *m);
+            arena_free_raw(&d->alloc, m, sizeof *m);
         return st;
     }
     *mod = m;
@@ -350,9 +350,9 @@ static void cuda_unload(RtDevice *d, RtModule *mod)
         C.ModuleUnload(mod->m);
     for (RtFunc *f = mod->funcs, *next; f; f = next) {
         next = f->next;
-        free_raw(&d->alloc, f, sizeof *f);
+        arena_free_raw(&d->alloc, f, sizeof *f);
     }
-    free_raw(&d->alloc, mod, sizeof *mod);
+    arena_free_raw(&d->alloc, mod, sizeof *mod);
 }
 
 static rk_status cuda_function(RtDevice *d, RtModule *mod, const char *symbol, RtFunc **fn)
@@ -366,7 +366,7 @@ static rk_status cuda_function(RtDevice *d, RtModule *mod, const char *symbol, R
         return rt_dev_fail(d, RK_ENOTFOUND, "no kernel '%s' in the module: %s", symbol, cu_err(e));
     if (e)
         return rt_dev_fail(d, RK_EDEVICE, "cuModuleGetFunction(%s) failed: %s", symbol, cu_err(e));
-    RtFunc *r = alloc_raw(&d->alloc, sizeof *r);
+    RtFunc *r = arena_alloc_raw(&d->alloc, sizeof *r);
     if (!r)
         return rt_dev_fail(d, RK_ENOMEM, "out of memory resolving kernel '%s'", symbol);
     *r = (RtFunc){f, 0, mod->funcs};
@@ -441,12 +441,12 @@ static rk_status cuda_event_create(RtDevice *d, RtEvent **ev)
     rk_status st = cuda_enter(d);
     if (st)
         return st;
-    RtEvent *e = alloc_raw(&d->alloc, sizeof *e);
+    RtEvent *e = arena_alloc_raw(&d->alloc, sizeof *e);
     if (!e)
         return rt_dev_fail(d, RK_ENOMEM, "out of memory creating an event");
     CUresult ce = C.EventCreate(&e->e, CU_EVENT_DEFAULT);
     if (ce) {
-        free_raw(&d->alloc, e, sizeof *e);
+        arena_free_raw(&d->alloc, e, sizeof *e);
         return rt_dev_fail(d, RK_EDEVICE, "cuEventCreate failed: %s", cu_err(ce));
     }
     *ev = e;
@@ -476,13 +476,13 @@ static void cuda_event_destroy(RtDevice *d, RtEvent *ev)
 {
     if (cuda_enter(d) == RK_OK)
         C.EventDestroy(ev->e);
-    free_raw(&d->alloc, ev, sizeof *ev);
+    arena_free_raw(&d->alloc, ev, sizeof *ev);
 }
 
 static void cuda_release(RtDevice *d)
 {
-    free_raw(&d->alloc, d->impl, sizeof(Cuda));
-    free_raw(&d->alloc, d, sizeof *d);
+    arena_free_raw(&d->alloc, d->impl, sizeof(Cuda));
+    arena_free_raw(&d->alloc, d, sizeof *d);
 }
 
 static const RtDeviceOps cuda_ops = {
@@ -556,11 +556,11 @@ rk_status rt_cuda_open(int index, Allocator al, RtDevice **out, char *msg, size_
         snprintf(msg, msglen, "CUDA device %d (%s): cuDevicePrimaryCtxRetain failed with %s", index, name, cu_err(e));
         return RK_EDEVICE;
     }
-    RtDevice *d = alloc_raw(&al, sizeof *d);
-    Cuda *c = alloc_raw(&al, sizeof *c);
+    RtDevice *d = arena_alloc_raw(&al, sizeof *d);
+    Cuda *c = arena_alloc_raw(&al, sizeof *c);
     if (!d || !c) {
-        free_raw(&al, d, sizeof *d);
-        free_raw(&al, c, sizeof *c);
+        arena_free_raw(&al, d, sizeof *d);
+        arena_free_raw(&al, c, sizeof *c);
         snprintf(msg, msglen, "out of memory opening device cuda");
         return RK_ENOMEM;
     }

@@ -7,7 +7,7 @@
  * reporting an error never allocates). Device memory is an address in the process (HIP's unified
  * addressing, host memory for emu and interp), so `void *` is the device pointer type.
  *
- * Host memory that the devices keep for themselves comes from the context's allocator hook (alloc_raw),
+ * Host memory that the devices keep for themselves comes from the context's allocator hook (arena_alloc_raw),
  * never from malloc; what the vendor runtimes, the emulator and the interpreter allocate inside is
  * theirs. */
 #ifndef RK_DEVICE_H

@@ -80,14 +80,14 @@ static rk_status emu_load(RtDevice *d, const void *binary, size_t size, RtModule
     char why[256];
     if (!rt_elf_extents_ok(binary, size, why, sizeof why))
         return rt_dev_fail(d, RK_EDEVICE, "cannot load the emu code object: %s", why);
-    RtModule *mod = alloc_raw(&d->alloc, sizeof *mod);
+    RtModule *mod = arena_alloc_raw(&d->alloc, sizeof *mod);
     if (!mod)
         return rt_dev_fail(d, RK_ENOMEM, "out of memory loading a module");
     memset(mod, 0, sizeof *mod);
     char path[4096];
     mod->fd = open_image(binary, size, path, sizeof path);
     if (mod->fd < 0) {
-        free_raw(&d->alloc, mod, sizeof *mod);
+        arena_free_raw(&d->alloc, mod, sizeof *mod);
         return rt_dev_fail(d, RK_EIO, "cannot write the emu code object to a temporary file: %s", strerror(errno));
     }
     mod->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -97,7 +97,7 @@ static rk_status emu_load(RtDevice *d, const void *binary, size_t size, RtModule
         const char *e = dlerror();
         rt_dev_fail(d, RK_EDEVICE, "cannot load the emu code object: %s", e ? e : "dlopen failed");
         close(mod->fd);
-        free_raw(&d->alloc, mod, sizeof *mod);
+        arena_free_raw(&d->alloc, mod, sizeof *mod);
         return RK_EDEVICE;
     }
     *out = mod;
@@ -108,11 +108,11 @@ static void emu_unload(RtDevice *d, RtModule *mod)
 {
     for (RtFunc *f = mod->funcs, *next; f; f = next) {
         next = f->next;
-        free_raw(&d->alloc, f, sizeof *f);
+        arena_free_raw(&d->alloc, f, sizeof *f);
     }
     dlclose(mod->handle);
     close(mod->fd);
-    free_raw(&d->alloc, mod, sizeof *mod);
+    arena_free_raw(&d->alloc, mod, sizeof *mod);
 }
 
 static rk_status emu_function(RtDevice *d, RtModule *mod, const char *symbol, RtFunc **fn)
@@ -135,7 +135,7 @@ static rk_status emu_function(RtDevice *d, RtModule *mod, const char *symbol, Rt
     if (wave != d->props.wave_size)
         return rt_dev_fail(d, RK_EUNSUPPORTED, "kernel '%s' was compiled for waves of %d lanes; device %s runs %d",
                            symbol, wave, d->props.kind, d->props.wave_size);
-    RtFunc *f = alloc_raw(&d->alloc, sizeof *f);
+    RtFunc *f = arena_alloc_raw(&d->alloc, sizeof *f);
     if (!f)
         return rt_dev_fail(d, RK_ENOMEM, "out of memory");
     f->wave = wave;
@@ -174,7 +174,7 @@ static rk_status emu_launch_fn(RtDevice *d, const RtLaunch *l)
 
 static void emu_release(RtDevice *d)
 {
-    free_raw(&d->alloc, d, sizeof *d);
+    arena_free_raw(&d->alloc, d, sizeof *d);
 }
 
 static const RtDeviceOps emu_ops = {
@@ -198,7 +198,7 @@ static const RtDeviceOps emu_ops = {
 rk_status rt_emu_open(Allocator al, bool sm90, RtDevice **out, char *msg, size_t msglen)
 {
     const char *kind = sm90 ? "emu_sm90" : "emu";
-    RtDevice *d = alloc_raw(&al, sizeof *d);
+    RtDevice *d = arena_alloc_raw(&al, sizeof *d);
     if (!d) {
         snprintf(msg, msglen, "out of memory opening device %s", kind);
         return RK_ENOMEM;

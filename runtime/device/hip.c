@@ -335,12 +335,12 @@ static rk_status hip_event_create(RtDevice *d, RtEvent **ev)
     rk_status st = hip_enter(d);
     if (st)
         return st;
-    RtEvent *e = alloc_raw(&d->alloc, sizeof *e);
+    RtEvent *e = arena_alloc_raw(&d->alloc, sizeof *e);
     if (!e)
         return rt_dev_fail(d, RK_ENOMEM, "out of memory creating an event");
     hipError_t he = H.EventCreate(&e->e);
     if (he) {
-        free_raw(&d->alloc, e, sizeof *e);
+        arena_free_raw(&d->alloc, e, sizeof *e);
         return rt_dev_fail(d, RK_EDEVICE, "hipEventCreate failed: %s", hip_err(he));
     }
     *ev = e;
@@ -370,13 +370,13 @@ static void hip_event_destroy(RtDevice *d, RtEvent *ev)
 {
     if (hip_enter(d) == RK_OK)
         H.EventDestroy(ev->e);
-    free_raw(&d->alloc, ev, sizeof *ev);
+    arena_free_raw(&d->alloc, ev, sizeof *ev);
 }
 
 static void hip_release(RtDevice *d)
 {
-    free_raw(&d->alloc, d->impl, sizeof(Hip));
-    free_raw(&d->alloc, d, sizeof *d);
+    arena_free_raw(&d->alloc, d->impl, sizeof(Hip));
+    arena_free_raw(&d->alloc, d, sizeof *d);
 }
 
 static const RtDeviceOps hip_ops = {
@@ -426,11 +426,11 @@ rk_status rt_hip_open(int index, Allocator al, RtDevice **out, char *msg, size_t
         snprintf(msg, msglen, "no HIP device %d (found %d)", index, hip_count);
         return RK_ENODEVICE;
     }
-    RtDevice *d = alloc_raw(&al, sizeof *d);
-    Hip *h = alloc_raw(&al, sizeof *h);
+    RtDevice *d = arena_alloc_raw(&al, sizeof *d);
+    Hip *h = arena_alloc_raw(&al, sizeof *h);
     if (!d || !h) {
-        free_raw(&al, d, sizeof *d);
-        free_raw(&al, h, sizeof *h);
+        arena_free_raw(&al, d, sizeof *d);
+        arena_free_raw(&al, h, sizeof *h);
         snprintf(msg, msglen, "out of memory opening device hip");
         return RK_ENOMEM;
     }
@@ -457,12 +457,12 @@ rk_status rt_hip_open(int index, Allocator al, RtDevice **out, char *msg, size_t
         H.DeviceGetName(p->name, (int)sizeof p->name, index);
     /* Room for any layout of hipDeviceProp_t (about 1.5 KiB in ROCm 6) with a wide margin. */
     enum { PROPS_BYTES = 16384 };
-    char *props = alloc_raw(&al, PROPS_BYTES);
+    char *props = arena_alloc_raw(&al, PROPS_BYTES);
     if (props) {
         memset(props, 0, PROPS_BYTES);
         if (H.GetDeviceProperties && H.GetDeviceProperties(props, index) == 0)
             find_arch(props, PROPS_BYTES, p->arch, sizeof p->arch);
-        free_raw(&al, props, PROPS_BYTES);
+        arena_free_raw(&al, props, PROPS_BYTES);
     }
     if (!p->arch[0]) {
         snprintf(msg, msglen, "HIP device %d: cannot tell its processor (no gfx name in its properties)", index);

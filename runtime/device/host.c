@@ -34,14 +34,14 @@ rk_status rt_host_malloc(RtDevice *d, size_t bytes, void **ptr)
     if (bytes > SIZE_MAX - HOST_ALIGN - 16)
         return rt_dev_fail(d, RK_ENOMEM, "cannot allocate %zu bytes", bytes);
     size_t total = bytes + HOST_ALIGN + 16;
-    char *block = alloc_raw(&d->alloc, total);
+    char *block = arena_alloc_raw(&d->alloc, total);
     if (!block)
         return rt_dev_fail(d, RK_ENOMEM, "out of memory allocating %zu bytes of device memory", bytes);
     uintptr_t p = ((uintptr_t)block + 16 + HOST_ALIGN - 1) & ~(uintptr_t)(HOST_ALIGN - 1);
     HostHeader h = {block, total};
     memcpy((char *)p - 16, &h, sizeof h);
     if (!memreg_add((void *)p, bytes)) {
-        free_raw(&d->alloc, block, total);
+        arena_free_raw(&d->alloc, block, total);
         return rt_dev_fail(d, RK_ENOMEM, "out of memory registering device memory");
     }
     emu_mem_register((void *)p, bytes);
@@ -58,7 +58,7 @@ rk_status rt_host_free(RtDevice *d, void *ptr)
     memcpy(&h, (char *)ptr - 16, sizeof h);
     emu_mem_unregister(ptr);
     memreg_remove(ptr);
-    free_raw(&d->alloc, h.block, h.block_size);
+    arena_free_raw(&d->alloc, h.block, h.block_size);
     return RK_OK;
 }
 
@@ -85,7 +85,7 @@ rk_status rt_host_synchronize(RtDevice *d)
 
 rk_status rt_host_event_create(RtDevice *d, RtEvent **ev)
 {
-    *ev = alloc_raw(&d->alloc, sizeof(RtEvent));
+    *ev = arena_alloc_raw(&d->alloc, sizeof(RtEvent));
     if (!*ev)
         return rt_dev_fail(d, RK_ENOMEM, "out of memory creating an event");
     (*ev)->ms = -1;
@@ -111,7 +111,7 @@ rk_status rt_host_event_elapsed(RtDevice *d, RtEvent *start, RtEvent *end, float
 
 void rt_host_event_destroy(RtDevice *d, RtEvent *ev)
 {
-    free_raw(&d->alloc, ev, sizeof *ev);
+    arena_free_raw(&d->alloc, ev, sizeof *ev);
 }
 
 void rt_host_props(RtProps *p, const char *kind, const char *name)

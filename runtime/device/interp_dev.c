@@ -20,7 +20,7 @@ struct RtModule {
 
 static rk_status interp_load(RtDevice *d, const void *binary, size_t size, RtModule **out)
 {
-    RtModule *mod = alloc_raw(&d->alloc, sizeof *mod);
+    RtModule *mod = arena_alloc_raw(&d->alloc, sizeof *mod);
     if (!mod)
         return rt_dev_fail(d, RK_ENOMEM, "out of memory loading a module");
     memset(mod, 0, sizeof *mod);
@@ -28,7 +28,7 @@ static rk_status interp_load(RtDevice *d, const void *binary, size_t size, RtMod
     jmp_buf oom;
     if (setjmp(oom)) {
         arena_free(&mod->arena);
-        free_raw(&d->alloc, mod, sizeof *mod);
+        arena_free_raw(&d->alloc, mod, sizeof *mod);
         return rt_dev_fail(d, RK_ENOMEM, "out of memory loading a module");
     }
     mod->arena.oom = &oom;
@@ -51,7 +51,7 @@ static rk_status interp_load(RtDevice *d, const void *binary, size_t size, RtMod
             rt_dev_fail(d, RK_EDEVICE, "not an interp code object: the text is over 4 GiB");
         mod->arena.oom = NULL;
         arena_free(&mod->arena);
-        free_raw(&d->alloc, mod, sizeof *mod);
+        arena_free_raw(&d->alloc, mod, sizeof *mod);
         return RK_EDEVICE;
     }
     mod->arena.oom = NULL;
@@ -62,7 +62,7 @@ static rk_status interp_load(RtDevice *d, const void *binary, size_t size, RtMod
 static void interp_unload(RtDevice *d, RtModule *mod)
 {
     arena_free(&mod->arena);
-    free_raw(&d->alloc, mod, sizeof *mod);
+    arena_free_raw(&d->alloc, mod, sizeof *mod);
 }
 
 static rk_status interp_function(RtDevice *d, RtModule *mod, const char *symbol, RtFunc **fn)
@@ -96,7 +96,7 @@ static rk_status interp_launch_fn(RtDevice *d, const RtLaunch *l)
 
 static void interp_release(RtDevice *d)
 {
-    free_raw(&d->alloc, d, sizeof *d);
+    arena_free_raw(&d->alloc, d, sizeof *d);
 }
 
 static const RtDeviceOps interp_ops = {
@@ -119,7 +119,7 @@ static const RtDeviceOps interp_ops = {
 
 rk_status rt_interp_open(Allocator al, RtDevice **out, char *msg, size_t msglen)
 {
-    RtDevice *d = alloc_raw(&al, sizeof *d);
+    RtDevice *d = arena_alloc_raw(&al, sizeof *d);
     if (!d) {
         snprintf(msg, msglen, "out of memory opening device interp");
         return RK_ENOMEM;

@@ -289,7 +289,7 @@ static InterpStatus compile(Prog *p, const Func *f, char *msg, size_t msglen)
     jmp_buf oom;
     memset(p, 0, sizeof *p);
     p->f = f;
-    arena_init(&p->arena, default_allocator);
+    arena_init(&p->arena, arena_default_allocator);
     if (setjmp(oom)) {
         p->arena.oom = NULL;
         snprintf(msg, msglen, "out of memory compiling kernel %s for the interpreter", f->name);

@@ -31,15 +31,15 @@ double prof_now_us(void)
 
 RtProfile *prof_open(Allocator al, const char *path)
 {
-    RtProfile *p = alloc_raw(&al, sizeof *p);
+    RtProfile *p = arena_alloc_raw(&al, sizeof *p);
     if (!p)
         return NULL;
     memset(p, 0, sizeof *p);
     p->al = al;
     p->pathlen = strlen(path) + 1;
-    p->path = alloc_raw(&al, p->pathlen);
+    p->path = arena_alloc_raw(&al, p->pathlen);
     if (!p->path) {
-        free_raw(&al, p, sizeof *p);
+        arena_free_raw(&al, p, sizeof *p);
         return NULL;
     }
     memcpy(p->path, path, p->pathlen);
@@ -124,7 +124,7 @@ static char *old_events(RtProfile *p, size_t *len, size_t *cap)
         return NULL;
     }
     *cap = (size_t)st.st_size + 1;
-    char *b = alloc_raw(&p->al, *cap);
+    char *b = arena_alloc_raw(&p->al, *cap);
     size_t n = 0;
     while (b && n < (size_t)st.st_size) {
         ssize_t r = read(fd, b + n, (size_t)st.st_size - n);
@@ -139,7 +139,7 @@ static char *old_events(RtProfile *p, size_t *len, size_t *cap)
     /* The file is ours: "[\n" events "\n]\n"; take what is between. */
     char *end = strrchr(b, ']');
     if (strncmp(b, "[\n", 2) != 0 || !end) {
-        free_raw(&p->al, b, *cap);
+        arena_free_raw(&p->al, b, *cap);
         return NULL;
     }
     while (end > b + 2 && (end[-1] == '\n' || end[-1] == ' '))
@@ -172,11 +172,11 @@ bool prof_close(RtProfile *p, char *why, size_t whylen)
         snprintf(why, whylen, "cannot write the profile %s: %s", p->path, strerror(e));
     pthread_mutex_unlock(&files_lock);
     if (old)
-        free_raw(&al, old, oldcap);
+        arena_free_raw(&al, old, oldcap);
     if (p->buf)
-        free_raw(&al, p->buf, p->cap);
+        arena_free_raw(&al, p->buf, p->cap);
     pthread_mutex_destroy(&p->lock);
-    free_raw(&al, p->path, p->pathlen);
-    free_raw(&al, p, sizeof *p);
+    arena_free_raw(&al, p->path, p->pathlen);
+    arena_free_raw(&al, p, sizeof *p);
     return ok;
 }

@@ -86,7 +86,7 @@ rk_status tune_time(rk_ctx *ctx, const TuneJob *job, double *ms, int *best)
     bool gpu = ctx->dev && (strcmp(ctx->dev->props.kind, "hip") == 0 || strcmp(ctx->dev->props.kind, "cuda") == 0);
     if (!st && gpu)
         st = rk_malloc(ctx, FLUSH_BYTES, &flush);
-    double *times = st ? NULL : alloc_raw(&ctx->alloc, sizeof(double) * MAX_RUNS);
+    double *times = st ? NULL : arena_alloc_raw(&ctx->alloc, sizeof(double) * MAX_RUNS);
     if (!st && !times)
         st = rt_fail(ctx, RK_ENOMEM, "out of memory");
     if (st) {
@@ -127,7 +127,7 @@ rk_status tune_time(rk_ctx *ctx, const TuneJob *job, double *ms, int *best)
         if (*best < 0 || ms[c] < ms[*best])
             *best = c;
     }
-    free_raw(&ctx->alloc, times, sizeof(double) * MAX_RUNS);
+    arena_free_raw(&ctx->alloc, times, sizeof(double) * MAX_RUNS);
     if (flush)
         rk_free(ctx, flush);
     rk_event_destroy(e0);
@@ -219,28 +219,28 @@ static MemoEntry *memo_find(rk_ctx *ctx, const void *key, size_t n, uint64_t h)
     return NULL;
 }
 
-void *memo_get(rk_ctx *ctx, const void *key, size_t n)
+void *tune_memo_get(rk_ctx *ctx, const void *key, size_t n)
 {
     MemoEntry *e = memo_find(ctx, key, n, hash_fast64(key, n, 0));
     return e ? e->value : NULL;
 }
 
-bool memo_set(rk_ctx *ctx, const void *key, size_t n, void *value, Arena *owner)
+bool tune_memo_set(rk_ctx *ctx, const void *key, size_t n, void *value, Arena *owner)
 {
     uint64_t h = hash_fast64(key, n, 0);
     if (memo_find(ctx, key, n, h))
         return false;
     if (!ctx->memo) {
-        ctx->memo = alloc_raw(&ctx->alloc, sizeof *ctx->memo);
+        ctx->memo = arena_alloc_raw(&ctx->alloc, sizeof *ctx->memo);
         if (!ctx->memo)
             return false;
         memset(ctx->memo, 0, sizeof *ctx->memo);
     }
-    MemoEntry *e = alloc_raw(&ctx->alloc, sizeof *e);
-    unsigned char *k = alloc_raw(&ctx->alloc, n ? n : 1);
+    MemoEntry *e = arena_alloc_raw(&ctx->alloc, sizeof *e);
+    unsigned char *k = arena_alloc_raw(&ctx->alloc, n ? n : 1);
     if (!e || !k) {
-        free_raw(&ctx->alloc, e, sizeof *e);
-        free_raw(&ctx->alloc, k, n ? n : 1);
+        arena_free_raw(&ctx->alloc, e, sizeof *e);
+        arena_free_raw(&ctx->alloc, k, n ? n : 1);
         return false;
     }
     memcpy(k, key, n);
@@ -258,11 +258,11 @@ void rt_memo_destroy(rk_ctx *ctx)
             next = e->next;
             if (e->owner) {
                 arena_free(e->owner);
-                free_raw(&ctx->alloc, e->owner, sizeof *e->owner);
+                arena_free_raw(&ctx->alloc, e->owner, sizeof *e->owner);
             }
-            free_raw(&ctx->alloc, e->key, e->n ? e->n : 1);
-            free_raw(&ctx->alloc, e, sizeof *e);
+            arena_free_raw(&ctx->alloc, e->key, e->n ? e->n : 1);
+            arena_free_raw(&ctx->alloc, e, sizeof *e);
         }
-    free_raw(&ctx->alloc, ctx->memo, sizeof *ctx->memo);
+    arena_free_raw(&ctx->alloc, ctx->memo, sizeof *ctx->memo);
     ctx->memo = NULL;
 }

@@ -52,10 +52,10 @@ bool tune_param_indices(const rk_param *params, int nparams, const char *const *
 /* Values by byte-string key, for the lifetime of the context: exact (each entry keeps a copy of its
  * key and compares it) and found through hash_fast64, so that a lookup costs about what copying the
  * key does -- rk_run looks up its kernel this way on every call, with the source inside the key. */
-void *memo_get(rk_ctx *ctx, const void *key, size_t n);
-/* Stores value under key (copied). `owner`, when not NULL, is an arena from alloc_raw that the memory
+void *tune_memo_get(rk_ctx *ctx, const void *key, size_t n);
+/* Stores value under key (copied). `owner`, when not NULL, is an arena from arena_alloc_raw that the memory
  * takes over and frees with the context. False when out of memory (then the caller keeps owner) or
  * when the key is already there. */
-bool memo_set(rk_ctx *ctx, const void *key, size_t n, void *value, Arena *owner);
+bool tune_memo_set(rk_ctx *ctx, const void *key, size_t n, void *value, Arena *owner);
 
 #endif

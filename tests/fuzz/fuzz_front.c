@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     Arena arena;
-    arena_init(&arena, default_allocator);
+    arena_init(&arena, arena_default_allocator);
     SrcMgr src;
     src_init(&src, &arena);
     Diags diags;

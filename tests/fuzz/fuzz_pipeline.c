@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static bool compile(const uint8_t *data, size_t size, const char *target)
 {
     Arena arena;
-    arena_init(&arena, default_allocator);
+    arena_init(&arena, arena_default_allocator);
     SrcMgr src;
     src_init(&src, &arena);
     Diags diags;

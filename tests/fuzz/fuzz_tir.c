@@ -19,7 +19,7 @@ static Module *parse(Arena *a, SrcMgr *src, Diags *d, StrTab *s, TypeTab *t, con
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     Arena arena;
-    arena_init(&arena, default_allocator);
+    arena_init(&arena, arena_default_allocator);
     SrcMgr src;
     src_init(&src, &arena);
     Diags diags;

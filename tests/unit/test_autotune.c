@@ -298,7 +298,7 @@ static void test_bundle_write(const char *target, int want_variants)
     if (!m || !bin)
         return;
     Arena a;
-    arena_init(&a, default_allocator);
+    arena_init(&a, arena_default_allocator);
     char err[256];
     Json *j = json_parse(&a, m, mlen, err, sizeof err);
     CHECK(j != NULL);

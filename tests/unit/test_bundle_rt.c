@@ -24,7 +24,7 @@ static char root[512];
 static void test_json(void)
 {
     Arena a;
-    arena_init(&a, default_allocator);
+    arena_init(&a, arena_default_allocator);
     char err[256];
     const char *good = " {\"a\": [1, -2.5e3, true, false, null], \"s\": \"x\\n\\u00e9\\ud83d\\ude00\\\"\", \"o\": {}} ";
     Json *j = json_parse(&a, good, strlen(good), err, sizeof err);

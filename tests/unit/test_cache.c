@@ -58,38 +58,38 @@ static void test_sha256(void)
     };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
         Sha256 s;
-        sha256_init(&s);
+        hash_sha256_init(&s);
         /* fed in two pieces, to cross the block buffer */
         size_t n = strlen(v[i].msg), half = n / 3;
-        sha256_update(&s, v[i].msg, half);
-        sha256_update(&s, v[i].msg + half, n - half);
+        hash_sha256_update(&s, v[i].msg, half);
+        hash_sha256_update(&s, v[i].msg + half, n - half);
         unsigned char d[32];
         char h[65];
-        sha256_final(&s, d);
+        hash_sha256_final(&s, d);
         hex(d, h);
         CHECK(strcmp(h, v[i].digest) == 0);
     }
     /* a million 'a's */
     Sha256 s;
-    sha256_init(&s);
+    hash_sha256_init(&s);
     char a[1000];
     memset(a, 'a', sizeof a);
     for (int i = 0; i < 1000; i++)
-        sha256_update(&s, a, sizeof a);
+        hash_sha256_update(&s, a, sizeof a);
     unsigned char d[32];
     char h[65];
-    sha256_final(&s, d);
+    hash_sha256_final(&s, d);
     hex(d, h);
     CHECK(strcmp(h, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0") == 0);
     /* fields are length-prefixed */
     Sha256 x, y;
-    sha256_init(&x);
-    sha256_init(&y);
-    key_str(&x, "ab");
-    key_str(&x, "c");
-    key_str(&y, "a");
-    key_str(&y, "bc");
-    HashKey kx = key_final(&x), ky = key_final(&y);
+    hash_sha256_init(&x);
+    hash_sha256_init(&y);
+    hash_key_str(&x, "ab");
+    hash_key_str(&x, "c");
+    hash_key_str(&y, "a");
+    hash_key_str(&y, "bc");
+    HashKey kx = hash_key_final(&x), ky = hash_key_final(&y);
     CHECK(memcmp(kx.b, ky.b, 32) != 0);
     CHECK(hash_fast64("abc", 3, 3) != hash_fast64("abd", 3, 3));
 }
@@ -97,9 +97,9 @@ static void test_sha256(void)
 static HashKey key_of(const char *s)
 {
     Sha256 h;
-    sha256_init(&h);
-    key_str(&h, s);
-    return key_final(&h);
+    hash_sha256_init(&h);
+    hash_key_str(&h, s);
+    return hash_key_final(&h);
 }
 
 static long file_size(const char *path)
@@ -120,10 +120,10 @@ static void test_entries(void)
     CHECK(cache_put(dir, "test", &k, payload, sizeof payload, why, sizeof why));
     void *got;
     size_t n;
-    CHECK(cache_get(dir, "test", &k, &default_allocator, &got, &n) == CACHE_HIT);
+    CHECK(cache_get(dir, "test", &k, &arena_default_allocator, &got, &n) == CACHE_HIT);
     CHECK(n == sizeof payload && memcmp(got, payload, n) == 0);
-    free_raw(&default_allocator, got, n);
-    CHECK(cache_get(dir, "test", &k2, &default_allocator, &got, &n) == CACHE_MISS);
+    arena_free_raw(&arena_default_allocator, got, n);
+    CHECK(cache_get(dir, "test", &k2, &arena_default_allocator, &got, &n) == CACHE_MISS);
     char path[1024], path2[1024];
     cache_entry_path(dir, "test", &k, path, sizeof path);
     cache_entry_path(dir, "test", &k2, path2, sizeof path2);
@@ -133,19 +133,19 @@ static void test_entries(void)
     CHECK(pread(fd, &c, 1, 2000) == 1);
     c ^= 0x40;
     CHECK(pwrite(fd, &c, 1, 2000) == 1);
-    CHECK(cache_get(dir, "test", &k, &default_allocator, &got, &n) == CACHE_CORRUPT);
+    CHECK(cache_get(dir, "test", &k, &arena_default_allocator, &got, &n) == CACHE_CORRUPT);
     c ^= 0x40;
     CHECK(pwrite(fd, &c, 1, 2000) == 1);
-    CHECK(cache_get(dir, "test", &k, &default_allocator, &got, &n) == CACHE_HIT);
-    free_raw(&default_allocator, got, n);
+    CHECK(cache_get(dir, "test", &k, &arena_default_allocator, &got, &n) == CACHE_HIT);
+    arena_free_raw(&arena_default_allocator, got, n);
     /* truncated: in the payload, and in the header */
     long full = file_size(path);
     CHECK(ftruncate(fd, full - 1) == 0);
-    CHECK(cache_get(dir, "test", &k, &default_allocator, &got, &n) == CACHE_CORRUPT);
+    CHECK(cache_get(dir, "test", &k, &arena_default_allocator, &got, &n) == CACHE_CORRUPT);
     CHECK(ftruncate(fd, 10) == 0);
-    CHECK(cache_get(dir, "test", &k, &default_allocator, &got, &n) == CACHE_CORRUPT);
+    CHECK(cache_get(dir, "test", &k, &arena_default_allocator, &got, &n) == CACHE_CORRUPT);
     CHECK(ftruncate(fd, 0) == 0);
-    CHECK(cache_get(dir, "test", &k, &default_allocator, &got, &n) == CACHE_CORRUPT);
+    CHECK(cache_get(dir, "test", &k, &arena_default_allocator, &got, &n) == CACHE_CORRUPT);
     close(fd);
     /* rewritten whole, then moved under another key's name */
     CHECK(cache_put(dir, "test", &k, payload, sizeof payload, why, sizeof why));
@@ -153,11 +153,11 @@ static void test_entries(void)
     char cmd[4200];
     snprintf(cmd, sizeof cmd, "mkdir -p \"$(dirname '%s')\" && cp '%s' '%s'", path2, path, path2);
     CHECK(system(cmd) == 0);
-    CHECK(cache_get(dir, "test", &k2, &default_allocator, &got, &n) == CACHE_CORRUPT);
+    CHECK(cache_get(dir, "test", &k2, &arena_default_allocator, &got, &n) == CACHE_CORRUPT);
     /* an empty payload */
     CHECK(cache_put(dir, "test", &k2, "", 0, why, sizeof why));
-    CHECK(cache_get(dir, "test", &k2, &default_allocator, &got, &n) == CACHE_HIT && n == 0);
-    free_raw(&default_allocator, got, 1);
+    CHECK(cache_get(dir, "test", &k2, &arena_default_allocator, &got, &n) == CACHE_HIT && n == 0);
+    arena_free_raw(&arena_default_allocator, got, 1);
     /* a folder that cannot be made: a file is in the way */
     CHECK(!cache_put("/dev/null/rk", "test", &k, payload, 10, why, sizeof why));
     CHECK(strstr(why, "cannot create the cache folder") != NULL);
@@ -174,11 +174,11 @@ static void test_record(void)
                           {.name = "plain", .symbol = "plain", .params = ps, .nparams = 2, .num_warps = 1, .block = 32}};
     ProgRecord in = {.target = "sm_90", .binary = "ptx", .size = 3, .kernels = ks, .nkernels = 2};
     Blob b;
-    blob_init(&b, default_allocator);
+    blob_init(&b, arena_default_allocator);
     record_write(&b, &in);
     CHECK(!b.oom);
     Arena a;
-    arena_init(&a, default_allocator);
+    arena_init(&a, arena_default_allocator);
     ProgRecord out;
     BlobReader rd = {b.p, b.p + b.n, &a, false};
     CHECK(record_read(&rd, &out) && out.nkernels == 2);

@@ -266,7 +266,7 @@ static void test_gpu_kernel(const char *name, int opt)
 {
     const Target *t = target_find(name);
     Arena a;
-    arena_init(&a, default_allocator);
+    arena_init(&a, arena_default_allocator);
     LLVMContextRef c = LLVMContextCreate();
     LLVMModuleRef m = store_module(c, t, "store2");
     CodegenResult r;
@@ -309,7 +309,7 @@ static void test_mfma(const char *name)
 {
     const Target *t = target_find(name);
     Arena a;
-    arena_init(&a, default_allocator);
+    arena_init(&a, arena_default_allocator);
     LLVMContextRef c = LLVMContextCreate();
     LLVMModuleRef m = mfma_module(c, t, t->mfma_ops);
     CodegenResult r;
@@ -396,7 +396,7 @@ static void test_emu(int opt, bool libm)
 {
     const Target *t = target_find("emu");
     Arena a;
-    arena_init(&a, default_allocator);
+    arena_init(&a, arena_default_allocator);
     LLVMContextRef c = LLVMContextCreate();
     LLVMModuleRef m = emu_module(c, "emu_k", libm);
     CodegenResult r;
@@ -427,7 +427,7 @@ static void test_sm90(void)
 {
     const Target *t = target_find("sm_90");
     Arena a;
-    arena_init(&a, default_allocator);
+    arena_init(&a, arena_default_allocator);
     LLVMContextRef c = LLVMContextCreate();
     LLVMModuleRef m = store_module(c, t, "ptx_store");
     CodegenResult r;
@@ -463,7 +463,7 @@ static void test_refusals(void)
 {
     const Target *g942 = target_find("gfx942"), *g950 = target_find("gfx950"), *emu = target_find("emu");
     Arena a;
-    arena_init(&a, default_allocator);
+    arena_init(&a, arena_default_allocator);
     LLVMContextRef c = LLVMContextCreate();
     LLVMTypeRef i32 = LLVMInt32TypeInContext(c), f32 = LLVMFloatTypeInContext(c);
     CodegenResult r;
@@ -585,7 +585,7 @@ static void test_linker_errors(void)
 {
     const Target *t = target_find("gfx942");
     Arena a;
-    arena_init(&a, default_allocator);
+    arena_init(&a, arena_default_allocator);
     LLVMContextRef c = LLVMContextCreate();
     CodegenResult r;
     const char *err;
@@ -646,7 +646,7 @@ static void test_halves(void)
 {
     const Target *g942 = target_find("gfx942");
     Arena a;
-    arena_init(&a, default_allocator);
+    arena_init(&a, arena_default_allocator);
     LLVMContextRef c = LLVMContextCreate();
     const char *err = NULL;
     CodegenResult whole, first, second;
@@ -672,7 +672,7 @@ static void test_link_many(void)
 {
     const Target *g942 = target_find("gfx942"), *emu = target_find("emu");
     Arena a;
-    arena_init(&a, default_allocator);
+    arena_init(&a, arena_default_allocator);
     LLVMContextRef c = LLVMContextCreate();
     const void *objs[2];
     size_t sizes[2];
@@ -733,7 +733,7 @@ static void *compile_thread(void *p)
     const Target *t = target_find(j->target);
     for (int i = 0; i < j->rounds; i++) {
         Arena a;
-        arena_init(&a, default_allocator);
+        arena_init(&a, arena_default_allocator);
         LLVMContextRef c = LLVMContextCreate();
         LLVMModuleRef m = t->kind == TARGET_EMU ? emu_module(c, "emu_k", false)
                           : i % 2 ? mfma_module(c, t, t->mfma_ops & 0xf)
@@ -779,7 +779,7 @@ static void timings(const char *name)
         if (i % 3 == 0)
             codegen_release_cache();
         Arena a;
-        arena_init(&a, default_allocator);
+        arena_init(&a, arena_default_allocator);
         LLVMContextRef c = LLVMContextCreate();
         LLVMModuleRef m = t->kind == TARGET_EMU ? emu_module(c, "k", false) : store_module(c, t, "k");
         CodegenResult r;
@@ -809,7 +809,7 @@ static void timings(const char *name)
 int main(void)
 {
     Arena a;
-    arena_init(&a, default_allocator);
+    arena_init(&a, arena_default_allocator);
     const char *why;
     codegen_init_llvm();
     if (!codegen_find_lld(&a, &why)) {

@@ -170,7 +170,7 @@ static void check_file(const char *path, const char *const *own, int nown, const
         for (int k = 0; k < nown; k++) {
             const Target *t = target_find(own[k]);
             Arena a;
-            arena_init(&a, default_allocator);
+            arena_init(&a, arena_default_allocator);
             LLVMContextRef ctx = LLVMContextCreate();
             LLVMModuleRef m = parse(ctx, c);
             CHECK(m, "%s", c->header);
@@ -214,7 +214,7 @@ static void check_file(const char *path, const char *const *own, int nown, const
             if (t->kind != TARGET_EMU && strncmp(c->name, own_prefix, strlen(own_prefix)) == 0)
                 continue;
             Arena a;
-            arena_init(&a, default_allocator);
+            arena_init(&a, arena_default_allocator);
             LLVMContextRef ctx = LLVMContextCreate();
             LLVMModuleRef m = parse(ctx, c);
             const char *msg = NULL;
@@ -233,7 +233,7 @@ static void check_file(const char *path, const char *const *own, int nown, const
 static void test_named_cases(void)
 {
     Arena a;
-    arena_init(&a, default_allocator);
+    arena_init(&a, arena_default_allocator);
     const Target *g90a = target_find("gfx90a"), *g942 = target_find("gfx942"), *g950 = target_find("gfx950");
     CHECK(!target_supports_intrinsic(g90a, "llvm.amdgcn.mfma.f32.16x16x8.xf32"), "xf32 on gfx90a");
     CHECK(!target_supports_intrinsic(g950, "llvm.amdgcn.mfma.f32.16x16x8.xf32"), "xf32 on gfx950");

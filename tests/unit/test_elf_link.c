@@ -113,7 +113,7 @@ static bool same_code_object(const char *what, const unsigned char *a, size_t na
     }
     /* the same report: kernels, resources, instruction mix */
     Arena ar;
-    arena_init(&ar, default_allocator);
+    arena_init(&ar, arena_default_allocator);
     CodeReport ra, rb;
     const char *err = NULL;
     bool ok = report_code_object(&ar, a, na, &ra, &err) == 0 && report_code_object(&ar, b, nb, &rb, &err) == 0 &&
@@ -128,7 +128,7 @@ static bool same_code_object(const char *what, const unsigned char *a, size_t na
 static void check_object(const char *what, const void *obj, size_t size)
 {
     Arena a;
-    arena_init(&a, default_allocator);
+    arena_init(&a, arena_default_allocator);
     const Target *t = target_find("gfx942");
     void *mine, *theirs;
     size_t nmine, ntheirs;
@@ -279,7 +279,7 @@ static void test_kernels(void)
     };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         Arena a;
-        arena_init(&a, default_allocator);
+        arena_init(&a, arena_default_allocator);
         size_t n;
         void *obj = compile_tile(&a, files[i], "gfx942", &n);
         if (obj)
@@ -289,7 +289,7 @@ static void test_kernels(void)
     static const char *const other[][2] = {{"examples/matmul.tile", "gfx90a"}, {"examples/attention.tile", "gfx950"}};
     for (int i = 0; i < 2; i++) {
         Arena a;
-        arena_init(&a, default_allocator);
+        arena_init(&a, arena_default_allocator);
         size_t n;
         void *obj = compile_tile(&a, other[i][0], other[i][1], &n);
         if (obj)
@@ -303,7 +303,7 @@ static void test_many_kernels(void)
     static const int counts[] = {1, 3, 7, 8, 12, 17};
     for (int i = 0; i < 6; i++) {
         Arena a;
-        arena_init(&a, default_allocator);
+        arena_init(&a, arena_default_allocator);
         size_t n;
         void *obj = kernels_object(&a, counts[i], &n);
         char what[64];
@@ -318,7 +318,7 @@ static void test_many_kernels(void)
 static void test_text_sizes(void)
 {
     Arena a;
-    arena_init(&a, default_allocator);
+    arena_init(&a, arena_default_allocator);
     size_t n;
     void *obj = compile_tile(&a, "examples/vecadd.tile", "gfx942", &n);
     void *bin;
@@ -388,7 +388,7 @@ static void *retype_relocation(Arena *a, const unsigned char *in, size_t size, u
 static void test_refusals(void)
 {
     Arena a;
-    arena_init(&a, default_allocator);
+    arena_init(&a, arena_default_allocator);
     const Target *t = target_find("gfx942");
     void *bin;
     size_t nbin;
@@ -467,7 +467,7 @@ static void test_merge(void)
                                         "tests/data/three_kernels.tile"};
     for (size_t fi = 0; fi < sizeof files / sizeof files[0]; fi++) {
         Arena a;
-        arena_init(&a, default_allocator);
+        arena_init(&a, arena_default_allocator);
         size_t whole_size = 0;
         void *whole = compile_tile(&a, files[fi], "gfx942", &whole_size);
         CodeReport rw;
@@ -530,7 +530,7 @@ static void test_merge(void)
 int main(void)
 {
     Arena a;
-    arena_init(&a, default_allocator);
+    arena_init(&a, arena_default_allocator);
     const char *why;
     codegen_init_llvm();
     if (!codegen_find_lld(&a, &why)) {

@@ -67,7 +67,7 @@ static inline double rnd_unit(void) { return (double)(rnd() >> 11) * 0x1p-53; } 
 
 static inline void ti_init(int argc, char **argv)
 {
-    arena_init(&T.arena, default_allocator);
+    arena_init(&T.arena, arena_default_allocator);
     typetab_init(&T.types, &T.arena);
     strtab_init(&T.strs, &T.arena);
     T.m = tir_module_new(&T.arena, &T.types, &T.strs);

@@ -252,7 +252,7 @@ static void check_nv_mma(LayoutTab *t, NvMmaOp op)
 int main(void)
 {
     Arena a;
-    arena_init(&a, default_allocator);
+    arena_init(&a, arena_default_allocator);
     LayoutTab t;
     laytab_init(&t, &a);
 

@@ -46,7 +46,7 @@ static Counts check_trace(const char *path)
     if (!text)
         return c;
     Arena a;
-    arena_init(&a, default_allocator);
+    arena_init(&a, arena_default_allocator);
     char err[256];
     Json *j = json_parse(&a, text, len, err, sizeof err);
     if (!j)

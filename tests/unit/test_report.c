@@ -127,7 +127,7 @@ typedef struct Loaded {
 static bool load(Loaded *l, const char *path)
 {
     memset(l, 0, sizeof *l);
-    arena_init(&l->arena, default_allocator);
+    arena_init(&l->arena, arena_default_allocator);
     l->bytes = path ? slurp(path, &l->size) : NULL;
     if (!l->bytes) {
         CHECK(false, "cannot read %s", path ? path : "(not built)");
@@ -775,7 +775,7 @@ static void test_gemm_and_timing(void)
         double t0 = now();
         for (int i = 0; i < reps; i++) {
             Arena a;
-            arena_init(&a, default_allocator);
+            arena_init(&a, arena_default_allocator);
             CodeReport r;
             const char *err;
             report_code_object(&a, l.bytes, l.size, &r, &err);
@@ -842,54 +842,54 @@ static void test_msgpack(void)
     };
     Mp m;
     MpVal v;
-    mp_init(&m, doc, sizeof doc);
-    CHECK(mp_read(&m, &v) && v.type == MP_MAP && v.n == 1, "map");
-    CHECK(mp_read(&m, &v) && mp_str_eq(&v, "a"), "key");
-    CHECK(mp_read(&m, &v) && v.type == MP_ARRAY && v.n == 16, "array16");
-    CHECK(mp_read(&m, &v) && v.type == MP_UINT && v.u == 1, "fixint");
-    CHECK(mp_read(&m, &v) && v.type == MP_INT && v.i == -1, "negative fixint");
-    CHECK(mp_read(&m, &v) && v.type == MP_INT && v.i == -200, "int16 %lld", (long long)v.i);
-    CHECK(mp_read(&m, &v) && v.type == MP_UINT && v.u == 300, "uint16");
-    CHECK(mp_read(&m, &v) && v.type == MP_UINT && v.u == 70000, "uint32");
-    CHECK(mp_read(&m, &v) && v.type == MP_UINT && v.u == 5000000000ull, "uint64");
-    CHECK(mp_read(&m, &v) && v.type == MP_FLOAT && v.f == 1.5, "float32");
-    CHECK(mp_read(&m, &v) && v.type == MP_FLOAT && v.f == 2.5, "float64");
-    CHECK(mp_read(&m, &v) && v.type == MP_NIL, "nil");
-    CHECK(mp_read(&m, &v) && v.type == MP_BOOL && v.b, "true");
-    CHECK(mp_read(&m, &v) && v.type == MP_BOOL && !v.b, "false");
-    CHECK(mp_read(&m, &v) && mp_str_eq(&v, "xyz"), "str8");
-    CHECK(mp_read(&m, &v) && v.type == MP_BIN && v.n == 2, "bin8");
-    CHECK(mp_read(&m, &v) && v.type == MP_EXT && v.n == 1 && v.s[0] == 9, "ext8");
-    CHECK(mp_read(&m, &v) && v.type == MP_EXT && v.n == 1 && v.s[0] == 7, "fixext1");
-    CHECK(mp_read(&m, &v) && v.type == MP_MAP && v.n == 0, "empty map");
-    CHECK(!mp_read(&m, &v) && m.err, "end of data");
+    msgpack_init(&m, doc, sizeof doc);
+    CHECK(msgpack_read(&m, &v) && v.type == MP_MAP && v.n == 1, "map");
+    CHECK(msgpack_read(&m, &v) && msgpack_str_eq(&v, "a"), "key");
+    CHECK(msgpack_read(&m, &v) && v.type == MP_ARRAY && v.n == 16, "array16");
+    CHECK(msgpack_read(&m, &v) && v.type == MP_UINT && v.u == 1, "fixint");
+    CHECK(msgpack_read(&m, &v) && v.type == MP_INT && v.i == -1, "negative fixint");
+    CHECK(msgpack_read(&m, &v) && v.type == MP_INT && v.i == -200, "int16 %lld", (long long)v.i);
+    CHECK(msgpack_read(&m, &v) && v.type == MP_UINT && v.u == 300, "uint16");
+    CHECK(msgpack_read(&m, &v) && v.type == MP_UINT && v.u == 70000, "uint32");
+    CHECK(msgpack_read(&m, &v) && v.type == MP_UINT && v.u == 5000000000ull, "uint64");
+    CHECK(msgpack_read(&m, &v) && v.type == MP_FLOAT && v.f == 1.5, "float32");
+    CHECK(msgpack_read(&m, &v) && v.type == MP_FLOAT && v.f == 2.5, "float64");
+    CHECK(msgpack_read(&m, &v) && v.type == MP_NIL, "nil");
+    CHECK(msgpack_read(&m, &v) && v.type == MP_BOOL && v.b, "true");
+    CHECK(msgpack_read(&m, &v) && v.type == MP_BOOL && !v.b, "false");
+    CHECK(msgpack_read(&m, &v) && msgpack_str_eq(&v, "xyz"), "str8");
+    CHECK(msgpack_read(&m, &v) && v.type == MP_BIN && v.n == 2, "bin8");
+    CHECK(msgpack_read(&m, &v) && v.type == MP_EXT && v.n == 1 && v.s[0] == 9, "ext8");
+    CHECK(msgpack_read(&m, &v) && v.type == MP_EXT && v.n == 1 && v.s[0] == 7, "fixext1");
+    CHECK(msgpack_read(&m, &v) && v.type == MP_MAP && v.n == 0, "empty map");
+    CHECK(!msgpack_read(&m, &v) && m.err, "end of data");
     /* skipping the whole document, and every truncation of it */
-    mp_init(&m, doc, sizeof doc);
-    CHECK(mp_skip(&m) && mp_offset(&m) == sizeof doc, "skip");
+    msgpack_init(&m, doc, sizeof doc);
+    CHECK(msgpack_skip(&m) && msgpack_offset(&m) == sizeof doc, "skip");
     for (size_t n = 0; n < sizeof doc; n++) {
-        mp_init(&m, doc, n);
-        CHECK(!mp_skip(&m) && m.err, "skip of %zu bytes succeeded", n);
+        msgpack_init(&m, doc, n);
+        CHECK(!msgpack_skip(&m) && m.err, "skip of %zu bytes succeeded", n);
     }
     /* 0xc1 is never used; a str32 longer than the data; deep nesting skips without recursion;
      * a map32 claiming 4 billion pairs fails at the end of the data */
     static const uint8_t bad[] = {0xc1};
-    mp_init(&m, bad, 1);
-    CHECK(!mp_read(&m, &v) && !strcmp(m.err, "invalid type byte"), "0xc1");
+    msgpack_init(&m, bad, 1);
+    CHECK(!msgpack_read(&m, &v) && !strcmp(m.err, "invalid type byte"), "0xc1");
     static const uint8_t longstr[] = {0xdb, 0xff, 0xff, 0xff, 0xff, 'a'};
-    mp_init(&m, longstr, sizeof longstr);
-    CHECK(!mp_read(&m, &v) && !strcmp(m.err, "truncated string"), "str32");
+    msgpack_init(&m, longstr, sizeof longstr);
+    CHECK(!msgpack_read(&m, &v) && !strcmp(m.err, "truncated string"), "str32");
     size_t deep = 1 << 20;
     uint8_t *nest = malloc(deep + 1);
     memset(nest, 0x91, deep);
     nest[deep] = 0xc0;
-    mp_init(&m, nest, deep + 1);
-    CHECK(mp_skip(&m) && mp_offset(&m) == deep + 1, "deep nesting");
-    mp_init(&m, nest, deep);
-    CHECK(!mp_skip(&m), "deep nesting, truncated");
+    msgpack_init(&m, nest, deep + 1);
+    CHECK(msgpack_skip(&m) && msgpack_offset(&m) == deep + 1, "deep nesting");
+    msgpack_init(&m, nest, deep);
+    CHECK(!msgpack_skip(&m), "deep nesting, truncated");
     free(nest);
     static const uint8_t huge[] = {0xdf, 0xff, 0xff, 0xff, 0xff, 0x01, 0x02};
-    mp_init(&m, huge, sizeof huge);
-    CHECK(!mp_skip(&m), "map32");
+    msgpack_init(&m, huge, sizeof huge);
+    CHECK(!msgpack_skip(&m), "map32");
 }
 
 /* ---- occupancy -------------------------------------------------------------------------------- */
@@ -969,7 +969,7 @@ static void test_classify(void)
 static int try_bytes(const void *b, size_t n, const char **msg)
 {
     Arena a;
-    arena_init(&a, default_allocator);
+    arena_init(&a, arena_default_allocator);
     CodeReport r;
     const char *err = NULL;
     int rc = report_code_object(&a, b, n, &r, &err);

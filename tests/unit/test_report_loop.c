@@ -32,7 +32,7 @@ static const char *LOAD = "global_load_dwordx4 v[40:43], v[44:45], off";
 static LoopReport model(const char *cpu, int waves, const char *const *lines, int n, const LoopParams *p)
 {
     Arena a;
-    arena_init(&a, default_allocator);
+    arena_init(&a, arena_default_allocator);
     LoopReport l;
     int rc = report_loop_model(&a, cpu, waves, lines, n, p, &l);
     CHECK(rc == 0, "no model for %s", cpu);
@@ -196,7 +196,7 @@ static void test_mfma_free(void)
 static void test_no_model(void)
 {
     Arena a;
-    arena_init(&a, default_allocator);
+    arena_init(&a, arena_default_allocator);
     LoopReport l;
     const char *b[] = {MFMA16, BR};
     CHECK(report_loop_model(&a, "gfx1100", 4, b, 2, NULL, &l) == -1 && l.cycles == 0, "gfx1100 has no model");

@@ -271,9 +271,9 @@ static void test_parse(void)
     Fact f[4];
     char why[128];
     CHECK(facts_parse("K%16==0 stride_n==1, a%16==0 b==-3", f, 4, why, sizeof why) == 4);
-    CHECK(fact_is(&f[0], "K") && f[0].kind == FACT_DIV && f[0].n == 16);
-    CHECK(fact_is(&f[1], "stride_n") && f[1].kind == FACT_EQ && f[1].n == 1);
-    CHECK(fact_is(&f[3], "b") && f[3].n == -3 && !fact_is(&f[3], "bb"));
+    CHECK(facts_is(&f[0], "K") && f[0].kind == FACT_DIV && f[0].n == 16);
+    CHECK(facts_is(&f[1], "stride_n") && f[1].kind == FACT_EQ && f[1].n == 1);
+    CHECK(facts_is(&f[3], "b") && f[3].n == -3 && !facts_is(&f[3], "bb"));
     CHECK(facts_parse("", f, 4, why, sizeof why) == 0 && facts_parse(NULL, f, 4, why, sizeof why) == 0);
     CHECK(facts_parse("K%16", f, 4, why, sizeof why) == -1 && strstr(why, "expected '==0'"));
     CHECK(facts_parse("K=1", f, 4, why, sizeof why) == -1);

@@ -42,7 +42,7 @@ typedef struct Ctx {
 static inline Ctx *ctx_new(void)
 {
     Ctx *c = calloc(1, sizeof *c);
-    arena_init(&c->arena, default_allocator);
+    arena_init(&c->arena, arena_default_allocator);
     src_init(&c->src, &c->arena);
     diags_init(&c->diags, &c->arena, &c->src);
     strtab_init(&c->strs, &c->arena);

@@ -529,7 +529,7 @@ static int compile(const Options *o)
         return EXIT_USAGE;
     }
     Arena arena;
-    arena_init(&arena, default_allocator);
+    arena_init(&arena, arena_default_allocator);
     SrcMgr src;
     src_init(&src, &arena);
     Diags diags;

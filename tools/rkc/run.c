@@ -709,7 +709,7 @@ static int report_launch(rk_ctx *ctx, rk_kernel *k, const RunOptions *o, const c
         why = "the resource report reads AMDGPU code objects";
     }
     Arena a;
-    arena_init(&a, default_allocator);
+    arena_init(&a, arena_default_allocator);
     CodeReport rep;
     const char *err = NULL;
     bool have = bin && report_code_object(&a, bin, size, &rep, &err) == 0;
