@@ -27,6 +27,7 @@
 
 #include "compiler/codegen/codegen.h"
 #include "compiler/report/msgpack.h"
+#include "support/strbuf.h"
 
 enum { NT_AMDGPU_METADATA_ = 32 };
 
@@ -43,47 +44,19 @@ typedef struct In {
     int nsym;
 } In;
 
-typedef struct Buf {
-    Arena *a;
-    unsigned char *p;
-    size_t n, cap;
-    bool oom;
-} Buf;
-
-static void put(Buf *b, const void *src, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->n + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->n + n)
-            cap *= 2;
-        unsigned char *q = arena_realloc(b->a, b->p, b->cap, cap);
-        if (!q) {
-            b->oom = true;
-            return;
-        }
-        b->p = q;
-        b->cap = cap;
-    }
-    if (n)
-        memcpy(b->p + b->n, src, n);
-    b->n += n;
-}
-
-static void pad_to(Buf *b, size_t align)
+static void pad_to(StrBuf *b, size_t align)
 {
     static const unsigned char zeros[256];
     while (!b->oom && align > 1 && b->n % align) {
         size_t k = align - b->n % align;
-        put(b, zeros, k < sizeof zeros ? k : sizeof zeros);
+        strbuf_put(b, zeros, k < sizeof zeros ? k : sizeof zeros);
     }
 }
 
-static uint32_t add_str(Buf *b, const char *s)
+static uint32_t add_str(StrBuf *b, const char *s)
 {
     uint32_t at = (uint32_t)b->n;
-    put(b, s, strlen(s) + 1);
+    strbuf_put(b, s, strlen(s) + 1);
     return at;
 }
 
@@ -261,16 +234,16 @@ static const char *read_meta(const In *x, Meta *m)
     return NULL;
 }
 
-static void put_be(Buf *b, uint64_t v, int bytes)
+static void put_be(StrBuf *b, uint64_t v, int bytes)
 {
     unsigned char c[8];
     for (int i = 0; i < bytes; i++)
         c[i] = (unsigned char)(v >> (8 * (bytes - 1 - i)));
-    put(b, c, (size_t)bytes);
+    strbuf_put(b, c, (size_t)bytes);
 }
 
 /* the merged note: the first map with every object's kernels in its array */
-static const char *merge_notes(Arena *a, In *xs, int n, Buf *note)
+static const char *merge_notes(Arena *a, In *xs, int n, StrBuf *note)
 {
     Meta *ms = ARENA_ARRAY(a, Meta, n);
     if (!ms)
@@ -289,29 +262,29 @@ static const char *merge_notes(Arena *a, In *xs, int n, Buf *note)
             return "objects for different targets";
         total += ms[i].nelems;
     }
-    Buf desc = {a, NULL, 0, 0, false};
-    put(&desc, ms[0].desc, ms[0].kernels_val);
+    StrBuf desc = {a, NULL, 0, 0, false};
+    strbuf_put(&desc, ms[0].desc, ms[0].kernels_val);
     if (total < 16) {
         unsigned char h = (unsigned char)(0x90 | total);
-        put(&desc, &h, 1);
+        strbuf_put(&desc, &h, 1);
     } else if (total <= 0xffff) {
         unsigned char h = 0xdc;
-        put(&desc, &h, 1);
+        strbuf_put(&desc, &h, 1);
         put_be(&desc, total, 2);
     } else {
         unsigned char h = 0xdd;
-        put(&desc, &h, 1);
+        strbuf_put(&desc, &h, 1);
         put_be(&desc, total, 4);
     }
     for (int i = 0; i < n; i++)
-        put(&desc, ms[i].elems, ms[i].elems_size);
-    put(&desc, ms[0].desc + ms[0].kernels_end, ms[0].desc_size - ms[0].kernels_end);
+        strbuf_put(&desc, ms[i].elems, ms[i].elems_size);
+    strbuf_put(&desc, ms[0].desc + ms[0].kernels_end, ms[0].desc_size - ms[0].kernels_end);
     if (desc.oom || desc.n > UINT32_MAX)
         return "out of memory";
     Elf64_Nhdr nh = {7, (Elf64_Word)desc.n, NT_AMDGPU_METADATA_};
-    put(note, &nh, sizeof nh);
-    put(note, "AMDGPU\0", 8);
-    put(note, desc.p, desc.n);
+    strbuf_put(note, &nh, sizeof nh);
+    strbuf_put(note, "AMDGPU\0", 8);
+    strbuf_put(note, desc.p, desc.n);
     pad_to(note, 4);
     return note->oom ? "out of memory" : NULL;
 }
@@ -359,7 +332,7 @@ bool cg_elf_merge(const void *const *objs, const size_t *sizes, int n, Arena *a,
         return false;
 
     /* contents of the merged sections */
-    Buf text = {a, NULL, 0, 0, false}, rodata = {a, NULL, 0, 0, false}, note = {a, NULL, 0, 0, false};
+    StrBuf text = {a, NULL, 0, 0, false}, rodata = {a, NULL, 0, 0, false}, note = {a, NULL, 0, 0, false};
     uint64_t text_align = 1, rodata_align = 1;
     for (int i = 0; i < n; i++) {
         In *x = &xs[i];
@@ -369,20 +342,20 @@ bool cg_elf_merge(const void *const *objs, const size_t *sizes, int n, Arena *a,
         rodata_align = ra > rodata_align ? ra : rodata_align;
         pad_to(&text, ta);
         x->text_at = text.n;
-        put(&text, x->p + t->sh_offset, i + 1 < n ? text_kept(x) : t->sh_size);
+        strbuf_put(&text, x->p + t->sh_offset, i + 1 < n ? text_kept(x) : t->sh_size);
         pad_to(&rodata, ra);
         x->rodata_at = rodata.n;
-        put(&rodata, x->p + r->sh_offset, r->sh_size);
+        strbuf_put(&rodata, x->p + r->sh_offset, r->sh_size);
     }
     *why = merge_notes(a, xs, n, &note);
     if (*why)
         return false;
 
     /* symbols: null, the merged sections' own, every input's locals, then every input's globals */
-    Buf syms = {a, NULL, 0, 0, false}, strs = {a, NULL, 0, 0, false};
-    put(&strs, "", 1);
+    StrBuf syms = {a, NULL, 0, 0, false}, strs = {a, NULL, 0, 0, false};
+    strbuf_put(&strs, "", 1);
     Elf64_Sym null_sym = {0};
-    put(&syms, &null_sym, sizeof null_sym);
+    strbuf_put(&syms, &null_sym, sizeof null_sym);
     uint32_t nout = 1, nlocal = 1, sec_sym[O_N] = {0};
     uint32_t cst_sym = 0; /* the constant's .L symbol, kept once */
     for (int pass = 0; pass < 2; pass++) {
@@ -420,7 +393,7 @@ bool cg_elf_merge(const void *const *objs, const size_t *sizes, int n, Arena *a,
                     }
                     if (!sec_sym[osec]) { /* the merged section's own, made when first needed */
                         Elf64_Sym ss = {0, ELF64_ST_INFO(STB_LOCAL, STT_SECTION), STV_DEFAULT, (Elf64_Half)osec, 0, 0};
-                        put(&syms, &ss, sizeof ss);
+                        strbuf_put(&syms, &ss, sizeof ss);
                         sec_sym[osec] = nout++;
                     }
                     x->sym_map[j] = sec_sym[osec];
@@ -439,7 +412,7 @@ bool cg_elf_merge(const void *const *objs, const size_t *sizes, int n, Arena *a,
                 s.st_name = add_str(&strs, name);
                 s.st_value += base;
                 s.st_shndx = (Elf64_Half)osec;
-                put(&syms, &s, sizeof s);
+                strbuf_put(&syms, &s, sizeof s);
                 x->sym_map[j] = nout;
                 if (osec == O_CST)
                     cst_sym = nout;
@@ -464,7 +437,7 @@ bool cg_elf_merge(const void *const *objs, const size_t *sizes, int n, Arena *a,
         }
 
     /* relocations */
-    Buf rela[2] = {{a, NULL, 0, 0, false}, {a, NULL, 0, 0, false}};
+    StrBuf rela[2] = {{a, NULL, 0, 0, false}, {a, NULL, 0, 0, false}};
     for (int i = 0; i < n && !*why; i++) {
         In *x = &xs[i];
         int secs_in[2] = {x->rela_text, x->rela_rodata};
@@ -484,7 +457,7 @@ bool cg_elf_merge(const void *const *objs, const size_t *sizes, int n, Arena *a,
                 r.r_offset += at[k];
                 r.r_addend += (int64_t)x->sym_addend[si];
                 r.r_info = ELF64_R_INFO(x->sym_map[si], ELF64_R_TYPE(r.r_info));
-                put(&rela[k], &r, sizeof r);
+                strbuf_put(&rela[k], &r, sizeof r);
             }
         }
     }
@@ -505,9 +478,9 @@ bool cg_elf_merge(const void *const *objs, const size_t *sizes, int n, Arena *a,
             cst_bytes = xs[i].p + xs[i].sh[xs[i].cst].sh_offset;
     Elf64_Shdr sh[O_N];
     memset(sh, 0, sizeof sh);
-    Buf o = {a, NULL, 0, 0, false};
+    StrBuf o = {a, NULL, 0, 0, false};
     Elf64_Ehdr eh = xs[0].eh;
-    put(&o, &eh, sizeof eh);
+    strbuf_put(&o, &eh, sizeof eh);
     struct {
         int idx;
         uint32_t type;
@@ -546,7 +519,7 @@ bool cg_elf_merge(const void *const *objs, const size_t *sizes, int n, Arena *a,
         pad_to(&o, secs_out[k].align);
         sh[num[idx]] = (Elf64_Shdr){name_at[idx], secs_out[k].type, secs_out[k].flags, 0, o.n, secs_out[k].size, 0,
                                     0, secs_out[k].align, secs_out[k].entsize};
-        put(&o, secs_out[k].data, secs_out[k].size);
+        strbuf_put(&o, secs_out[k].data, secs_out[k].size);
     }
     if (num[O_RELA_TEXT])
         sh[num[O_RELA_TEXT]].sh_link = (Elf64_Word)num[O_SYMTAB], sh[num[O_RELA_TEXT]].sh_info = (Elf64_Word)num[O_TEXT];
@@ -557,7 +530,7 @@ bool cg_elf_merge(const void *const *objs, const size_t *sizes, int n, Arena *a,
     sh[num[O_SYMTAB]].sh_info = nlocal;
     pad_to(&o, 8);
     uint64_t shoff = o.n;
-    put(&o, sh, sizeof(Elf64_Shdr) * (size_t)nsec);
+    strbuf_put(&o, sh, sizeof(Elf64_Shdr) * (size_t)nsec);
     if (o.oom || text.oom || rodata.oom || syms.oom || strs.oom || rela[0].oom || rela[1].oom) {
         *why = "out of memory";
         return false;

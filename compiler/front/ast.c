@@ -4,12 +4,12 @@
  * line:col: it is what the golden tests check, so change it only with them. */
 #include "compiler/front/ast.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compiler/front/lex.h"
+#include "support/strbuf.h"
 
 static const char *const kind_names[] = {
 #define X(k, s) s,
@@ -42,82 +42,28 @@ void ast_push(Arena *a, NodeList *l, Node *n)
 
 /* ---- printer: an explicit buffer so that huge trees print in linear time ---- */
 
-typedef struct Buf {
-    Arena *a;
-    char *p;
-    size_t n, cap;
-} Buf;
-
-static void buf_put(Buf *b, const char *s, size_t n)
+static void put_quoted(StrBuf *b, const char *s, int n)
 {
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 4096;
-        while (cap < b->n + n + 1)
-            cap *= 2;
-        b->p = arena_realloc(b->a, b->p, b->cap, cap);
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = 0;
-}
-
-static void buf_spaces(Buf *b, size_t n)
-{
-    buf_put(b, "", 0);
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap * 2;
-        while (cap < b->n + n + 1)
-            cap *= 2;
-        b->p = arena_realloc(b->a, b->p, b->cap, cap);
-        b->cap = cap;
-    }
-    memset(b->p + b->n, ' ', n);
-    b->n += n;
-    b->p[b->n] = 0;
-}
-
-static void buf_printf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void buf_printf(Buf *b, const char *fmt, ...)
-{
-    char tmp[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n < (int)sizeof tmp) {
-        buf_put(b, tmp, (size_t)n);
-        return;
-    }
-    char *big = arena_alloc(b->a, (size_t)n + 1);
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    buf_put(b, big, (size_t)n);
-}
-
-static void put_quoted(Buf *b, const char *s, int n)
-{
-    buf_put(b, "\"", 1);
+    strbuf_put(b, "\"", 1);
     for (int i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c == '"' || c == '\\')
-            buf_printf(b, "\\%c", c);
+            strbuf_printf(b, "\\%c", c);
         else if (c == '\n')
-            buf_put(b, "\\n", 2);
+            strbuf_put(b, "\\n", 2);
         else if (c == '\t')
-            buf_put(b, "\\t", 2);
+            strbuf_put(b, "\\t", 2);
         else if (c < 0x20)
-            buf_printf(b, "\\x%02x", c);
+            strbuf_printf(b, "\\x%02x", c);
         else
-            buf_put(b, (const char *)&c, 1);
+            strbuf_put(b, (const char *)&c, 1);
     }
-    buf_put(b, "\"", 1);
+    strbuf_put(b, "\"", 1);
 }
 
 /* A number's value after its spelling when the two differ (`Int 0x1F = 31`, `Float .5 = 0.5`): the
  * tests see what the literal converted to. Floats print in the shortest form that reads back exactly. */
-static void print_value(Buf *b, const Node *n)
+static void print_value(StrBuf *b, const Node *n)
 {
     char v[64];
     if (n->kind == AST_INT) {
@@ -132,7 +78,7 @@ static void print_value(Buf *b, const Node *n)
             snprintf(v, sizeof v, "%.0f", n->lit.f); /* 25000, not 2.5e+04 */
     }
     if (strcmp(v, n->str) != 0)
-        buf_printf(b, " = %s", v);
+        strbuf_printf(b, " = %s", v);
 }
 
 /* Lines and columns of node locations. src_linecol finds a column by scanning its line from the start,
@@ -196,49 +142,49 @@ static void line_col(Arena *a, LineIndex *x, const SrcFile *f, uint32_t off, int
 }
 
 /* One line: indentation, role, kind, fields, flags and line:col. */
-static void print_line(Buf *b, SrcMgr *src, LineIndex *x, const Node *n, int indent, const char *role)
+static void print_line(StrBuf *b, SrcMgr *src, LineIndex *x, const Node *n, int indent, const char *role)
 {
-    buf_spaces(b, 2 * (size_t)indent);
+    strbuf_fill(b, ' ', 2 * (size_t)indent);
     if (role)
-        buf_printf(b, "%s: ", role);
-    buf_printf(b, "%s", ast_kind_name(n->kind));
+        strbuf_printf(b, "%s: ", role);
+    strbuf_printf(b, "%s", ast_kind_name(n->kind));
     switch (n->kind) {
     case AST_INT:
     case AST_FLOAT:
-        buf_printf(b, " %s", n->str);
+        strbuf_printf(b, " %s", n->str);
         print_value(b, n);
         break;
     case AST_BOOL:
-        buf_printf(b, " %s", n->lit.i ? "true" : "false");
+        strbuf_printf(b, " %s", n->lit.i ? "true" : "false");
         break;
     case AST_STRING:
     case AST_IMPORT:
-        buf_put(b, " ", 1);
+        strbuf_put(b, " ", 1);
         put_quoted(b, n->str, n->slen);
         break;
     case AST_UNARY:
     case AST_BINARY:
     case AST_ASSIGN:
         if (n->name)
-            buf_printf(b, " %s", n->name);
-        buf_printf(b, " %s", lex_token_name(n->op));
+            strbuf_printf(b, " %s", n->name);
+        strbuf_printf(b, " %s", lex_token_name(n->op));
         break;
     default:
         if (n->name)
-            buf_printf(b, " %s", n->name);
+            strbuf_printf(b, " %s", n->name);
         break;
     }
     if (n->flags & AST_FLAG_STATIC)
-        buf_put(b, " static", 7);
+        strbuf_put(b, " static", 7);
     if (n->flags & AST_FLAG_CONST)
-        buf_put(b, " const", 6);
+        strbuf_put(b, " const", 6);
     SrcFile *f = src_file(src, n->loc.file);
     if (f && n->loc.file) {
         int line, col;
         line_col(b->a, x, f, n->loc.off, &line, &col);
-        buf_printf(b, " <%d:%d>", line, col);
+        strbuf_printf(b, " <%d:%d>", line, col);
     }
-    buf_put(b, "\n", 1);
+    strbuf_put(b, "\n", 1);
 }
 
 /* A node's children in print order, as up to six segments: one child with its role, or a list. */
@@ -320,8 +266,9 @@ static void push(Stack *st, const Node *n, int indent, const char *role)
 
 char *ast_print(Arena *a, SrcMgr *src, const Node *module)
 {
-    Buf b = {a, NULL, 0, 0};
-    buf_put(&b, "", 0);
+    StrBuf b;
+    strbuf_init(&b, a);
+    strbuf_put(&b, "", 0);
     Stack st = {a, NULL, 0, 0};
     LineIndex x = {0};
     push(&st, module, 0, NULL);

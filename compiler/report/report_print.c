@@ -26,63 +26,22 @@
  * cycles, mfma_busy, mfma_utilisation = mfma_busy / cycles, mfma_free, stalls: an object cause ->
  * cycles), [] when there are none. Strings are escaped, and bytes that are not UTF-8 are written
  * as \u00XX, so the output is valid JSON whatever the names hold. */
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "report.h"
-
-typedef struct Buf {
-    Arena *a;
-    char *s;
-    size_t n, cap;
-} Buf;
-
-static void buf_put(Buf *b, const char *s, size_t n)
-{
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 1024;
-        while (b->n + n + 1 > cap)
-            cap *= 2;
-        b->s = arena_realloc(b->a, b->s, b->cap, cap);
-        b->cap = cap;
-    }
-    memcpy(b->s + b->n, s, n);
-    b->n += n;
-    b->s[b->n] = 0;
-}
-
-static void bprintf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void bprintf(Buf *b, const char *fmt, ...)
-{
-    char tmp[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n < sizeof tmp) {
-        buf_put(b, tmp, (size_t)n);
-        return;
-    }
-    char *big = arena_alloc(b->a, (size_t)n + 1);
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    buf_put(b, big, (size_t)n);
-}
+#include "support/strbuf.h"
 
 static const int width_bits[NWIDTHS] = {8, 16, 32, 64, 96, 128};
 
 /* ---- text ------------------------------------------------------------------------------------- */
 
-static void text_name(Buf *b, const char *s)
+static void text_name(StrBuf *b, const char *s)
 {
     for (; *s; s++) {
         char c = (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s;
-        buf_put(b, &c, 1);
+        strbuf_put(b, &c, 1);
     }
 }
 
@@ -94,28 +53,28 @@ static bool any(const int *w)
     return false;
 }
 
-static void text_widths(Buf *b, const char *what, const int *w)
+static void text_widths(StrBuf *b, const char *what, const int *w)
 {
-    bprintf(b, "%s", what);
+    strbuf_printf(b, "%s", what);
     for (int i = 0; i < NWIDTHS; i++)
         if (w[i])
-            bprintf(b, " b%d x%d", width_bits[i], w[i]);
+            strbuf_printf(b, " b%d x%d", width_bits[i], w[i]);
 }
 
-static void text_mem(Buf *b, const char *label, const char *in, const int *lo, const char *out, const int *st)
+static void text_mem(StrBuf *b, const char *label, const char *in, const int *lo, const char *out, const int *st)
 {
-    bprintf(b, "  %-10s ", label);
+    strbuf_printf(b, "  %-10s ", label);
     if (!any(lo) && !any(st)) {
-        bprintf(b, "-\n");
+        strbuf_printf(b, "-\n");
         return;
     }
     if (any(lo))
         text_widths(b, in, lo);
     if (any(lo) && any(st))
-        bprintf(b, "   ");
+        strbuf_printf(b, "   ");
     if (any(st))
         text_widths(b, out, st);
-    bprintf(b, "\n");
+    strbuf_printf(b, "\n");
 }
 
 static int percent(int part, int whole)
@@ -125,51 +84,52 @@ static int percent(int part, int whole)
 
 char *report_text(Arena *a, const CodeReport *r)
 {
-    Buf b = {.a = a};
-    buf_put(&b, "", 0);
+    StrBuf b;
+    strbuf_init(&b, a);
+    strbuf_put(&b, "", 0);
     for (int i = 0; i < r->nkernels; i++) {
         const KernelReport *k = &r->kernels[i];
         if (i)
-            bprintf(&b, "\n");
-        bprintf(&b, "kernel ");
+            strbuf_printf(&b, "\n");
+        strbuf_printf(&b, "kernel ");
         text_name(&b, k->name ? k->name : "?");
-        bprintf(&b, " (%s)\n", r->cpu ? r->cpu : "?");
-        bprintf(&b, "  registers  vgpr %d  agpr %d  total %d  sgpr %d   spills vgpr %d sgpr %d   scratch %d B\n",
+        strbuf_printf(&b, " (%s)\n", r->cpu ? r->cpu : "?");
+        strbuf_printf(&b, "  registers  vgpr %d  agpr %d  total %d  sgpr %d   spills vgpr %d sgpr %d   scratch %d B\n",
                 k->vgprs, k->agprs, k->vgprs_total, k->sgprs, k->vgpr_spills, k->sgpr_spills, k->scratch_bytes);
-        bprintf(&b, "  lds        %d B\n", k->lds_bytes);
+        strbuf_printf(&b, "  lds        %d B\n", k->lds_bytes);
         int wave = k->wave_size > 0 ? k->wave_size : 64;
         int nw = k->workgroup_size > 0 ? (k->workgroup_size + wave - 1) / wave : 0;
         if (k->waves_per_simd < 0)
-            bprintf(&b, "  occupancy  - (no model for %s)", r->cpu ? r->cpu : "?");
+            strbuf_printf(&b, "  occupancy  - (no model for %s)", r->cpu ? r->cpu : "?");
         else
-            bprintf(&b, "  occupancy  %d waves/SIMD (limited by %s)", k->waves_per_simd, k->limiter ? k->limiter : "?");
-        bprintf(&b, "   workgroup %d = %d wave%s\n", k->workgroup_size, nw, nw == 1 ? "" : "s");
-        bprintf(&b, "  mfma       %d", k->mfma_total);
+            strbuf_printf(&b, "  occupancy  %d waves/SIMD (limited by %s)", k->waves_per_simd, k->limiter ? k->limiter : "?");
+        strbuf_printf(&b, "   workgroup %d = %d wave%s\n", k->workgroup_size, nw, nw == 1 ? "" : "s");
+        strbuf_printf(&b, "  mfma       %d", k->mfma_total);
         int listed = 0;
         for (int m = 0; m < k->nmfma; m++) {
-            bprintf(&b, "%s%s x%d", m ? "  " : "   ", k->mfma[m].mnemonic, k->mfma[m].count);
+            strbuf_printf(&b, "%s%s x%d", m ? "  " : "   ", k->mfma[m].mnemonic, k->mfma[m].count);
             listed += k->mfma[m].count;
         }
         if (listed < k->mfma_total)
-            bprintf(&b, "  other x%d", k->mfma_total - listed);
-        bprintf(&b, "\n");
+            strbuf_printf(&b, "  other x%d", k->mfma_total - listed);
+        strbuf_printf(&b, "\n");
         text_mem(&b, "global", "load", k->global_loads, "store", k->global_stores);
         text_mem(&b, "buffer", "load", k->buffer_loads, "store", k->buffer_stores);
         text_mem(&b, "flat", "load", k->flat_loads, "store", k->flat_stores);
         text_mem(&b, "scratch", "load", k->scratch_loads, "store", k->scratch_stores);
         text_mem(&b, "lds ops", "read", k->lds_reads, "write", k->lds_writes);
-        bprintf(&b, "  s_waitcnt  %d   instructions %d   in main loop %d\n", k->waitcnt, k->instructions,
+        strbuf_printf(&b, "  s_waitcnt  %d   instructions %d   in main loop %d\n", k->waitcnt, k->instructions,
                 k->loop_instructions);
         for (int l = 0; l < k->nloops; l++) {
             const LoopReport *lp = &k->loops[l];
-            bprintf(&b, "  loop       @%d x%d: %d cycles/iter   mfma %d busy %d%%   mfma-free %d   stalls", lp->first,
+            strbuf_printf(&b, "  loop       @%d x%d: %d cycles/iter   mfma %d busy %d%%   mfma-free %d   stalls", lp->first,
                     lp->instructions, lp->cycles, lp->mfma, percent(lp->mfma_busy, lp->cycles), lp->mfma_free);
             for (int c = 0; c < NSTALLS; c++)
-                bprintf(&b, " %s %d", report_stall_names[c], lp->stalls[c]);
-            bprintf(&b, "\n");
+                strbuf_printf(&b, " %s %d", report_stall_names[c], lp->stalls[c]);
+            strbuf_printf(&b, "\n");
         }
     }
-    return b.s;
+    return b.p;
 }
 
 /* ---- JSON ------------------------------------------------------------------------------------- */
@@ -188,67 +148,68 @@ static int utf8_len(const unsigned char *s)
     return n;
 }
 
-static void json_str(Buf *b, const char *str)
+static void json_str(StrBuf *b, const char *str)
 {
     const unsigned char *s = (const unsigned char *)(str ? str : "");
-    buf_put(b, "\"", 1);
+    strbuf_put(b, "\"", 1);
     while (*s) {
         if (*s == '"' || *s == '\\') {
-            bprintf(b, "\\%c", *s);
+            strbuf_printf(b, "\\%c", *s);
             s++;
         } else if (*s < 0x20 || *s == 0x7f) {
-            bprintf(b, "\\u%04x", *s);
+            strbuf_printf(b, "\\u%04x", *s);
             s++;
         } else if (*s < 0x80) {
-            buf_put(b, (const char *)s, 1);
+            strbuf_put(b, (const char *)s, 1);
             s++;
         } else {
             int n = utf8_len(s);
             if (n) {
-                buf_put(b, (const char *)s, (size_t)n);
+                strbuf_put(b, (const char *)s, (size_t)n);
                 s += n;
             } else {
-                bprintf(b, "\\u%04x", *s); /* read the stray byte as Latin-1 */
+                strbuf_printf(b, "\\u%04x", *s); /* read the stray byte as Latin-1 */
                 s++;
             }
         }
     }
-    buf_put(b, "\"", 1);
+    strbuf_put(b, "\"", 1);
 }
 
-static void json_widths(Buf *b, const char *key, const int *w)
+static void json_widths(StrBuf *b, const char *key, const int *w)
 {
-    bprintf(b, ", \"%s\": {", key);
+    strbuf_printf(b, ", \"%s\": {", key);
     for (int i = 0; i < NWIDTHS; i++)
-        bprintf(b, "%s\"%d\": %d", i ? ", " : "", width_bits[i], w[i]);
-    bprintf(b, "}");
+        strbuf_printf(b, "%s\"%d\": %d", i ? ", " : "", width_bits[i], w[i]);
+    strbuf_printf(b, "}");
 }
 
 char *report_json(Arena *a, const CodeReport *r)
 {
-    Buf b = {.a = a};
-    bprintf(&b, "{\"cpu\": ");
+    StrBuf b;
+    strbuf_init(&b, a);
+    strbuf_printf(&b, "{\"cpu\": ");
     json_str(&b, r->cpu);
-    bprintf(&b, ", \"kernels\": [");
+    strbuf_printf(&b, ", \"kernels\": [");
     for (int i = 0; i < r->nkernels; i++) {
         const KernelReport *k = &r->kernels[i];
-        bprintf(&b, "%s\n  {\"name\": ", i ? "," : "");
+        strbuf_printf(&b, "%s\n  {\"name\": ", i ? "," : "");
         json_str(&b, k->name);
-        bprintf(&b, ", \"vgprs\": %d, \"agprs\": %d, \"vgprs_total\": %d, \"sgprs\": %d", k->vgprs, k->agprs,
+        strbuf_printf(&b, ", \"vgprs\": %d, \"agprs\": %d, \"vgprs_total\": %d, \"sgprs\": %d", k->vgprs, k->agprs,
                 k->vgprs_total, k->sgprs);
-        bprintf(&b, ", \"lds_bytes\": %d, \"scratch_bytes\": %d, \"vgpr_spills\": %d, \"sgpr_spills\": %d",
+        strbuf_printf(&b, ", \"lds_bytes\": %d, \"scratch_bytes\": %d, \"vgpr_spills\": %d, \"sgpr_spills\": %d",
                 k->lds_bytes, k->scratch_bytes, k->vgpr_spills, k->sgpr_spills);
-        bprintf(&b, ", \"workgroup_size\": %d, \"wave_size\": %d, \"waves_per_simd\": %d, \"limiter\": ",
+        strbuf_printf(&b, ", \"workgroup_size\": %d, \"wave_size\": %d, \"waves_per_simd\": %d, \"limiter\": ",
                 k->workgroup_size, k->wave_size, k->waves_per_simd);
         json_str(&b, k->limiter);
-        bprintf(&b, ",\n   \"instructions\": %d, \"mfma_total\": %d, \"mfma\": {", k->instructions, k->mfma_total);
+        strbuf_printf(&b, ",\n   \"instructions\": %d, \"mfma_total\": %d, \"mfma\": {", k->instructions, k->mfma_total);
         for (int m = 0; m < k->nmfma; m++) {
             if (m)
-                bprintf(&b, ", ");
+                strbuf_printf(&b, ", ");
             json_str(&b, k->mfma[m].mnemonic);
-            bprintf(&b, ": %d", k->mfma[m].count);
+            strbuf_printf(&b, ": %d", k->mfma[m].count);
         }
-        bprintf(&b, "}");
+        strbuf_printf(&b, "}");
         json_widths(&b, "global_loads", k->global_loads);
         json_widths(&b, "global_stores", k->global_stores);
         json_widths(&b, "buffer_loads", k->buffer_loads);
@@ -259,19 +220,19 @@ char *report_json(Arena *a, const CodeReport *r)
         json_widths(&b, "scratch_stores", k->scratch_stores);
         json_widths(&b, "lds_reads", k->lds_reads);
         json_widths(&b, "lds_writes", k->lds_writes);
-        bprintf(&b, ",\n   \"waitcnt\": %d, \"loop_instructions\": %d, \"loops\": [", k->waitcnt, k->loop_instructions);
+        strbuf_printf(&b, ",\n   \"waitcnt\": %d, \"loop_instructions\": %d, \"loops\": [", k->waitcnt, k->loop_instructions);
         for (int l = 0; l < k->nloops; l++) {
             const LoopReport *lp = &k->loops[l];
-            bprintf(&b, "%s\n    {\"first\": %d, \"instructions\": %d, \"mfma\": %d, \"cycles\": %d, \"mfma_busy\": %d, "
+            strbuf_printf(&b, "%s\n    {\"first\": %d, \"instructions\": %d, \"mfma\": %d, \"cycles\": %d, \"mfma_busy\": %d, "
                         "\"mfma_utilisation\": %.3f, \"mfma_free\": %d, \"stalls\": {",
                     l ? "," : "", lp->first, lp->instructions, lp->mfma, lp->cycles, lp->mfma_busy,
                     lp->cycles > 0 ? (double)lp->mfma_busy / lp->cycles : 0.0, lp->mfma_free);
             for (int c = 0; c < NSTALLS; c++)
-                bprintf(&b, "%s\"%s\": %d", c ? ", " : "", report_stall_names[c], lp->stalls[c]);
-            bprintf(&b, "}}");
+                strbuf_printf(&b, "%s\"%s\": %d", c ? ", " : "", report_stall_names[c], lp->stalls[c]);
+            strbuf_printf(&b, "}}");
         }
-        bprintf(&b, "]}");
+        strbuf_printf(&b, "]}");
     }
-    bprintf(&b, "%s]}\n", r->nkernels ? "\n" : "");
-    return b.s;
+    strbuf_printf(&b, "%s]}\n", r->nkernels ? "\n" : "");
+    return b.p;
 }

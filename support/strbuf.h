@@ -1,0 +1,34 @@
+/* A growable string in an arena, for text built piece by piece (the AST and ISA printers, the bundle
+ * manifest) and for bytes (the ELF writer).
+ *
+ * The room doubles as it fills, so at most twice the final size is used; the arena keeps the old
+ * copies until it is freed. After any append, p is NUL-terminated past its n bytes. An allocation that
+ * fails jumps to the arena's recovery point as every allocation does; an arena without one returns
+ * NULL, and the buffer then sets oom, keeps what it had and ignores later appends. */
+#ifndef RK_STRBUF_H
+#define RK_STRBUF_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "arena.h"
+
+typedef struct StrBuf {
+    Arena *a;
+    char *p;  /* NULL until the first append (even of nothing) */
+    size_t n; /* bytes in p, not counting the NUL */
+    size_t cap;
+    bool oom;
+} StrBuf;
+
+void strbuf_init(StrBuf *b, Arena *a);
+void strbuf_put(StrBuf *b, const void *data, size_t n);
+void strbuf_str(StrBuf *b, const char *s);
+void strbuf_ch(StrBuf *b, char c);
+/* n copies of c. */
+void strbuf_fill(StrBuf *b, char c, size_t n);
+void strbuf_printf(StrBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void strbuf_vprintf(StrBuf *b, const char *fmt, va_list ap);
+
+#endif
