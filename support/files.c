@@ -80,7 +80,7 @@ int rt_write_file(const char *path, const void *data, size_t n)
     return rt_out_close(&o);
 }
 
-char *rt_read_file(const char *path, size_t max, size_t *len, int *err)
+char *rt_read_file_with(const Allocator *al, const char *path, size_t max, size_t *len, int *err)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     struct stat st;
@@ -97,7 +97,7 @@ char *rt_read_file(const char *path, size_t max, size_t *len, int *err)
         return NULL;
     }
     size_t size = (size_t)st.st_size, n = 0;
-    char *buf = malloc(size + 1);
+    char *buf = arena_alloc_raw(al, size + 1);
     if (!buf) {
         *err = ENOMEM;
         close(fd);
@@ -109,7 +109,7 @@ char *rt_read_file(const char *path, size_t max, size_t *len, int *err)
             continue;
         if (r < 0) {
             *err = errno;
-            free(buf);
+            arena_free_raw(al, buf, size + 1);
             close(fd);
             return NULL;
         }
@@ -118,7 +118,21 @@ char *rt_read_file(const char *path, size_t max, size_t *len, int *err)
         n += (size_t)r;
     }
     close(fd);
+    if (n < size) { /* the block's size is what the caller frees: n + 1 */
+        char *p = al->fn(al->ud, buf, size + 1, n + 1);
+        if (!p) {
+            arena_free_raw(al, buf, size + 1);
+            *err = ENOMEM;
+            return NULL;
+        }
+        buf = p;
+    }
     buf[n] = 0;
     *len = n;
     return buf;
+}
+
+char *rt_read_file(const char *path, size_t max, size_t *len, int *err)
+{
+    return rt_read_file_with(&arena_default_allocator, path, max, len, err);
 }

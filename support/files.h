@@ -18,6 +18,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "arena.h"
+
 typedef struct RtOut {
     int fd;
     int err;       /* the first failure's errno, 0 while all is well */
@@ -41,5 +43,8 @@ int rt_write_file(const char *path, const void *data, size_t n);
  * with *err an errno when it cannot be read, EINVAL when it is not a regular file, EFBIG when it is
  * larger than max bytes, ENOMEM. */
 char *rt_read_file(const char *path, size_t max, size_t *len, int *err);
+/* The same with the memory from an allocator hook (the library's own reads: all of its memory comes
+ * through the context's hook); free it with arena_free_raw(al, p, *len + 1). */
+char *rt_read_file_with(const Allocator *al, const char *path, size_t max, size_t *len, int *err);
 
 #endif

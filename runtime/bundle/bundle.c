@@ -15,17 +15,17 @@
  * does (runtime/tune), after dropping spilling variants when a variant without spills exists, and
  * remembers the winner in the bundle and on disk ("btune" entries) by (the bundle's SHA-256, kernel,
  * device, key values). */
-#include <fcntl.h>
+#include <errno.h>
 #include <setjmp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "runtime/bundle/json.h"
 #include "runtime/cache/progcache.h"
 #include "runtime/profile/profile.h"
 #include "runtime/tune/tune.h"
+#include "support/files.h"
 
 typedef struct BKernel {
     const char *name;
@@ -69,39 +69,6 @@ typedef struct Load {
     char *manifest, *binary;
     size_t mlen, blen;
 } Load;
-
-static char *read_file(const Allocator *al, const char *path, size_t *len, bool *oom)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* regular files only: never a FIFO's wait */
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        if (fd >= 0)
-            close(fd);
-        return NULL;
-    }
-    size_t n = (size_t)st.st_size;
-    char *buf = arena_alloc_raw(al, n + 1);
-    if (!buf) {
-        *oom = true;
-        close(fd);
-        return NULL;
-    }
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = read(fd, buf + got, n - got);
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    close(fd);
-    if (got != n) {
-        arena_free_raw(al, buf, n + 1);
-        return NULL;
-    }
-    buf[n] = 0;
-    *len = n;
-    return buf;
-}
 
 static bool dtype_named(const char *s, rk_dtype *out)
 {
@@ -296,12 +263,12 @@ rk_status rk_bundle_load(rk_ctx *ctx, const char *path, rk_bundle **out)
     } else {
         b->arena.oom = &l->oom;
         l->tmp.oom = &l->oom;
-        bool oom = false;
+        int rerr = 0; /* regular files only: never a FIFO's wait */
         char *mpath = arena_printf(&l->tmp, "%s.json", path);
-        l->manifest = read_file(&ctx->alloc, mpath, &l->mlen, &oom);
+        l->manifest = rt_read_file_with(&ctx->alloc, mpath, SIZE_MAX, &l->mlen, &rerr);
         if (l->manifest)
-            l->binary = read_file(&ctx->alloc, path, &l->blen, &oom);
-        if (oom) {
+            l->binary = rt_read_file_with(&ctx->alloc, path, SIZE_MAX, &l->blen, &rerr);
+        if (rerr == ENOMEM) {
             st = rt_fail(ctx, RK_ENOMEM, "out of memory loading the bundle %s", path);
         } else if (!l->manifest || !l->binary) {
             st = rt_fail(ctx, RK_EIO, "cannot read %s", l->manifest ? path : mpath);

@@ -246,7 +246,7 @@ static int parse_options(int argc, char **argv, Options *o)
 
 /* The source: a regular file through rt_read_file (the library's reader: never a device or a FIFO,
  * read to its size), or stdin for "-". NULL with errno set when it cannot be read. */
-static char *read_file(const char *path, size_t *len)
+char *rkc_read_source(const char *path, size_t *len)
 {
     if (strcmp(path, "-") != 0) {
         int err;
@@ -503,7 +503,7 @@ static const char *json_remarks(Arena *a, const char *json, const DriverResult *
 static int compile(const Options *o)
 {
     size_t len = 0;
-    char *text = read_file(o->input, &len);
+    char *text = rkc_read_source(o->input, &len);
     if (!text) {
         fprintf(stderr, "rkc: error: cannot read '%s': %s\n", o->input,
                 errno == EINVAL ? "not a regular file" : strerror(errno));

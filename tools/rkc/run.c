@@ -256,46 +256,6 @@ static void free_run_options(RunOptions *o)
         free((char *)o->dumps[i].name);
 }
 
-static char *read_file(const char *path, size_t *len)
-{
-    if (strcmp(path, "-") != 0) { /* the library's reader: a regular file, read to its size */
-        int err;
-        char *text = rt_read_file(path, (size_t)1 << 31, len, &err);
-        if (!text)
-            errno = err; /* EINVAL: not a regular file */
-        return text;
-    }
-    FILE *f = stdin;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (n == cap) {
-            char *nb = realloc(buf, cap *= 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-        }
-        size_t r = fread(buf + n, 1, cap - n, f);
-        if (r == 0)
-            break;
-        n += r;
-    }
-    int err = ferror(f);
-    if (f != stdin)
-        fclose(f);
-    if (err || !buf) {
-        free(buf);
-        if (!errno)
-            errno = EIO;
-        return NULL;
-    }
-    *len = n;
-    return buf;
-}
-
 /* The stdlib: $RK_STDLIB_DIR, else <prefix>/share/rk/stdlib next to an installed rkc, else the source
  * tree's (a build tree). The same search as rkc's own. */
 static const char *stdlib_dir(void)
@@ -837,7 +797,7 @@ int rkc_run(int argc, char **argv)
         return rc < 0 ? 0 : rc;
     }
     size_t len = 0;
-    char *text = read_file(o->input, &len);
+    char *text = rkc_read_source(o->input, &len);
     if (!text) {
         rc = usage_error("cannot read '%s': %s", o->input, errno == EINVAL ? "not a regular file" : strerror(errno));
         free_run_options(o);

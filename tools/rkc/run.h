@@ -2,7 +2,12 @@
 #ifndef RK_RKC_RUN_H
 #define RK_RKC_RUN_H
 
+#include <stddef.h>
+
 /* argv[0] is "run". Returns the process exit status of the tools contract. */
 int rkc_run(int argc, char **argv);
+
+/* The source file, or stdin for "-" (tools/rkc/main.c); malloc'd, NULL with errno set. */
+char *rkc_read_source(const char *path, size_t *len);
 
 #endif
