@@ -260,22 +260,11 @@ typedef struct DescJob {
 
 static rk_status desc_compile(rk_ctx *ctx, const CompileSetup *cs, DescJob *j, TuneDesc *d)
 {
-    Arena *ca = &j->ca;
-    SrcMgr *src = ARENA_NEW(ca, SrcMgr);
-    src_init(src, ca);
-    Diags *diags = ARENA_NEW(ca, Diags);
-    diags_init(diags, ca, src);
-    StrTab *strs = ARENA_NEW(ca, StrTab);
-    strtab_init(strs, ca);
-    int nd;
-    Define *defs = compile_defines(ca, cs, 0, &nd);
-    DriverOptions o;
-    compile_driver_options(&o, ctx, cs, defs, nd, false);
-    DriverResult *r = ARENA_NEW(ca, DriverResult);
-    double t0 = ctx->prof ? prof_now_us() : 0;
+    CompileSession *cx = compile_session(&j->ca, ctx, cs, NULL, 0, false);
     ctx->stats.compiles++;
-    bool ok = driver_compile(ca, strs, src, diags, &o, STAGE_TIR, r);
-    compile_profile(ctx, cs->filename, t0, r);
+    bool ok = compile_session_run(cx, &j->ca, ctx, STAGE_TIR, cs->filename);
+    const Diags *diags = &cx->diags;
+    const DriverResult *r = &cx->r;
     ctx->diag_arena.oom = &j->oom;
     rt_set_diags(ctx, diags->items, diags->n);
     ctx->diag_arena.oom = NULL;
@@ -290,7 +279,7 @@ static rk_status desc_compile(rk_ctx *ctx, const CompileSetup *cs, DescJob *j, T
                 st = rt_fail(ctx, RK_ENOTFOUND, "%s", diags->items[i].msg);
         return st;
     }
-    desc_from_meta(j->owner, m, src, d);
+    desc_from_meta(j->owner, m, &cx->src, d);
     return RK_OK;
 }
 

@@ -11,7 +11,6 @@
  * and rk_bundle_load checks the binary's size and hash against the manifest anyway. */
 #include <errno.h>
 #include <setjmp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 #include "compiler/target/target.h"
 #include "runtime/profile/profile.h"
 #include "support/files.h"
+#include "support/strbuf.h"
 #include "support/facts.h"
 #include "runtime/version.h"
 
@@ -37,134 +37,97 @@ typedef struct BundleJob {
 
 /* ---- the manifest ---- */
 
-typedef struct Out {
-    Arena *a;
-    char *s;
-    size_t n, cap;
-} Out;
-
-static void put(Out *o, const char *text, size_t n)
-{
-    if (o->n + n + 1 > o->cap) {
-        size_t cap = o->cap ? o->cap * 2 : 4096;
-        while (cap < o->n + n + 1)
-            cap *= 2;
-        o->s = arena_realloc(o->a, o->s, o->cap, cap);
-        o->cap = cap;
-    }
-    memcpy(o->s + o->n, text, n);
-    o->n += n;
-    o->s[o->n] = 0;
-}
-
-static void puts_(Out *o, const char *text)
-{
-    put(o, text, strlen(text));
-}
-
-static void putf(Out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void putf(Out *o, const char *fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    put(o, buf, n < 0 ? 0 : (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
-}
-
-static void put_str(Out *o, const char *s)
+static void put_str(StrBuf *o, const char *s)
 {
     if (!s) {
-        puts_(o, "null");
+        strbuf_str(o, "null");
         return;
     }
-    puts_(o, "\"");
+    strbuf_str(o, "\"");
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
         if (c == '"' || c == '\\') {
             char e[2] = {'\\', (char)c};
-            put(o, e, 2);
+            strbuf_put(o, e, 2);
         } else if (c == '\n') {
-            puts_(o, "\\n");
+            strbuf_str(o, "\\n");
         } else if (c == '\t') {
-            puts_(o, "\\t");
+            strbuf_str(o, "\\t");
         } else if (c < 0x20) {
-            putf(o, "\\u%04x", c);
+            strbuf_printf(o, "\\u%04x", c);
         } else {
-            put(o, (const char *)&c, 1);
+            strbuf_put(o, (const char *)&c, 1);
         }
     }
-    puts_(o, "\"");
+    strbuf_str(o, "\"");
 }
 
 /* A config value: a JSON number or bool when it is one, else a string (types such as f16). */
-static void put_value(Out *o, const char *v)
+static void put_value(StrBuf *o, const char *v)
 {
     char *end;
     if (strcmp(v, "true") == 0 || strcmp(v, "false") == 0) {
-        puts_(o, v);
+        strbuf_str(o, v);
         return;
     }
     long long i = strtoll(v, &end, 10);
     if (*v && !*end) {
-        putf(o, "%lld", i);
+        strbuf_printf(o, "%lld", i);
         return;
     }
     put_str(o, v);
 }
 
-static void put_names(Out *o, const char *const *names, int n)
+static void put_names(StrBuf *o, const char *const *names, int n)
 {
-    puts_(o, "[");
+    strbuf_str(o, "[");
     for (int i = 0; i < n; i++) {
-        puts_(o, i ? ", " : "");
+        strbuf_str(o, i ? ", " : "");
         put_str(o, names[i]);
     }
-    puts_(o, "]");
+    strbuf_str(o, "]");
 }
 
-static void put_variant(Out *o, const Variant *v, bool first)
+static void put_variant(StrBuf *o, const Variant *v, bool first)
 {
     const RtKernelDesc *d = &v->desc;
-    puts_(o, first ? "\n        {" : ",\n        {");
-    puts_(o, "\"symbol\": ");
+    strbuf_str(o, first ? "\n        {" : ",\n        {");
+    strbuf_str(o, "\"symbol\": ");
     put_str(o, v->symbol);
-    puts_(o, ", \"config\": {");
+    strbuf_str(o, ", \"config\": {");
     for (int i = 0; i < v->ndefs; i++) {
-        puts_(o, i ? ", " : "");
+        strbuf_str(o, i ? ", " : "");
         put_str(o, v->defs[i].name);
-        puts_(o, ": ");
+        strbuf_str(o, ": ");
         put_value(o, v->defs[i].value);
     }
-    puts_(o, "}, \"config_text\": ");
+    strbuf_str(o, "}, \"config_text\": ");
     put_str(o, v->label);
-    puts_(o, ",\n         \"params\": [");
+    strbuf_str(o, ",\n         \"params\": [");
     for (int i = 0; i < d->nparams; i++) {
-        puts_(o, i ? ", " : "");
-        puts_(o, "{\"name\": ");
+        strbuf_str(o, i ? ", " : "");
+        strbuf_str(o, "{\"name\": ");
         put_str(o, d->params[i].name);
-        putf(o, ", \"kind\": \"%s\", \"dtype\": \"%s\"}", d->params[i].kind == RK_PARAM_POINTER ? "pointer" : "scalar",
+        strbuf_printf(o, ", \"kind\": \"%s\", \"dtype\": \"%s\"}", d->params[i].kind == RK_PARAM_POINTER ? "pointer" : "scalar",
              rk_dtype_name(d->params[i].dtype));
     }
-    putf(o, "],\n         \"num_warps\": %d, \"block\": %d, \"lds_bytes\": %d, \"vgpr_spills\": %d, \"sgpr_spills\": %d, "
+    strbuf_printf(o, "],\n         \"num_warps\": %d, \"block\": %d, \"lds_bytes\": %d, \"vgpr_spills\": %d, \"sgpr_spills\": %d, "
             "\"scratch_bytes\": %d,\n         \"grid\": ",
          d->num_warps, d->block, d->lds_bytes, v->vgpr_spills, v->sgpr_spills, v->scratch_bytes);
     put_str(o, d->grid_tir);
     if (d->facts && *d->facts) { /* compiled with --assume: a launch must satisfy them */
-        puts_(o, ",\n         \"facts\": ");
+        strbuf_str(o, ",\n         \"facts\": ");
         put_str(o, d->facts);
     }
     if (d->nospec && *d->nospec) {
-        puts_(o, ", \"no_specialize\": ");
+        strbuf_str(o, ", \"no_specialize\": ");
         put_str(o, d->nospec);
     }
     if (d->tma) { /* only sm_90 TMA kernels have one: other manifests stay as they were */
-        puts_(o, ",\n         \"tma\": ");
+        strbuf_str(o, ",\n         \"tma\": ");
         put_str(o, d->tma);
     }
-    puts_(o, "}");
+    strbuf_str(o, "}");
 }
 
 /* ---- the kernels and their configs ---- */
@@ -199,19 +162,11 @@ static const char *spec_facts(Arena *a, const CompileSetup *cs, const KernelMeta
 /* Kernels and variants from a compile to tile IR. */
 static rk_status plan(rk_ctx *ctx, const CompileSetup *cs, Arena *a, VariantSet *vs, BKernelInfo **ks, int *nk)
 {
-    SrcMgr *src = ARENA_NEW(a, SrcMgr);
-    src_init(src, a);
-    Diags *diags = ARENA_NEW(a, Diags);
-    diags_init(diags, a, src);
-    StrTab *strs = ARENA_NEW(a, StrTab);
-    strtab_init(strs, a);
-    int nd;
-    Define *defs = compile_defines(a, cs, 0, &nd);
-    DriverOptions o;
-    compile_driver_options(&o, ctx, cs, defs, nd, false);
-    DriverResult *r = ARENA_NEW(a, DriverResult);
+    CompileSession *cx = compile_session(a, ctx, cs, NULL, 0, false);
     ctx->stats.compiles++;
-    bool ok = driver_compile(a, strs, src, diags, &o, STAGE_TIR, r);
+    bool ok = compile_session_run(cx, a, ctx, STAGE_TIR, NULL);
+    const Diags *diags = &cx->diags;
+    const DriverResult *r = &cx->r;
     rt_set_diags(ctx, diags->items, diags->n);
     if (!ok || diags->nerrors)
         return compile_failed(ctx, diags);
@@ -317,37 +272,38 @@ static rk_status build(rk_ctx *ctx, BundleJob *j, const CompileSetup *cs, const 
         return rt_fail(ctx, RK_EINVAL, "the source has no kernel: a bundle needs one");
     if (vs->nbins != 1)
         return rt_fail(ctx, RK_EINTERNAL, "internal error: the bundle came out as %d code objects", vs->nbins);
-    Out o = {a, NULL, 0, 0};
-    puts_(&o, "{\"format\": \"rk-bundle\", \"version\": 1, \"rk_version\": ");
+    StrBuf o;
+    strbuf_init(&o, a);
+    strbuf_str(&o, "{\"format\": \"rk-bundle\", \"version\": 1, \"rk_version\": ");
     put_str(&o, rt_version());
-    puts_(&o, ", \"target\": ");
+    strbuf_str(&o, ", \"target\": ");
     put_str(&o, cs->target);
-    puts_(&o, ",\n \"binary\": ");
+    strbuf_str(&o, ",\n \"binary\": ");
     put_str(&o, basename_of(path));
-    putf(&o, ", \"binary_size\": %zu, \"binary_hash\": \"%016llx\",\n \"source\": ", vs->sizes[0],
+    strbuf_printf(&o, ", \"binary_size\": %zu, \"binary_hash\": \"%016llx\",\n \"source\": ", vs->sizes[0],
          (unsigned long long)hash_fast64(vs->bins[0], vs->sizes[0], vs->sizes[0]));
     put_str(&o, cs->filename);
-    puts_(&o, ",\n \"kernels\": [");
+    strbuf_str(&o, ",\n \"kernels\": [");
     for (int k = 0; k < nk; k++) {
-        puts_(&o, k ? ",\n  {\"name\": " : "\n  {\"name\": ");
+        strbuf_str(&o, k ? ",\n  {\"name\": " : "\n  {\"name\": ");
         put_str(&o, ks[k].name);
-        puts_(&o, ", \"key\": ");
+        strbuf_str(&o, ", \"key\": ");
         put_names(&o, ks[k].key, ks[k].nkey);
-        puts_(&o, ", \"reset\": ");
+        strbuf_str(&o, ", \"reset\": ");
         put_names(&o, ks[k].reset, ks[k].nreset);
-        puts_(&o, ",\n   \"variants\": [");
+        strbuf_str(&o, ",\n   \"variants\": [");
         bool first = true;
         for (int i = ks[k].first; i < ks[k].first + ks[k].n; i++)
             if (vs->v[i].state == VAR_OK) {
                 put_variant(&o, &vs->v[i], first);
                 first = false;
             }
-        puts_(&o, "]}");
+        strbuf_str(&o, "]}");
     }
-    puts_(&o, "]}\n");
+    strbuf_str(&o, "]}\n");
     if ((st = write_whole(ctx, path, vs->bins[0], vs->sizes[0])))
         return st;
-    return write_whole(ctx, arena_printf(a, "%s.json", path), o.s, o.n);
+    return write_whole(ctx, arena_printf(a, "%s.json", path), o.p, o.n);
 }
 
 rk_status rk_compile_bundle(rk_ctx *ctx, const char *source, size_t length, const rk_compile_options *options,

@@ -205,7 +205,8 @@ void compile_key_material(Blob *b, const char *kind, const CompileSetup *cs)
     key_fields(&k, kind, cs);
 }
 
-Define *compile_defines(Arena *a, const CompileSetup *cs, int extra, int *n)
+/* The defines of cs as the driver's, followed by room for `extra` more (n set to cs->ndefines). */
+static Define *compile_defines(Arena *a, const CompileSetup *cs, int extra, int *n)
 {
     Define *defs = ARENA_ARRAY(a, Define, cs->ndefines + extra + 1);
     for (int i = 0; i < cs->ndefines; i++)
@@ -214,8 +215,9 @@ Define *compile_defines(Arena *a, const CompileSetup *cs, int extra, int *n)
     return defs;
 }
 
-void compile_driver_options(DriverOptions *d, rk_ctx *ctx, const CompileSetup *cs, const Define *defs, int ndefs,
-                            bool dumps)
+/* Driver options for cs and its defines. Dumps go to the context's sink only when `dumps`. */
+static void compile_driver_options(DriverOptions *d, rk_ctx *ctx, const CompileSetup *cs, const Define *defs,
+                                   int ndefs, bool dumps)
 {
     memset(d, 0, sizeof *d);
     d->filename = cs->filename;
@@ -354,7 +356,8 @@ rk_status compile_failed(rk_ctx *ctx, const Diags *diags)
     return rt_fail(ctx, st, "error: %s%s", first->msg, more);
 }
 
-void compile_profile(rk_ctx *ctx, const char *name, double t0, const DriverResult *r)
+/* Records a compile's stages in the trace: spans from t0_us, one per stage the result timed. */
+static void compile_profile(rk_ctx *ctx, const char *name, double t0, const DriverResult *r)
 {
     if (!ctx->prof)
         return;
@@ -371,6 +374,32 @@ void compile_profile(rk_ctx *ctx, const char *name, double t0, const DriverResul
         prof_span(ctx->prof, "compile", names[i], t, ms[i] * 1e3, args);
         t += ms[i] * 1e3;
     }
+}
+
+/* ---- a compile session ---- */
+
+CompileSession *compile_session(Arena *a, rk_ctx *ctx, const CompileSetup *cs, const Define *extra, int nextra,
+                                bool dumps)
+{
+    CompileSession *s = ARENA_NEW(a, CompileSession);
+    src_init(&s->src, a);
+    diags_init(&s->diags, a, &s->src);
+    strtab_init(&s->strs, a);
+    int nd;
+    Define *defs = compile_defines(a, cs, nextra, &nd);
+    for (int i = 0; i < nextra; i++)
+        defs[nd++] = extra[i];
+    compile_driver_options(&s->opts, ctx, cs, defs, nd, dumps);
+    return s;
+}
+
+bool compile_session_run(CompileSession *s, Arena *a, rk_ctx *ctx, Stage stop, const char *trace_name)
+{
+    double t0 = trace_name && ctx->prof ? prof_now_us() : 0;
+    bool ok = driver_compile(a, &s->strs, &s->src, &s->diags, &s->opts, stop, &s->r);
+    if (trace_name)
+        compile_profile(ctx, trace_name, t0, &s->r);
+    return ok;
 }
 
 /* ---- rk_compile ---- */
@@ -400,21 +429,11 @@ static rk_status run_job(Job *job)
     Arena *a = &job->a;
     a->oom = &job->oom;
     rt_set_diags(ctx, NULL, 0);
-    SrcMgr *src = ARENA_NEW(a, SrcMgr);
-    src_init(src, a);
-    Diags *diags = ARENA_NEW(a, Diags);
-    diags_init(diags, a, src);
-    StrTab *strs = ARENA_NEW(a, StrTab);
-    strtab_init(strs, a);
-    int ndefs;
-    Define *defs = compile_defines(a, cs, 0, &ndefs);
-    DriverOptions d;
-    compile_driver_options(&d, ctx, cs, defs, ndefs, true);
-    DriverResult *r = ARENA_NEW(a, DriverResult);
-    double t0 = ctx->prof ? prof_now_us() : 0;
+    CompileSession *cx = compile_session(a, ctx, cs, NULL, 0, true);
     ctx->stats.compiles++;
-    bool ok = driver_compile(a, strs, src, diags, &d, STAGE_BIN, r);
-    compile_profile(ctx, cs->filename, t0, r);
+    bool ok = compile_session_run(cx, a, ctx, STAGE_BIN, cs->filename);
+    const Diags *diags = &cx->diags;
+    const DriverResult *r = &cx->r;
     ctx->diag_arena.oom = &job->oom;
     rt_set_diags(ctx, diags->items, diags->n);
     ctx->diag_arena.oom = NULL;
@@ -426,7 +445,7 @@ static rk_status run_job(Job *job)
         st = rt_program_new(ctx, cs->target, r->binary, r->size, ks, r->nkernels, job->program);
         if (!st && job->key) {
             ProgRecord rec = {0};
-            rec.deps = compile_deps(a, src, &rec.ndeps);
+            rec.deps = compile_deps(a, &cx->src, &rec.ndeps);
             rec.target = cs->target;
             rec.binary = r->binary;
             rec.size = r->size;

@@ -35,12 +35,24 @@ rk_status compile_setup(rk_ctx *ctx, const char *source, size_t length, const rk
 void compile_key_begin(Sha256 *s, const char *kind, const CompileSetup *cs);
 /* The same fields as bytes, appended to b: an exact key for the context's memory (tune.h). */
 void compile_key_material(Blob *b, const char *kind, const CompileSetup *cs);
-/* Driver options for cs, with extra defines (an autotune config) after the caller's. Dumps go to the
- * context's sink only when `dumps`. */
-void compile_driver_options(DriverOptions *d, rk_ctx *ctx, const CompileSetup *cs, const Define *defs, int ndefs,
-                            bool dumps);
-/* The defines of cs as the driver's, followed by room for `extra` more (n set to cs->ndefines). */
-Define *compile_defines(Arena *a, const CompileSetup *cs, int extra, int *n);
+
+/* One compile in an arena: its sources, diagnostics and strings, the driver's options and its result.
+ * rk_compile, rk_autotune (its description and every variant) and rk_compile_bundle each run one. */
+typedef struct CompileSession {
+    SrcMgr src;
+    Diags diags;
+    StrTab strs;
+    DriverOptions opts;
+    DriverResult r;
+} CompileSession;
+
+/* A session for cs in a, with the driver's options: cs's defines, then `extra` (an autotune config).
+ * IR dumps go to the context's sink only when `dumps`. The caller may change s->opts before running. */
+CompileSession *compile_session(Arena *a, rk_ctx *ctx, const CompileSetup *cs, const Define *extra, int nextra,
+                                bool dumps);
+/* Runs the driver up to `stop`; true when it got there. With a trace_name, the stages it timed go to
+ * the context's trace under that name. */
+bool compile_session_run(CompileSession *s, Arena *a, rk_ctx *ctx, Stage stop, const char *trace_name);
 /* The imports a compile read (every file of src but the main one), for the cache record. */
 CacheDep *compile_deps(Arena *a, const SrcMgr *src, int *n);
 /* The kernels' descriptions for the runtime, from the driver's result. */
@@ -55,8 +67,6 @@ const char *compile_config_text(Arena *a, const Config *c);
 void compile_config_defines(Arena *a, const Config *c, Define *defs, int *n);
 /* The status and context error of a failed compile, from its diagnostics. */
 rk_status compile_failed(rk_ctx *ctx, const Diags *diags);
-/* Records a compile's stages in the trace: spans from t0_us, one per stage the result timed. */
-void compile_profile(rk_ctx *ctx, const char *name, double t0_us, const DriverResult *r);
 /* Lets launches of p's kernels compile specialised variants (runtime/api/spec.c), unless cs has
  * facts of its own or the target gains nothing from them (compile_specializes). */
 void compile_spec_attach(rk_program *p, const CompileSetup *cs);

@@ -205,27 +205,14 @@ static void lower_variant(Worker *w, int i)
     Arena *ca = &w->ca;
     v->symbol = v->spec ? arena_printf(&w->a, "%s__s%dc%d", v->kernel, v->spec, v->index)
                         : arena_printf(&w->a, "%s__c%d", v->kernel, v->index);
-    SrcMgr *src = ARENA_NEW(ca, SrcMgr);
-    src_init(src, ca);
-    Diags *diags = ARENA_NEW(ca, Diags);
-    diags_init(diags, ca, src);
-    StrTab *strs = ARENA_NEW(ca, StrTab);
-    strtab_init(strs, ca);
-    int nd;
-    Define *defs = compile_defines(ca, vs->cs, v->ndefs, &nd);
-    for (int k = 0; k < v->ndefs; k++)
-        defs[nd++] = v->defs[k];
-    DriverOptions d;
-    compile_driver_options(&d, sh->ctx, vs->cs, defs, nd, false);
+    CompileSession *cx = compile_session(ca, sh->ctx, vs->cs, v->defs, v->ndefs, false);
     if (v->assume)
-        d.assume = v->assume;
-    d.kernel = v->kernel;
-    DriverResult *r = ARENA_NEW(ca, DriverResult);
-    double t0 = sh->ctx->prof ? prof_now_us() : 0;
-    bool ok = driver_compile(ca, strs, src, diags, &d, STAGE_LLVM, r);
+        cx->opts.assume = v->assume;
+    cx->opts.kernel = v->kernel;
+    bool ok = compile_session_run(cx, ca, sh->ctx, STAGE_LLVM, v->symbol);
     bump(sh, &sh->compiles, 1);
-    if (sh->ctx->prof)
-        compile_profile(sh->ctx, v->symbol, t0, r);
+    const Diags *diags = &cx->diags;
+    const DriverResult *r = &cx->r;
     const DriverKernel *dk = NULL;
     for (int k = 0; ok && k < r->nkernels; k++)
         if (strcmp(r->kernels[k].meta->name, v->kernel) == 0)
