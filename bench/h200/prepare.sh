@@ -1,33 +1,43 @@
 #!/usr/bin/env bash
 # bench/h200/prepare.sh: run on the machine that builds rk (it has LLVM), before bench/h200/run.sh on
 # the GPU machine (which has none). Compiles, for sm_90, every kernel variant that the H200 benchmark
-# and the cuda smoke test run, into bench/h200/ptx/ as prebuilt programs (NAME.ptx, the PTX that
-# `rkc --target=sm_90` gives, and NAME.meta, what the runtime needs to launch it; see
-# tests/device/prebuilt.h), lists them in ptx/index.tsv, and checks every PTX file with
-# `ptxas -arch=sm_90a` (register and spill counts in ptx/ptxas.txt).
+# and the cuda smoke test run, into the build folder's h200/ptx/ as prebuilt programs (NAME.ptx, the PTX
+# that `rkc --target=sm_90` gives, and NAME.meta, what the runtime needs to launch it; see
+# tests/device/prebuilt.h), lists them in index.tsv, and checks every PTX file with
+# `ptxas -arch=sm_90a` (register and spill counts in ptxas.txt). The folder is generated, never tracked:
+# the device tool's `carry` takes it to the GPU machine (bench/h200/README.md).
 #
 #     bash bench/h200/prepare.sh [--build DIR] [--out DIR] [--no-build] [--first]
 #
-# --build: the CMake build folder (default build/); --out: where to write (default bench/h200/ptx);
+# --build: the CMake build folder (default build/); --out: where to write (default BUILD/h200/ptx);
 # --no-build: use the tools already built instead of running ninja; --first: only the first variant of
 # each benchmark (the fake-driver test, which runs them all, under sanitizers too). $PTXAS names ptxas (default: on the
 # PATH, else /usr/local/cuda/bin/ptxas); without one the PTX is not checked (a warning says so).
+# Before writing, it removes from OUT only what it writes (smoke/, *.ptx, *.meta and its tables), and
+# it refuses an OUT that holds files git tracks.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="$ROOT/build"
-OUT="$ROOT/bench/h200/ptx"
+OUT=""
 DO_BUILD=1
 FIRST=0
 while [ $# -gt 0 ]; do
     case "$1" in
     --build) BUILD="$(cd "$2" && pwd)"; shift 2 ;;
-    --out) mkdir -p "$2"; OUT="$(cd "$2" && pwd)"; shift 2 ;;
+    --out) OUT="$2"; shift 2 ;;
     --no-build) DO_BUILD=0; shift ;;
     --first) FIRST=1; shift ;;
     *) echo "usage: prepare.sh [--build DIR] [--out DIR] [--no-build] [--first]" >&2; exit 2 ;;
     esac
 done
+
+mkdir -p "${OUT:=$BUILD/h200/ptx}"
+OUT="$(cd "$OUT" && pwd)"
+if [ -n "$(git -C "$ROOT" ls-files -- "$OUT" 2> /dev/null)" ]; then
+    echo "prepare.sh: $OUT holds files that git tracks; write generated PTX elsewhere" >&2
+    exit 1
+fi
 
 if [ "$DO_BUILD" = 1 ]; then
     [ -f "$BUILD/build.ninja" ] || cmake -S "$ROOT" -B "$BUILD" -G Ninja -DRK_WERROR=ON
@@ -39,7 +49,8 @@ for t in "$PREP" "$SMOKE"; do
     [ -x "$t" ] || { echo "prepare.sh: $t is not built (run without --no-build)" >&2; exit 1; }
 done
 
-rm -rf "$OUT"
+rm -rf "$OUT/smoke"
+rm -f "$OUT"/*.ptx "$OUT"/*.meta "$OUT/index.tsv" "$OUT/compile.raw" "$OUT/compile.tsv" "$OUT/ptxas.txt"
 mkdir -p "$OUT/smoke"
 INDEX="$OUT/index.tsv"
 printf '# bench\tbase\tconfig (the -D defines of each variant; written by bench/h200/prepare.sh)\n' > "$INDEX"
@@ -62,7 +73,7 @@ variant() {
 }
 
 # bf16 matmul, examples/matmul.tile: tiles BLOCK_M x BLOCK_N x BLOCK_K, warps, pipeline stages. Chosen
-# among those ptxas fits in 255 registers with no or few spills (ptx/ptxas.txt).
+# among those ptxas fits in 255 registers with no or few spills (ptxas.txt).
 while read -r bm bn bk w s; do
     variant matmul "matmul_${bm}x${bn}x${bk}_w${w}_s${s}" examples/matmul.tile matmul \
         T=bf16 BLOCK_M="$bm" BLOCK_N="$bn" BLOCK_K="$bk" num_warps="$w" num_stages="$s"

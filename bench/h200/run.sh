@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # bench/h200/run.sh: the cuda smoke test and the H200 benchmark, ON THE GPU MACHINE (NVIDIA driver, CUDA,
 # PyTorch and Triton installed; no LLVM, no network), from the PTX that bench/h200/prepare.sh compiled
-# on the build machine into bench/h200/ptx/ (carried with the working tree).
+# on the build machine into build/h200/ptx/ ($RK_H200_PTX; an ignored path, carried with the device
+# tool's `carry`).
 #
 #     bash bench/h200/run.sh [all|smoke|rk|py|cases|spec]      (default: all)
 #
-#   smoke  tests/device/cuda_smoke.c on the prebuilt cases of ptx/smoke: vecadd, softmax, layernorm,
-#          bf16 matmuls checked against float64 host references, and a JIT error reported with its log
+#   smoke  tests/device/cuda_smoke.c on the prebuilt cases of $RK_H200_PTX/smoke: vecadd, softmax,
+#          layernorm, bf16 matmuls checked against float64 host references, and a JIT error reported with
+#          its log
 #   rk     bench/h200/rk_bench.c: rk's kernels through the cuda device          -> $WORK/rk.tsv
 #   py     bench/h200/torch_triton.py: Triton and torch on the same sizes       -> $WORK/py.tsv
 #   all    the three, then the markdown table (bench/h200/table.py) on stdout
@@ -20,16 +22,19 @@
 #          build/spec_bundles, carried as an ignored path); $RK_SPEC_ARGS adds spec_bench options
 #
 # With $OUT set, the table goes to $OUT/h200.md and the logs and TSV files to $OUT as well.
-# The top-level CMakeLists.txt needs LLVM, which this machine lacks, so the runtime (rk_support and
-# rk_runtime: the same source folders, no compiler half) is built with the C compiler directly ($CC,
-# else cc, gcc or clang), a file per process; cmake and ninja are not needed. Work files go to
-# $RK_H200_WORK (default /tmp/rk-h200). Each step has a time limit, so the whole stays under 8 minutes.
+# The programs are built by the top-level CMakeLists.txt with -DRK_RUNTIME_ONLY=ON: the runtime alone
+# (rk_support, rk_runtime) and bench/h200/CMakeLists.txt's programs, no LLVM, which this machine lacks
+# (it has cmake and ninja; $CC picks the C compiler as CMake reads it). Work files, the build folder
+# among them, go to $RK_H200_WORK (default /tmp/rk-h200). Each step has a time limit, so the whole stays
+# under 8 minutes.
 set -u -o pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 H="$ROOT/bench/h200"
-PTX="$H/ptx"
+PTX="${RK_H200_PTX:-$ROOT/build/h200/ptx}"
 WORK="${RK_H200_WORK:-/tmp/rk-h200}"
+BUILD="$WORK/build"
+BIN="$BUILD/bench/h200"
 MODE="${1:-all}"
 case "$MODE" in all | smoke | rk | py | cases | spec) ;; *) echo "usage: run.sh [all|smoke|rk|py|cases|spec]" >&2; exit 2 ;; esac
 mkdir -p "$WORK"
@@ -53,69 +58,34 @@ finish() {
 # ---- the machine ------------------------------------------------------------------------------------
 say "$MODE on $(uname -srm), $(nproc) cores"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv 2>&1 | sed 's/^/  /'
-CC="${CC:-$(command -v cc || command -v gcc || command -v clang || true)}"
 PY="$(command -v python3 || command -v python || true)"
-for t in cmake ninja nvcc ptxas; do
-    printf '  %-8s %s\n' "$t" "$(command -v "$t" || echo 'not found (not needed)')"
+for t in cmake ninja "${CC:-cc}"; do
+    printf '  %-8s %s\n' "$t" "$(command -v "$t" || echo 'not found')"
 done
-printf '  %-8s %s\n' cc "${CC:-not found}" python "${PY:-not found}"
-if [ ! -f "$PTX/index.tsv" ]; then
-    say "no $PTX/index.tsv: run bash bench/h200/prepare.sh on the build machine first"
-    STATUS=1
-    finish
+printf '  %-8s %s\n' python "${PY:-not found}"
+if [ "$MODE" = all ] || [ "$MODE" = smoke ] || [ "$MODE" = rk ]; then
+    if [ ! -f "$PTX/index.tsv" ]; then
+        say "no $PTX/index.tsv: run bash bench/h200/prepare.sh on the build machine first, and carry its folder"
+        STATUS=1
+        finish
+    fi
+    say "PTX from $PTX"
+    cat "$PTX/ptxas.txt" 2>/dev/null | head -1 | sed 's/^/  PTX checked by: /'
 fi
-cat "$PTX/ptxas.txt" 2>/dev/null | head -1 | sed 's/^/  PTX checked by: /'
 
 # ---- the runtime, without the compiler --------------------------------------------------------------
 build() {
-    [ -n "$CC" ] || { echo "no C compiler (cc, gcc or clang)"; return 1; }
-    cd "$ROOT" || return 1
-    local obj="$WORK/obj"
-    rm -rf "$obj"
-    mkdir -p "$obj"
-    local srcs=(support/*.c runtime/*.c runtime/interp/*.c compiler/tir/*.c compiler/layout/*.c
-        runtime/api/*.c runtime/device/*.c runtime/cache/*.c runtime/tune/*.c runtime/profile/*.c runtime/bundle/*.c)
-    if [ "$(uname -m)" = x86_64 ]; then
-        srcs+=(runtime/emu/*.c)
-    else
-        # The emulator's fibers are x86-64 assembly: leave the emu device out.
-        local stub="$WORK/emu_stub.c"
-        srcs=("${srcs[@]/runtime\/device\/emu_dev.c/}")
-        cat > "$stub" <<'EOF'
-#include <stdio.h>
-#include "runtime/device/device.h"
-#include "runtime/emu/emu.h"
-rk_status rt_emu_open(Allocator al, RtDevice **out, char *msg, size_t msglen)
-{
-    (void)al;
-    *out = NULL;
-    snprintf(msg, msglen, "no emu device: this runtime was built without the emulator (x86-64 only)");
-    return RK_ENODEVICE;
-}
-void emu_mem_register(const void *base, size_t bytes) { (void)base; (void)bytes; }
-void emu_mem_unregister(const void *base) { (void)base; }
-EOF
-        srcs+=("$stub")
-    fi
-    export RK_CC="$CC" RK_OBJ="$obj"
-    export RK_CFLAGS="-std=c11 -O2 -g -D_GNU_SOURCE -fvisibility=hidden -Wall -Wno-unused-parameter -I. -Iinclude"
-    # One compiler per source file, all cores; an object per file, named after its path.
-    printf '%s\n' "${srcs[@]}" | grep . | xargs -P "$(nproc)" -I{} sh -c \
-        'o="$RK_OBJ/$(echo "{}" | tr / _ | sed "s/\.c$/.o/")"; $RK_CC $RK_CFLAGS -c "{}" -o "$o" || { echo "FAILED: {}"; exit 255; }' ||
-        return 1
-    ar rcs "$WORK/librk_rt.a" "$obj"/*.o || return 1
-    $CC $RK_CFLAGS -DRK_SMOKE_NO_COMPILER tests/device/cuda_smoke.c tests/device/prebuilt.c "$WORK/librk_rt.a" \
-        -lpthread -ldl -lm -o "$WORK/cuda_smoke" || return 1
-    $CC $RK_CFLAGS bench/h200/rk_bench.c tests/device/prebuilt.c "$WORK/librk_rt.a" -lpthread -ldl -lm \
-        -o "$WORK/rk_bench" || return 1
-    $CC $RK_CFLAGS -DRK_RUN_NO_COMPILER -DRK_RUN_KERNELS=\"tests/run/kernels\" tests/run/*.c tests/device/prebuilt.c \
-        "$WORK/librk_rt.a" -lpthread -ldl -lm -o "$WORK/run_harness" || return 1
-    $CC $RK_CFLAGS bench/h200/spec_bench.c "$WORK/librk_rt.a" -lpthread -ldl -lm -o "$WORK/spec_bench" || return 1
-    echo "built $(ls "$obj" | wc -l) runtime objects, cuda_smoke, rk_bench, run_harness and spec_bench"
+    command -v cmake > /dev/null || { echo "no cmake"; return 1; }
+    local gen=Ninja
+    command -v ninja > /dev/null || gen="Unix Makefiles"
+    rm -rf "$BUILD"
+    cmake -S "$ROOT" -B "$BUILD" -G "$gen" -DRK_RUNTIME_ONLY=ON || return 1
+    cmake --build "$BUILD" -j "$(nproc)" || return 1
+    echo "built the runtime, cuda_smoke_rt, rk_bench, run_harness_rt and spec_bench in $BIN"
 }
 
 if [ "$MODE" != py ]; then
-    say "building the runtime with $CC (log: build.log)"
+    say "building the runtime with cmake -DRK_RUNTIME_ONLY=ON (log: build.log)"
     if ! build > "$WORK/build.log" 2>&1; then
         tail -30 "$WORK/build.log"
         say "the build failed"
@@ -128,7 +98,7 @@ fi
 # ---- the smoke test ---------------------------------------------------------------------------------
 if [ "$MODE" = all ] || [ "$MODE" = smoke ]; then
     say "cuda smoke test"
-    (cd "$ROOT" && timeout 120 "$WORK/cuda_smoke" --load "$PTX/smoke") 2>&1 | tee "$WORK/smoke.log"
+    (cd "$ROOT" && timeout 120 "$BIN/cuda_smoke_rt" --load "$PTX/smoke") 2>&1 | tee "$WORK/smoke.log"
     rc=${PIPESTATUS[0]}
     say "cuda smoke test: exit $rc$([ "$rc" = 77 ] && echo ' (skipped: no CUDA device)')"
     [ "$rc" = 0 ] || STATUS=1
@@ -147,10 +117,10 @@ if [ "$MODE" = cases ]; then
     export RK_RUN_SEED
     rm -rf "$WORK/case_logs" && mkdir -p "$WORK/case_logs"
     # the names the device runs (it leaves out what it cannot run), then one process each
-    (cd "$ROOT" && "$WORK/run_harness" --device=cuda --load "$CASES" --list ${RK_CASE_FILTERS:-}) |
+    (cd "$ROOT" && "$BIN/run_harness_rt" --device=cuda --load "$CASES" --list ${RK_CASE_FILTERS:-}) |
         awk '{print $1}' > "$WORK/case_names"
     (cd "$ROOT" && xargs -P "$(nproc)" -I{} sh -c 'timeout 120 "$0" --load "$1" --device=cuda "={}" > "$2/$(echo "{}" | tr / _)" 2>&1 || echo "{}"' \
-        "$WORK/run_harness" "$CASES" "$WORK/case_logs" < "$WORK/case_names") > "$WORK/case_failed"
+        "$BIN/run_harness_rt" "$CASES" "$WORK/case_logs" < "$WORK/case_names") > "$WORK/case_failed"
     n=$(wc -l < "$WORK/case_names"); nf=$(wc -l < "$WORK/case_failed")
     { for c in $(cat "$WORK/case_failed"); do grep -v "^run_harness" "$WORK/case_logs/$(echo "$c" | tr / _)" | head -6; done
       echo "run tests on cuda: $n cases, $nf failed (seed $RK_RUN_SEED)"; } | tee "$WORK/cases.log" | tail -80
@@ -161,7 +131,7 @@ fi
 # ---- rk ---------------------------------------------------------------------------------------------
 if [ "$MODE" = all ] || [ "$MODE" = rk ]; then
     say "rk benchmark"
-    (cd "$ROOT" && timeout 200 "$WORK/rk_bench" --ptx "$PTX" --tsv "$WORK/rk.tsv" ${RK_BENCH_ARGS:-}) 2>&1 | tee "$WORK/rk.log"
+    (cd "$ROOT" && timeout 200 "$BIN/rk_bench" --ptx "$PTX" --tsv "$WORK/rk.tsv" ${RK_BENCH_ARGS:-}) 2>&1 | tee "$WORK/rk.log"
     rc=${PIPESTATUS[0]}
     say "rk benchmark: exit $rc$([ "$rc" = 124 ] && echo ' (timed out)')"
     [ "$rc" = 0 ] || STATUS=1
@@ -173,7 +143,7 @@ if [ "$MODE" = spec ]; then
     BUNDLES="${RK_SPEC_BUNDLES:-$ROOT/build/spec_bundles}"
     say "spec benchmark, bundles from $BUNDLES"
     rm -rf "$WORK/spec_cache"
-    (cd "$ROOT" && RK_CACHE_DIR="$WORK/spec_cache" timeout 420 "$WORK/spec_bench" --bundles "$BUNDLES" ${RK_SPEC_ARGS:-}) 2>&1 |
+    (cd "$ROOT" && RK_CACHE_DIR="$WORK/spec_cache" timeout 420 "$BIN/spec_bench" --bundles "$BUNDLES" ${RK_SPEC_ARGS:-}) 2>&1 |
         tee "$WORK/spec.log"
     rc=${PIPESTATUS[0]}
     say "spec benchmark: exit $rc$([ "$rc" = 124 ] && echo ' (timed out)')"

@@ -17,16 +17,17 @@
 #     bash bench/h200/spec_prepare.sh [--build DIR] [--out DIR] [--target T]
 #
 # --build: a CMake build folder with rkc (default build/; built with ninja if rkc is missing);
-# --out: where the bundles go (default build/spec_bundles, an ignored path: carry it to the GPU
+# --out: where the bundles go (default BUILD/spec_bundles, in the build folder: carry it to the GPU
 # machine with the device tool's `carry`, as RK_SPEC_BUNDLES names it there). $PTXAS (default:
 # on the PATH, else /usr/local/cuda/bin/ptxas) checks each bundle's PTX into OUT/ptxas.txt when present.
 # --target: sm_90 (default), or emu_sm90 for a run of spec_bench on this machine's emulator (NAME.so;
-# `RK_SPEC_BUNDLES=DIR RK_SPEC_ARGS=--small bash bench/h200/run.sh spec` then runs the whole path here).
+# `RK_DEVICE=emu_sm90 RK_SPEC_BUNDLES=DIR RK_SPEC_ARGS=--small bash bench/h200/run.sh spec` then runs the
+# whole path here).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="$ROOT/build"
-OUT="$ROOT/build/spec_bundles"
+OUT=""
 TARGET=sm_90
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -36,6 +37,7 @@ while [ $# -gt 0 ]; do
     *) echo "usage: spec_prepare.sh [--build DIR] [--out DIR] [--target T]" >&2; exit 2 ;;
     esac
 done
+OUT="${OUT:-$BUILD/spec_bundles}"
 RKC="$BUILD/rkc"
 [ -x "$RKC" ] || ninja -C "$BUILD" rkc
 mkdir -p "$OUT"

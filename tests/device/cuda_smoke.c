@@ -16,7 +16,8 @@
  * Then a module that does not compile must fail with the driver's JIT log in rk_error.
  *
  * Exit status: 0 all passed, 1 a failure, 77 (CTest's skip) when there is no CUDA device or it is not
- * an sm_90 GPU. The runtime-only build (bench/h200/run.sh) defines RK_SMOKE_NO_COMPILER. */
+ * an sm_90 GPU. Its runtime-only build, cuda_smoke_rt (bench/h200/CMakeLists.txt, which
+ * bench/h200/run.sh builds on the GPU machine), defines RK_SMOKE_NO_COMPILER: --load only. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>

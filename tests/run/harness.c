@@ -9,7 +9,8 @@
  * `emu_sm90` (the sm_90 lowering: 32-lane warps, mma.sync, ldmatrix, cp.async) or, with --load,
  * `cuda`. --save and --load carry the cases to a GPU machine without LLVM (bench/h200/run.sh cases):
  * each case's two programs are prebuilt files (tests/device/prebuilt.h) named by a hash of its name.
- * Built with RK_RUN_NO_COMPILER (the GPU machine's runtime-only build), only --load works.
+ * Built with RK_RUN_NO_COMPILER (run_harness_rt, bench/h200/CMakeLists.txt: the GPU machine's
+ * runtime-only build), only --load works.
  * Environment:
  *   RK_RUN_SEED=N      the base seed (default: fresh from the clock); every case's inputs derive from it
  *                      and the case's name, so a failure replays with the seed and the name it prints
@@ -530,6 +531,7 @@ static void on_print(void *ud, const char *line)
         r->lines[cur_dev][r->nlines[cur_dev]++] = strdup(line);
 }
 
+#ifndef RK_RUN_NO_COMPILER /* only compile_case reads kernels */
 static char *read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -549,6 +551,7 @@ static char *read_file(const char *path, size_t *len)
     *len = (size_t)n;
     return s;
 }
+#endif
 
 static double now_ms(void)
 {
