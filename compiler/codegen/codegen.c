@@ -136,34 +136,16 @@ void codegen_init_llvm(void) { pthread_once(&llvm_once, init_llvm); }
 
 /* ---- what -O<n> means --------------------------------------------------------------------------- */
 
-/* rk's middle end for AMDGPU at -O2 and -O3: the passes of LLVM's default<O3> that change the code of
- * rk's kernels, found by removing the others one at a time and keeping a removal only when the ISA
- * report (compiler/report) of every kernel of examples/, bench/kernels/, bench/vs_triton/kernels/ and
- * tests/golden/isa/ stayed identical (docs/performance.md, "Compile time"). The same code as
- * default<O3> in 40 to 60% of its time. The lowering's IR is already free of allocas, calls and
- * dead code; what it leaves to LLVM is redundant lane-coordinate arithmetic (early-cse, instcombine),
- * masked-access branches (simplifycfg), loop-invariant address computations (licm on rotated loops),
- * induction variables (indvars), scalars SLP packs into vectors (<2 x half> and <4 x float> math,
- * 16-bit values carried through loops in pairs), and the kernel attributes amdgpu-attributor infers
- * (which implicit arguments and work-item ids a kernel does not use). */
-static const char rk_amdgpu_pipeline[] =
-    "function("
-    "early-cse,sccp,instcombine<max-iterations=1;no-verify-fixpoint>,simplifycfg,"
-    "early-cse<memssa>,instcombine<max-iterations=1;no-verify-fixpoint>,reassociate,"
-    "loop-mssa(loop-rotate<header-duplication;no-prepare-for-lto>,licm<allowspeculation>),"
-    "instcombine<max-iterations=1;no-verify-fixpoint>,loop(indvars),early-cse<memssa>,"
-    "infer-alignment,slp-vectorizer,vector-combine,instcombine<max-iterations=1;no-verify-fixpoint>,div-rem-pairs),"
-    "amdgpu-attributor";
-
 /* The optimisation pipeline for -O`opt` on t: $RK_LLVM_PASSES when set (to compare pipelines, e.g.
- * "default<O3>"), rk's own for AMDGPU at -O2 and -O3, else LLVM's default<On>. */
+ * "default<O3>"), the target's own at -O2 and -O3 (AMDGPU: compiler/target/amdgpu), else LLVM's
+ * default<On>. */
 static const char *opt_pipeline(const Target *t, int opt, char *buf, size_t n)
 {
     const char *env = getenv("RK_LLVM_PASSES");
     if (env && *env)
         return env;
-    if (t->kind == TARGET_AMDGPU && opt >= 2)
-        return rk_amdgpu_pipeline;
+    if (t->codegen->llvm_passes && opt >= 2)
+        return t->codegen->llvm_passes;
     snprintf(buf, n, "default<O%d>", opt);
     return buf;
 }
@@ -177,7 +159,8 @@ static int codegen_level(const Target *t, int opt)
     const char *env = getenv("RK_LLVM_CODEGEN_OPT");
     if (env && env[0] >= '0' && env[0] <= '3' && !env[1])
         return env[0] - '0';
-    return t->kind == TARGET_AMDGPU && opt == 3 ? 2 : opt;
+    int max = t->codegen->max_codegen_level;
+    return max && opt > max ? max : opt;
 }
 
 /* ---- TargetMachine cache ---------------------------------------------------------------------- */
@@ -212,7 +195,7 @@ static LLVMTargetMachineRef tm_create(const Target *t, int opt, char *why, size_
     LLVMTargetMachineOptionsSetFeatures(o, t->features);
     LLVMTargetMachineOptionsSetCodeGenOptLevel(o, levels[opt]);
     /* emu: the object goes into a shared library */
-    LLVMTargetMachineOptionsSetRelocMode(o, t->kind == TARGET_EMU ? LLVMRelocPIC : LLVMRelocDefault);
+    LLVMTargetMachineOptionsSetRelocMode(o, t->codegen->pic ? LLVMRelocPIC : LLVMRelocDefault);
     LLVMTargetMachineRef tm = LLVMCreateTargetMachineWithOptions(target, t->triple, o);
     LLVMDisposeTargetMachineOptions(o);
     if (!tm)
@@ -440,11 +423,12 @@ CgStatus codegen_module(const Target *t, LLVMModuleRef m, int opt_level, unsigne
         return CG_ERR_USAGE;
     }
     bool opt_only = want & CG_OPT_ONLY, optimised = want & CG_OPTIMISED;
+    bool asm_binary = t->codegen->link == LINK_NONE; /* the binary is the assembly text (PTX) */
     if (opt_only ? optimised : !(want & (CG_WANT_ASM | CG_WANT_OBJ | CG_WANT_BINARY))) {
         *err = opt_only ? "codegen: CG_OPT_ONLY with CG_OPTIMISED" : "codegen: no output asked for";
         return CG_ERR_USAGE;
     }
-    if (t->kind == TARGET_NVPTX && (want & CG_WANT_OBJ)) {
+    if (asm_binary && (want & CG_WANT_OBJ)) {
         *err = arena_printf(a, "%s has no object file: its output is PTX text (--emit=asm or the binary)", t->name);
         return CG_ERR_USAGE;
     }
@@ -529,11 +513,11 @@ CgStatus codegen_module(const Target *t, LLVMModuleRef m, int opt_level, unsigne
      * when both assembly and an object are wanted the assembly comes from a copy */
     t0 = now_ms();
     c0 = cpu_ms();
-    bool fast_isel = t->kind == TARGET_EMU && has_big_block(m);
+    bool fast_isel = t->codegen->fast_isel_big_blocks && has_big_block(m);
     if (fast_isel)
         LLVMSetTargetMachineFastISel(tm, 1);
-    bool need_obj = t->kind != TARGET_NVPTX && (want & (CG_WANT_OBJ | CG_WANT_BINARY));
-    bool need_asm = (want & CG_WANT_ASM) || (t->kind == TARGET_NVPTX && (want & CG_WANT_BINARY));
+    bool need_obj = !asm_binary && (want & (CG_WANT_OBJ | CG_WANT_BINARY));
+    bool need_asm = (want & CG_WANT_ASM) || (asm_binary && (want & CG_WANT_BINARY));
     if (need_asm) {
         LLVMModuleRef src = need_obj ? LLVMCloneModule(m) : m;
         asm_buf = emit(tm, src, LLVMAssemblyFile, msg, sizeof msg);
@@ -569,7 +553,7 @@ done:
             lost |= !(out->asm_text = copy_buffer(a, asm_buf, &out->asm_size));
         if (obj_buf)
             lost |= !(out->obj = copy_buffer(a, obj_buf, &out->obj_size));
-        if (asm_buf && t->kind == TARGET_NVPTX && (want & CG_WANT_BINARY))
+        if (asm_buf && asm_binary && (want & CG_WANT_BINARY))
             lost |= !(out->binary = copy_buffer(a, asm_buf, &out->binary_size));
     } else if (diags.nerrors) {
         *err = arena_printf(a, "LLVM: %s", diags.errors.s ? diags.errors.s : "(error messages lost: out of memory)");
@@ -593,7 +577,7 @@ done:
     if (st != CG_OK)
         return st;
 
-    if (!opt_only && (want & CG_WANT_BINARY) && t->kind != TARGET_NVPTX) {
+    if (!opt_only && (want & CG_WANT_BINARY) && !asm_binary) {
         t0 = now_ms();
         c0 = cpu_ms();
         double tool_cpu = 0;

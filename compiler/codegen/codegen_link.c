@@ -238,12 +238,13 @@ CgStatus codegen_link_lld(const Target *t, const void *const *objs, const size_t
 {
     *bin = NULL;
     *bin_size = 0;
-    if (!t || t->kind == TARGET_NVPTX) {
+    if (!t || t->codegen->link == LINK_NONE) {
         *err = arena_printf(a, "%s code is not linked with ld.lld", t ? t->name : "(no target)");
         return CG_ERR_USAGE;
     }
-    if (n < 1 || n > MAX_OBJS || (t->kind == TARGET_AMDGPU && n > 1)) {
-        *err = t->kind == TARGET_AMDGPU && n > 1
+    bool code_object = t->codegen->link == LINK_CODE_OBJECT;
+    if (n < 1 || n > MAX_OBJS || (code_object && n > 1)) {
+        *err = code_object && n > 1
                    ? "codegen_link: one object per code object for AMDGPU (each object has its own metadata note, "
                      "and the loader reads one): link the LLVM modules first"
                    : arena_printf(a, "codegen_link: %d objects (1 to %d)", n, MAX_OBJS);
@@ -281,10 +282,10 @@ static CgStatus link_in(Workdir *w, const Target *t, const char *lld, const void
     int argc = 0;
     argv[argc++] = (char *)lld;
     argv[argc++] = "-shared";
-    if (t->kind == TARGET_AMDGPU)
+    if (t->codegen->link == LINK_CODE_OBJECT)
         argv[argc++] = "--no-undefined";
     argv[argc++] = "-o";
-    const char *outpath = workdir_file(w, t->kind == TARGET_AMDGPU ? "out.hsaco" : "out.so");
+    const char *outpath = workdir_file(w, t->codegen->link_output);
     argv[argc++] = (char *)outpath;
     for (int i = 0; i < n && st == CG_OK; i++) {
         char name[32];
@@ -317,7 +318,7 @@ CgStatus codegen_ptxas(const Target *t, const char *ptx, size_t len, Arena *a, v
 {
     *cubin = NULL;
     *size = 0;
-    if (!t || t->kind != TARGET_NVPTX) {
+    if (!t || t->codegen->link != LINK_NONE) {
         *err = arena_printf(a, "ptxas assembles PTX; %s makes none", t ? t->name : "(no target)");
         return CG_ERR_USAGE;
     }
@@ -367,7 +368,7 @@ CgStatus cg_link(const Target *t, const void *const *objs, const size_t *sizes, 
         *err = arena_printf(a, "RK_LINK=%s is not a linker rk knows (lld, or unset for rk's own)", how);
         return CG_ERR_USAGE;
     }
-    if (t && t->kind == TARGET_AMDGPU && n > 1) {
+    if (t && t->codegen->link == LINK_CODE_OBJECT && n > 1) {
         /* several objects (kernels compiled in separate modules): merged into one first, whose
          * metadata note lists every kernel (elf_merge.c) */
         void *merged;
@@ -380,7 +381,7 @@ CgStatus cg_link(const Target *t, const void *const *objs, const size_t *sizes, 
         const void *one = merged;
         return cg_link(t, &one, &merged_size, 1, a, bin, bin_size, err, tool_cpu_ms);
     }
-    if (t && t->kind == TARGET_AMDGPU && n == 1 && !(how && strcmp(how, "lld") == 0)) {
+    if (t && t->codegen->link == LINK_CODE_OBJECT && n == 1 && !(how && strcmp(how, "lld") == 0)) {
         const char *why;
         if (cg_elf_link(objs[0], sizes[0], a, bin, bin_size, &why))
             return CG_OK;

@@ -405,7 +405,7 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
         }
         bool emu = strcmp(target, "emu") == 0;
         (void)emu; /* codegen sets the triple, data layout and code object version */
-        LowerOptions lopt = {target, false};
+        LowerOptions lopt = {tg, false};
         bool ok = true;
         int ki = 0;
         for (int i = 0; i < lir->nfuncs && ok; i++) {

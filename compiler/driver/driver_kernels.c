@@ -124,7 +124,7 @@ int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, cons
         a->oom = &g->oom;
     }
     bool ok = true;
-    LowerOptions lopt = {target, false};
+    LowerOptions lopt = {target_find(target), false};
     for (int i = 0; i < n; i++) {
         jobs[i].ctx = LLVMContextCreate();
         jobs[i].mod = LLVMModuleCreateWithNameInContext(lir->funcs[i]->name, jobs[i].ctx);

@@ -2,9 +2,9 @@
  *
  * Every lane runs the same code (SIMT): a tile value becomes, in each lane, one LLVM value per
  * register of its layout; the layout says which element each register holds in each lane. The same
- * lowering serves the GPU and the emulator: only the hooks differ (lower_target.c) — lane and
- * workgroup ids, barriers, LDS, cross-lane operations and matrix instructions are intrinsics on
- * gfx9 and calls through EmuLane on the host. */
+ * lowering serves every target: only the target's facts and hooks differ (compiler/target/
+ * target_hooks.h) — lane and workgroup ids, barriers, LDS, cross-lane operations and matrix
+ * instructions are AMDGPU or NVVM intrinsics on the GPUs and calls through EmuLane on the host. */
 #ifndef RK_LOWER_H
 #define RK_LOWER_H
 
@@ -13,8 +13,10 @@
 #include "compiler/layout/layout.h"
 #include "compiler/tir/tir.h"
 
+struct Target;
+
 typedef struct LowerOptions {
-    const char *target; /* a target of compiler/target's table: gfx942, gfx90a, gfx950, emu, sm_90, emu_sm90 */
+    const struct Target *target; /* from compiler/target's table: its facts and hooks */
     bool debug;         /* device_assert and print active (always on for emu) */
 } LowerOptions;
 

@@ -442,7 +442,7 @@ static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, cons
     /* sm_90 keeps B as it was loaded: [K, N] with n fastest, read transposed (ldmatrix .trans), or,
      * when k is the fastest dimension of its registers (Kᵀ in attention), [N, K] with k fastest, read
      * as it is; either way the tile is written with the registers' own 128-bit runs. */
-    if (L->nv && bytes == 2)
+    if (L->t->warp_mma && bytes == 2)
         d->kmajor = d->kmajor && from->layout->kind == LAY_BLOCKED && from->rank == 2 && from->layout->order[0] == 0;
     if (d->kmajor) {
         d->shape[0] = from->shape[1];
@@ -457,7 +457,7 @@ static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, cons
      * chunks at once, so the chunks are XOR-swizzled by the row (rows narrower than 128 bytes sharing
      * a phase) and the eight land in different banks. A's rows are m, B's are k. */
     int64_t pitch = d->shape[1] * bytes, chunks = pitch / 16;
-    if (L->nv && bytes == 2 && d->rank == 2 && chunks >= 2) {
+    if (L->t->warp_mma && bytes == 2 && d->rank == 2 && chunks >= 2) {
         d->ldsm = true;
         d->nch = (int)(chunks < 8 ? chunks : 8);
         d->pp = pitch >= 128 ? 1 : (int)(128 / pitch);

@@ -95,7 +95,7 @@ LLVMTypeRef llvm_type(Lower *L, const Type *t)
 {
     const Type *e = ty_elem(t);
     if (e->kind == TY_PTR)
-        return L->emu ? L->ptr0 : L->ptr_g;
+        return L->ptr_g;
     switch (e->sk) {
     case SK_BOOL: return L->i1;
     case SK_I8: case SK_U8: return L->i8;
@@ -442,7 +442,7 @@ static bool holds_loop(const Block *b)
  * inner loops' invariants still go to their preheaders, in the outer body. */
 static void keep_licm_out(Lower *L, LLVMValueRef backedge, const Block *body)
 {
-    if (!L->nv || L->emu || !holds_loop(body))
+    if (!L->t->licm_stays_in_loop || !holds_loop(body))
         return;
     LLVMMetadataRef tmp = LLVMTemporaryMDNode(L->ctx, NULL, 0);
     LLVMMetadataRef name = LLVMMDStringInContext2(L->ctx, "llvm.licm.disable", 17);
@@ -675,7 +675,7 @@ static void lower_op(Lower *L, Op *op)
          * barrier complete first, so that their loads read memory as it was before it. (No ring can be
          * filling here: a loop holding a barrier is not pipelined, and the prologue's copies come right
          * before their loop.) */
-        if (L->nv && L->cp_buffers)
+        if (L->t->warp_mma && L->cp_buffers)
             tgt_cp_async_wait(L, -1);
         tgt_barrier(L);
         return;
@@ -723,7 +723,6 @@ static void number(Block *b, int *n)
 
 /* ---- the kernel ---- */
 
-static int align_up(int v, int a) { return (v + a - 1) / a * a; }
 
 /* Lowering's state lives in the caller's arena, so that an allocation failure (the arena's longjmp,
  * compiler/api/compile.c) finds it: the builders and the lowering arena are given back and the
@@ -823,7 +822,11 @@ bool lower_kernel(Func *f, LLVMModuleRef mod, const LowerOptions *o, Diags *diag
         fr->arena.oom = &fr->oom;
         diags->arena->oom = &fr->oom;
     }
-    bool ok = lower_body(&fr->L, &fr->arena, f, mod, o, diags, out);
+    bool ok = false;
+    if (!o->target || !o->target->hooks)
+        diag_plain(diags, DIAG_ERROR, "internal error: no lowering for the target of %s", f->name);
+    else
+        ok = lower_body(&fr->L, &fr->arena, f, mod, o, diags, out);
     diags->arena->oom = outer;
     if (fr->L.b)
         LLVMDisposeBuilder(fr->L.b);
@@ -833,6 +836,25 @@ bool lower_kernel(Func *f, LLVMModuleRef mod, const LowerOptions *o, Diags *diag
     return ok;
 }
 
+void lower_param_set(Lower *L, int i, LLVMValueRef v)
+{
+    const Value *arg = &L->f->body->args[i];
+    if (arg->type->kind == TY_SCALAR && arg->type->sk == SK_BOOL)
+        v = LLVMBuildICmp(L->b, LLVMIntNE, v, LLVMConstInt(L->i8, 0, 0), "");
+    LVal x = lval_new(L, 1, NULL);
+    x.r[0] = v;
+    lval_set(L, arg, x);
+}
+
+void tgt_entry(Lower *L)
+{
+    HOOKS->entry(L);
+    LLVMBuilderRef b = L->setup;
+    L->lane = LLVMBuildAnd(b, L->tid, const_i32(L, L->wave - 1), "lane");
+    LLVMValueRef w = LLVMBuildLShr(b, L->tid, const_i32(L, __builtin_ctz((unsigned)L->wave)), "");
+    L->warp = HOOKS->uniform ? HOOKS->uniform(L, w) : w;
+}
+
 static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const LowerOptions *o, Diags *diags,
                        LowerResult *out)
 {
@@ -840,15 +862,9 @@ static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const
     L->diags = diags;
     L->o = o;
     L->f = f;
-    /* emu and emu_sm90 are host code through the emulator's ABI (L->emu); sm_90 and emu_sm90 have
-     * sm_90's semantics (L->nv: 32-lane warps, mma.sync, ldmatrix, cp.async). Both may hold. */
-    const Target *tg = target_find(o->target);
-    L->emu = tg && tg->kind == TARGET_EMU;
-    L->gfx90a = strcmp(o->target, "gfx90a") == 0;
-    L->gfx950 = strcmp(o->target, "gfx950") == 0;
-    L->nv = tg && strcmp(tg->arch, "sm_90") == 0;
-    L->debug = o->debug || L->emu;
-    L->wave = tg && tg->wave_size ? tg->wave_size : 64;
+    L->t = o->target;
+    L->debug = o->debug || L->t->checked;
+    L->wave = L->t->wave_size;
     L->nw = f->opts.num_warps;
     L->mod = mod;
     L->ctx = LLVMGetModuleContext(mod);
@@ -858,13 +874,13 @@ static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const
     L->i32 = LLVMInt32TypeInContext(L->ctx);
     L->i64 = LLVMInt64TypeInContext(L->ctx);
     /* on the emulator 16-bit floats are i16 bit patterns (lower_fp.c) */
-    L->f16 = L->emu ? LLVMInt16TypeInContext(L->ctx) : LLVMHalfTypeInContext(L->ctx);
-    L->bf16 = L->emu ? LLVMInt16TypeInContext(L->ctx) : LLVMBFloatTypeInContext(L->ctx);
+    L->f16 = L->t->soft_fp16 ? LLVMInt16TypeInContext(L->ctx) : LLVMHalfTypeInContext(L->ctx);
+    L->bf16 = L->t->soft_fp16 ? LLVMInt16TypeInContext(L->ctx) : LLVMBFloatTypeInContext(L->ctx);
     L->f32 = LLVMFloatTypeInContext(L->ctx);
     L->f64 = LLVMDoubleTypeInContext(L->ctx);
     L->ptr0 = LLVMPointerTypeInContext(L->ctx, 0);
-    L->ptr_g = LLVMPointerTypeInContext(L->ctx, L->emu ? 0 : 1);
-    L->ptr_lds = LLVMPointerTypeInContext(L->ctx, L->emu ? 0 : 3);
+    L->ptr_g = LLVMPointerTypeInContext(L->ctx, L->t->as_global);
+    L->ptr_lds = LLVMPointerTypeInContext(L->ctx, L->t->as_lds);
     L->void_t = LLVMVoidTypeInContext(L->ctx);
     int n = 0;
     number(f->body, &n);
@@ -877,29 +893,15 @@ static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const
     L->tma_of = ARENA_ARRAY(L->a, const TmaMatch *, n + 1);
     count_uses(f->body, L->uses);
     /* the stage buffers first: a ring filled by TMA adds a parameter (its tensor's map) */
-    L->wgmma = L->nv && block_has_wgmma(f->body);
-    L->lds_limit = L->nv ? 227 * 1024 : L->gfx950 ? 160 * 1024 : 64 * 1024;
+    L->wgmma = L->t->wgmma && block_has_wgmma(f->body);
+    L->lds_limit = L->t->lds_bytes;
     async_plan(L, f);
 
-    /* The signature: gfx kernels take their parameters directly (LLVM lays out the kernarg segment
-     * as HIP does); emu kernels take the kernarg block and the lane. */
+    /* The signature: the GPUs' kernels take their parameters directly, the emulator's the kernarg
+     * block and the lane (the target's hooks) */
     Block *body = f->body;
     int np = body->nargs;
-    if (L->emu) {
-        LLVMTypeRef params[2] = {L->ptr0, L->ptr0};
-        L->fn = LLVMAddFunction(mod, f->name, LLVMFunctionType(L->void_t, params, 2, 0));
-    } else {
-        LLVMTypeRef *params = ARENA_ARRAY(L->a, LLVMTypeRef, np + L->ntma + 1);
-        for (int i = 0; i < np; i++) {
-            const Type *t = body->args[i].type;
-            params[i] = t->kind == TY_SCALAR && t->sk == SK_BOOL ? L->i8 : llvm_type(L, t);
-        }
-        for (int i = 0; i < L->ntma; i++)
-            params[np + i] = L->ptr0;
-        L->fn = LLVMAddFunction(mod, f->name, LLVMFunctionType(L->void_t, params, (unsigned)(np + L->ntma), 0));
-        LLVMSetFunctionCallConv(L->fn, L->nv ? LLVMPTXKernelCallConv : LLVMAMDGPUKERNELCallConv);
-        tma_bind_params(L, np);
-    }
+    HOOKS->signature(L, np);
     L->b = LLVMCreateBuilderInContext(L->ctx);
     LLVMBasicBlockRef setup_bb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "setup");
     LLVMBasicBlockRef start = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "start");
@@ -913,54 +915,25 @@ static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const
      * Volta and later (4,096 before; NVIDIA, "CUDA 12.1 Supports Large Kernel Parameters"): a kernel
      * taking more would compile and then fail at every launch (issue 23). AMD's kernarg segment has
      * no limit rk has found documented. */
-    if (L->nv) {
+    if (L->t->max_kernarg_bytes) {
         int bytes = 0;
         for (int i = 0; i < np; i++) {
             const Type *t = body->args[i].type;
             int size = t->kind == TY_PTR ? 8 : (t->sk == SK_BOOL ? 1 : ty_bits(t) / 8);
             bytes = align_up(bytes, size) + size;
         }
-        if (bytes > 32764) {
+        if (bytes > L->t->max_kernarg_bytes) {
             L->pos = f->pos;
-            lower_error(L, "kernel %s takes %d bytes of parameters, more than CUDA passes to a kernel (32764)",
-                        f->name, bytes); /* lower_block then stops at once */
+            lower_error(L, "kernel %s takes %d bytes of parameters, more than CUDA passes to a kernel (%d)",
+                        f->name, bytes, L->t->max_kernarg_bytes); /* lower_block then stops at once */
         }
     }
     /* parameters */
-    int off = 0;
-    if (L->emu) {
-        L->arg_off = ARENA_ARRAY(L->a, int, np + 1);
+    if (L->t->checked) {
         L->prov = ARENA_ARRAY(L->a, int32_t, n + 1);
         compute_provenance(f, L->prov, value_id, NULL);
     }
-    for (int i = 0; i < np; i++) {
-        const Type *t = body->args[i].type;
-        LLVMValueRef v;
-        if (L->emu) {
-            LLVMTypeRef lt = t->kind == TY_SCALAR && t->sk == SK_BOOL ? L->i8 : llvm_type(L, t);
-            int size = t->kind == TY_PTR ? 8 : (t->sk == SK_BOOL ? 1 : ty_bits(t) / 8);
-            off = align_up(off, size);
-            L->arg_off[i] = off;
-            LLVMValueRef p = LLVMBuildGEP2(L->b, L->i8, LLVMGetParam(L->fn, 0), (LLVMValueRef[]){const_i64(L, off)}, 1, "");
-            v = LLVMBuildLoad2(L->b, lt, p, body->args[i].name ? body->args[i].name : "");
-            off += size;
-        } else {
-            v = LLVMGetParam(L->fn, (unsigned)i);
-            /* noundef: the host passes every argument; without it LLVM's poison queries
-             * (isGuaranteedNotToBePoison, from SLP and SCEV) walk each lane-index expression up to
-             * its arguments and scan the instructions after it: 15% of a matmul's compile */
-            LLVMAddAttributeAtIndex(L->fn, (unsigned)i + 1,
-                                    LLVMCreateEnumAttribute(L->ctx, LLVMGetEnumAttributeKindForName("noundef", 7), 0));
-            if (t->kind == TY_PTR) /* pointer arguments are 16-byte aligned by contract */
-                LLVMAddAttributeAtIndex(L->fn, (unsigned)i + 1,
-                                        LLVMCreateEnumAttribute(L->ctx, LLVMGetEnumAttributeKindForName("align", 5), 16));
-        }
-        if (t->kind == TY_SCALAR && t->sk == SK_BOOL)
-            v = LLVMBuildICmp(L->b, LLVMIntNE, v, LLVMConstInt(L->i8, 0, 0), "");
-        LVal x = lval_new(L, 1, NULL);
-        x.r[0] = v;
-        lval_set(L, &body->args[i], x);
-    }
+    HOOKS->params(L, np);
     LLVMPositionBuilderAtEnd(L->b, start);
     async_init(L);
     L->has_loop = block_has_loop(body);

@@ -189,42 +189,21 @@ static LLVMRealPredicate fpred(CmpPred p)
 static bool f64_math_unsupported(Lower *L, LLVMTypeRef t, OpCode code)
 {
     /* the emulator computes these with the host's libm; emu_sm90 refuses what sm_90 refuses */
-    if ((L->emu && !L->nv) || LLVMGetTypeKind(t) != LLVMDoubleTypeKind)
+    if (L->t->f64_math || LLVMGetTypeKind(t) != LLVMDoubleTypeKind)
         return false;
     switch (code) {
     case OP_EXP: case OP_EXP2: case OP_LOG: case OP_LOG2: case OP_SIN: case OP_COS:
-        lower_error(L, "%s on f64 is not supported on %s yet (cast to f32)", tir_op_info[code].name, L->o->target);
+        lower_error(L, "%s on f64 is not supported on %s yet (cast to f32)", tir_op_info[code].name, L->t->name);
         return true;
     default:
         return false;
     }
 }
 
-/* exp2 and exp of f32 on AMD GPUs (not the emulator, which keeps LLVM's exp2 and exp): v_exp_f32
- * itself (llvm.amdgcn.exp2), within 1 ulp, as Triton emits it. llvm.exp2.f32 would wrap it in a
- * range reduction that keeps results below 2^-126 (x < -126) as denormals: a compare, two selects,
- * an add and an ldexp per element; here such results may be flushed to zero. exp is 2^(x log2 e)
- * with the rounding error of x log2 e carried by FMAs (x*hi exactly split into t + e, then
- * 2^t (1 + e ln 2)), so large arguments keep their precision (within 2 ulps); outside |t| < 128 the
- * correction is skipped: 2^t is 0, inf or NaN there and e may be NaN. */
-static LLVMValueRef gfx_exp(Lower *L, OpCode c, LLVMValueRef a)
+/* intr for the targets' hooks (lower_internal.h) */
+LLVMValueRef lower_typed_call(Lower *L, const char *name, LLVMTypeRef t, LLVMValueRef *args, int n)
 {
-    if (L->emu || L->nv || (c != OP_EXP && c != OP_EXP2) || LLVMTypeOf(a) != L->f32)
-        return NULL;
-    if (c == OP_EXP2)
-        return intr(L, "llvm.amdgcn.exp2", L->f32, &a, 1);
-    const double l2e = 1.4426950408889634;
-    const float l2e_hi = (float)l2e;
-    LLVMValueRef hi = LLVMConstReal(L->f32, l2e_hi), lo = LLVMConstReal(L->f32, l2e - l2e_hi);
-    LLVMValueRef t = LLVMBuildFMul(L->b, a, hi, "");
-    LLVMValueRef e = intr(L, "llvm.fma", L->f32, (LLVMValueRef[]){a, hi, LLVMBuildFNeg(L->b, t, "")}, 3);
-    e = intr(L, "llvm.fma", L->f32, (LLVMValueRef[]){a, lo, e}, 3);
-    LLVMValueRef p = intr(L, "llvm.amdgcn.exp2", L->f32, &t, 1);
-    LLVMValueRef q = LLVMBuildFMul(L->b, p, LLVMConstReal(L->f32, 0.6931471805599453), "");
-    LLVMValueRef r = intr(L, "llvm.fma", L->f32, (LLVMValueRef[]){q, e, p}, 3);
-    LLVMValueRef in = LLVMBuildFCmp(L->b, LLVMRealOLT, intr(L, "llvm.fabs", L->f32, &t, 1),
-                                    LLVMConstReal(L->f32, 128.0), "");
-    return LLVMBuildSelect(L->b, in, r, p, "");
+    return intr(L, name, t, args, n);
 }
 
 /* One element of an elementwise op. xs: the operands' values for this register. */
@@ -247,8 +226,6 @@ static LLVMValueRef elem(Lower *L, Op *op, LLVMValueRef *xs)
         LLVMValueRef a = fp_up(L, x, ek), b = y ? fp_up(L, y, ek) : NULL;
         LLVMTypeRef wt = LLVMTypeOf(a);
         LLVMValueRef r = tgt_math(L, c, a);
-        if (!r)
-            r = gfx_exp(L, c, a);
         if (r)
             return fp_down(L, r, ek);
         switch (c) {

@@ -24,7 +24,7 @@ static LLVMValueRef u32(Lower *L, uint32_t v) { return LLVMConstInt(L->i32, v, 0
 
 LLVMValueRef fp_to_f32(Lower *L, LLVMValueRef v, ScalarKind sk)
 {
-    if (!L->emu)
+    if (!L->t->soft_fp16)
         return LLVMBuildFPExt(L->b, v, L->f32, "");
     LLVMValueRef h = LLVMBuildZExt(L->b, v, L->i32, "");
     if (sk == SK_BF16)
@@ -45,7 +45,7 @@ LLVMValueRef fp_to_f32(Lower *L, LLVMValueRef v, ScalarKind sk)
 
 LLVMValueRef fp_from_f32(Lower *L, LLVMValueRef f, ScalarKind sk)
 {
-    if (!L->emu)
+    if (!L->t->soft_fp16)
         return LLVMBuildFPTrunc(L->b, f, sk == SK_BF16 ? L->bf16 : L->f16, "");
     LLVMValueRef i = LLVMBuildBitCast(L->b, f, L->i32, "");
     LLVMValueRef sign = LLVMBuildAnd(L->b, LLVMBuildLShr(L->b, i, u32(L, 16), ""), u32(L, 0x8000), "");
@@ -86,7 +86,7 @@ static LLVMValueRef fabs64(Lower *L, LLVMValueRef x)
 /* f64 to a 16-bit float with one rounding: to f32 rounding to odd, then to nearest even. */
 LLVMValueRef fp_from_f64(Lower *L, LLVMValueRef d, ScalarKind sk)
 {
-    if (!L->emu)
+    if (!L->t->soft_fp16)
         return LLVMBuildFPTrunc(L->b, d, sk == SK_BF16 ? L->bf16 : L->f16, "");
     LLVMValueRef f = LLVMBuildFPTrunc(L->b, d, L->f32, "");
     LLVMValueRef back = LLVMBuildFPExt(L->b, f, L->f64, "");
@@ -102,21 +102,21 @@ LLVMValueRef fp_from_f64(Lower *L, LLVMValueRef d, ScalarKind sk)
 
 LLVMValueRef fp_up(Lower *L, LLVMValueRef v, ScalarKind sk)
 {
-    if (sk == SK_BF16 || (sk == SK_F16 && L->emu))
+    if (sk == SK_BF16 || (sk == SK_F16 && L->t->soft_fp16))
         return fp_to_f32(L, v, sk);
     return v;
 }
 
 LLVMValueRef fp_down(Lower *L, LLVMValueRef v, ScalarKind sk)
 {
-    if (sk == SK_BF16 || (sk == SK_F16 && L->emu))
+    if (sk == SK_BF16 || (sk == SK_F16 && L->t->soft_fp16))
         return fp_from_f32(L, v, sk);
     return v;
 }
 
 LLVMValueRef fp_const(Lower *L, double v, ScalarKind sk)
 {
-    if (L->emu && fp_is16(sk))
+    if (L->t->soft_fp16 && fp_is16(sk))
         return LLVMConstInt(L->i16, sk == SK_F16 ? f64_to_f16(v) : f64_to_bf16(v), 0);
     return LLVMConstReal(sk == SK_F16 ? L->f16 : sk == SK_BF16 ? L->bf16 : sk == SK_F32 ? L->f32 : L->f64, v);
 }

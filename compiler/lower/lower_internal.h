@@ -8,6 +8,8 @@
 
 #include "compiler/lower/lower.h"
 #include "compiler/passes/tma_match.h"
+#include "compiler/target/target.h"
+#include "compiler/target/target_hooks.h"
 
 /* A lowered LIR value: one LLVM value per register (scalars: n == 1, ll == NULL). */
 typedef struct LVal {
@@ -42,8 +44,9 @@ struct Lower {
     Arena *a;
     Diags *diags;
     const LowerOptions *o;
+    const Target *t; /* its facts and hooks: the lowering never asks for its name */
     Func *f;
-    bool emu, nv, gfx90a, gfx950, debug, failed;
+    bool debug, failed;
     int wave, nw;
     LLVMContextRef ctx;
     LLVMModuleRef mod;
@@ -128,45 +131,90 @@ LLVMValueRef const_i64(Lower *L, int64_t v);
 const char *site_of(Lower *L); /* "file:line:col" of the op being lowered */
 LLVMValueRef global_string(Lower *L, const char *s);
 
-/* ---- lower_target.c: the hooks that differ between gfx9 and the emulator ---- */
-void tgt_entry(Lower *L);                       /* ids and LDS base, in the entry block */
-LLVMValueRef tgt_program_id(Lower *L, int axis);
-LLVMValueRef tgt_num_programs(Lower *L, int axis);
-void tgt_barrier(Lower *L);
-/* emu: waits for every lane of the wave (fns->wave_fence), so that the memory accesses emitted before
- * it take effect before those after it, across the wave's lanes; a no-op on the GPU targets, whose
- * waves issue in order. Skipped where nothing was accessed since the last fence in the block. */
-void tgt_wave_fence(Lower *L);
 /* lower_mem.c: code between copies_begin and copies_end runs only in the waves that hold the first copy
  * of ll's elements (all of them when ll has no replicated warp bit: then begin returns NULL and emits
  * nothing). For writes of a tile to LDS, which the other copies would repeat. */
 LLVMBasicBlockRef copies_begin(Lower *L, const LinLayout *ll);
 void copies_end(Lower *L, LLVMBasicBlockRef done);
+
+/* ---- lower_llvm.c: LLVM helpers, and the generic parts of the hooks ---- */
+LLVMValueRef lower_intrinsic(Lower *L, const char *name, LLVMTypeRef ret, LLVMTypeRef *params, int n);
+LLVMValueRef lower_call(Lower *L, const char *name, LLVMTypeRef ret, LLVMTypeRef *pt, LLVMValueRef *args, int n);
+/* Marks a call's result noundef: ids and matrix results are never undef or poison. */
+LLVMValueRef lower_noundef(Lower *L, LLVMValueRef call_inst);
+void lower_fn_attr(Lower *L, const char *k, const char *v);
+/* lower_elem.c's intrinsic call, the name suffixed by the type (llvm.fma -> llvm.fma.f32) */
+LLVMValueRef lower_typed_call(Lower *L, const char *name, LLVMTypeRef t, LLVMValueRef *args, int n);
+/* A GPU kernel's signature (its parameters, then TMA's tensor maps) and parameter values. */
+void gpu_signature(Lower *L, int np);
+void gpu_params(Lower *L, int np);
+void lower_param_set(Lower *L, int i, LLVMValueRef v); /* lower_core.c: parameter i's value */
+static inline int align_up(int v, int a) { return (v + a - 1) / a * a; }
 LLVMValueRef tgt_lds_ptr(Lower *L, LLVMValueRef byte_offset); /* pointer into LDS scratch */
+/* A pointer to 16 zero bytes (16-byte aligned, read-only global memory): what a masked-off lane of a
+ * branch-free masked load reads instead of its own address. */
+LLVMValueRef tgt_safe_ptr(Lower *L);
+/* A call of inline assembly (side effects, AT&T dialect) with the given operand constraints. */
+LLVMValueRef tgt_inline_asm(Lower *L, LLVMTypeRef ret, LLVMTypeRef *pt, LLVMValueRef *args, int n, const char *text,
+                            const char *constraints);
+/* Float remainder (C's fmod): frem, or the exact function where the target asks (lower_fmod.c). */
+LLVMValueRef tgt_frem(Lower *L, LLVMValueRef a, LLVMValueRef b, ScalarKind sk); /* sk: the operands' type */
+/* compiler/target/nvptx: sm_90's math and remainder, which the emulator of sm_90 runs too */
+LLVMValueRef nvptx_math(Lower *L, OpCode code, LLVMValueRef a);
+bool nvptx_exact_frem(Lower *L, LLVMTypeRef t, ScalarKind sk);
+/* lower_nvmath.c: sin, cos, log, log2 of an f32 on sm_90 (accurate; NVPTX has no libm). */
+LLVMValueRef nvmath_call(Lower *L, OpCode code, LLVMValueRef x);
+
+/* ---- the target's hooks (compiler/target/target_hooks.h), as the lowering calls them ---- */
+#define HOOKS (L->t->hooks)
+void tgt_entry(Lower *L); /* lower_core.c: ids and LDS base, in the entry block */
+/* lower_hooks.c: the hooks with what every target does around them */
+static inline LLVMValueRef tgt_program_id(Lower *L, int axis) { return HOOKS->program_id(L, axis); }
+static inline LLVMValueRef tgt_num_programs(Lower *L, int axis) { return HOOKS->num_programs(L, axis); }
+static inline void tgt_barrier(Lower *L)
+{
+    L->lds_read = false;
+    HOOKS->barrier(L);
+}
+/* emu: waits for every lane of the wave (fns->wave_fence), so that the memory accesses emitted before
+ * it take effect before those after it, across the wave's lanes; a no-op on the GPU targets, whose
+ * waves issue in order. Skipped where nothing was accessed since the last fence in the block. */
+static inline void tgt_wave_fence(Lower *L)
+{
+    if (HOOKS->wave_fence)
+        HOOKS->wave_fence(L);
+}
 /* Reads `value` (i32) from lane `src_lane` (i32) of this wave. */
-LLVMValueRef tgt_shuffle(Lower *L, LLVMValueRef value, LLVMValueRef src_lane);
+static inline LLVMValueRef tgt_shuffle(Lower *L, LLVMValueRef value, LLVMValueRef src_lane)
+{
+    return HOOKS->shuffle(L, value, src_lane);
+}
 /* One matrix instruction: a, b as the instruction's operand vectors, c the accumulator vector. */
 LLVMValueRef tgt_mfma(Lower *L, int instr, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c);
 /* One mma.sync m16n8k16 (NvMmaOp): a[4], b[2] packed pairs; acc[4] f32, updated in place. */
 void tgt_mma_sync(Lower *L, int instr, LLVMValueRef *a, LLVMValueRef *b, LLVMValueRef *acc);
-/* Checks an access (emu only; a no-op on gfx): ptr of `bytes`, flags EMU_ACCESS_*. */
+/* Checks an access (emu only; a no-op on the GPUs): ptr of `bytes`, flags EMU_ACCESS_*. */
 void tgt_check(Lower *L, LLVMValueRef ptr, int bytes, int flags);
 /* The same for a lane whose access happens only where m (i1) is true: no check where it is false. */
 void tgt_check_masked(Lower *L, LLVMValueRef ptr, int bytes, int flags, LLVMValueRef m);
-/* A pointer to 16 zero bytes (16-byte aligned, read-only global memory): what a masked-off lane of a
- * branch-free masked load reads instead of its own address. */
-LLVMValueRef tgt_safe_ptr(Lower *L);
-void tgt_assert_fail(Lower *L, const char *msg);
-void tgt_print(Lower *L, const char *msg, int rank, LLVMValueRef *coords, int kind, LLVMValueRef bits64);
-void tgt_loop_tick(Lower *L);
-/* A math function the target computes its own way (sm_90: no libm); NULL when the generic LLVM
- * intrinsic serves. */
-LLVMValueRef tgt_math(Lower *L, OpCode code, LLVMValueRef a);
-/* lower_nvmath.c: sin, cos, log, log2 of an f32 on sm_90 (accurate; NVPTX has no libm). */
-LLVMValueRef nvmath_call(Lower *L, OpCode code, LLVMValueRef x);
-/* Float remainder (C's fmod): frem, except on sm_90, whose frem expansion is inexact (lower_target.c). */
-LLVMValueRef tgt_frem(Lower *L, LLVMValueRef a, LLVMValueRef b, ScalarKind sk); /* sk: the operands' type */
-void tgt_finish(Lower *L); /* kernel attributes, LDS size */
+static inline void tgt_assert_fail(Lower *L, const char *msg) { HOOKS->assert_fail(L, msg); }
+static inline void tgt_print(Lower *L, const char *msg, int rank, LLVMValueRef *coords, int kind, LLVMValueRef bits64)
+{
+    if (HOOKS->print)
+        HOOKS->print(L, msg, rank, coords, kind, bits64);
+}
+static inline void tgt_loop_tick(Lower *L)
+{
+    if (HOOKS->loop_tick)
+        HOOKS->loop_tick(L);
+}
+/* A math function the target computes its own way (sm_90: no libm; AMD: exp from v_exp_f32); NULL
+ * when the generic LLVM intrinsic serves. */
+static inline LLVMValueRef tgt_math(Lower *L, OpCode code, LLVMValueRef a)
+{
+    return HOOKS->math ? HOOKS->math(L, code, a) : NULL;
+}
+static inline void tgt_finish(Lower *L) { HOOKS->finish(L); } /* kernel attributes, LDS size */
 
 /* ---- lower_fp.c: 16-bit floats (i16 bit patterns on the emulator) ---- */
 bool fp_is16(ScalarKind sk);
@@ -257,9 +305,6 @@ void tgt_cp_async_wait(Lower *L, int n);
  * a_desc, b_desc (i64), acc[n/2] updated in place; tgt_wgmma_fence before the first of a dot;
  * tgt_wgmma_commit after the last (one group). */
 LLVMValueRef tgt_smem_addr(Lower *L, LLVMValueRef byte_offset);
-/* A call of inline PTX (side effects, AT&T dialect) with the given operand constraints. */
-LLVMValueRef tgt_inline_asm(Lower *L, LLVMTypeRef ret, LLVMTypeRef *pt, LLVMValueRef *args, int n, const char *text,
-                            const char *constraints);
 void tgt_fence_proxy_async(Lower *L);
 void tgt_wgmma_fence(Lower *L);
 void tgt_wgmma(Lower *L, int instr, int n, LLVMValueRef a_desc, LLVMValueRef b_desc, bool trans_b, LLVMValueRef *acc);

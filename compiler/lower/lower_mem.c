@@ -75,13 +75,9 @@ static LLVMAtomicOrdering ordering(int64_t sem)
 
 static void set_scope(Lower *L, LLVMValueRef inst, int64_t scope)
 {
-    if (L->emu)
-        return; /* the host has one scope */
     /* the system scope is LLVM's default; NVPTX names the others block and device (LLVM aborts on
-     * AMDGPU's names there) */
-    const char *s = scope == SCOPE_CTA ? (L->nv ? "block" : "workgroup")
-                    : scope == SCOPE_GPU ? (L->nv ? "device" : "agent")
-                                         : NULL;
+     * AMDGPU's names there); the host has one scope */
+    const char *s = scope == SCOPE_CTA ? L->t->scope_cta : scope == SCOPE_GPU ? L->t->scope_gpu : NULL;
     if (s)
         LLVMSetAtomicSyncScopeID(inst, LLVMGetSyncScopeID(L->ctx, s, strlen(s)));
 }
@@ -130,7 +126,7 @@ static LLVMValueRef atomic_one(Lower *L, Op *op, LLVMValueRef ptr, LLVMValueRef 
         return LLVMBuildExtractValue(L->b, x, 0, "");
     }
     bool fl = sk_is_float(et->sk), sg = sk_is_signed(et->sk);
-    if (L->emu && fp_is16(et->sk))
+    if (L->t->soft_fp16 && fp_is16(et->sk))
         return atomic_add16(L, op, ptr, vals[0]);
     LLVMAtomicRMWBinOp bop;
     switch (op->at.kind) {
@@ -145,7 +141,7 @@ static LLVMValueRef atomic_one(Lower *L, Op *op, LLVMValueRef ptr, LLVMValueRef 
     /* NVPTX (LLVM 22) emits every atomicrmw as a relaxed `atom`, dropping its order: on sm_90 the
      * order is given by fences around a relaxed one (fence.acq_rel.<scope>, the PTX memory model's
      * release and acquire patterns), which it does emit */
-    bool fences = L->nv && !L->emu && ord != LLVMAtomicOrderingMonotonic;
+    bool fences = L->t->fenced_atomics && ord != LLVMAtomicOrderingMonotonic;
     if (fences && (ord == LLVMAtomicOrderingRelease || ord == LLVMAtomicOrderingAcquireRelease))
         set_scope(L, LLVMBuildFence(L->b, LLVMAtomicOrderingRelease, 0, ""), op->at.scope);
     LLVMValueRef x = LLVMBuildAtomicRMW(L->b, bop, ptr, vals[0], fences ? LLVMAtomicOrderingMonotonic : ord, 0);
@@ -305,7 +301,7 @@ static void load_selected(Lower *L, const LVal *ptr, const LVal *other, LLVMValu
  * access to that argument's allocation; 0 (any allocation) when not known. */
 static int provenance_flags(Lower *L, const Value *ptr)
 {
-    int32_t p = L->emu && L->prov ? L->prov[ptr->scratch] : 0;
+    int32_t p = L->prov ? L->prov[ptr->scratch] : 0;
     if (p <= 0)
         return 0;
     int off = L->arg_off[p - 1];
@@ -362,7 +358,7 @@ void lower_memory(Lower *L, Op *op)
                                  "owner");
     }
     /* emu: a tile load by a wave holding a second copy is not a read the race checker counts */
-    if (L->emu && is_load && pt->kind == TY_TILE) {
+    if (L->t->checked && is_load && pt->kind == TY_TILE) {
         Repl lr = replication(L, ptr);
         if (lr.warp)
             L->check_or = LLVMBuildSelect(L->b,

@@ -68,17 +68,21 @@ static const struct {
 #undef MFMA
 };
 
-/* The family of a CPU name of the report's table: 2 (CDNA2), 3 (CDNA3), 4 (CDNA4), 0 (no model). */
+/* The CDNA generation of each CPU a code object may name (its ELF e_flags), as the report's table
+ * spells them: the column of the MFMA cycles above. */
+static const struct {
+    const char *cpu;
+    int family; /* 2 (CDNA2), 3 (CDNA3), 4 (CDNA4) */
+} families[] = {
+    {"gfx90a", 2}, {"gfx940", 3}, {"gfx941", 3}, {"gfx942", 3}, {"gfx9-4-generic", 3}, {"gfx950", 4},
+};
+
+/* The family of a CPU name of the report's table, 0 when it has no model. */
 static int family(const char *cpu)
 {
-    if (!cpu)
-        return 0;
-    if (!strcmp(cpu, "gfx90a"))
-        return 2;
-    if (!strcmp(cpu, "gfx940") || !strcmp(cpu, "gfx941") || !strcmp(cpu, "gfx942") || !strcmp(cpu, "gfx9-4-generic"))
-        return 3;
-    if (!strcmp(cpu, "gfx950"))
-        return 4;
+    for (size_t i = 0; cpu && i < sizeof families / sizeof families[0]; i++)
+        if (strcmp(cpu, families[i].cpu) == 0)
+            return families[i].family;
     return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "compiler/sema/sema_internal.h"
+#include "compiler/target/target.h"
 #include "parser.h"
 
 enum { MAX_BARGS = 6 };
@@ -1040,13 +1041,12 @@ static SVal b_bitcast(Sema *S, BArgs *a)
 /* num_xcds(): the chiplets with an L2 cache of their own that the target deals workgroups to round
  * robin (std/pid's xcd_remap): 8 on MI300 (gfx942, and the emulator and interpreter, which stand for
  * it) and MI350 (gfx950); 1 where programs share one L2 (gfx90a: each MI200 die is a device of its
- * own; NVIDIA sm_90). A compile-time constant. */
+ * own; NVIDIA sm_90): the target's num_xcds. A compile-time constant. */
 static SVal b_num_xcds(Sema *S, BArgs *a)
 {
     (void)a;
-    const char *t = S->opts && S->opts->target ? S->opts->target : "gfx942";
-    int n = strcmp(t, "gfx90a") == 0 || strncmp(t, "sm_", 3) == 0 || strcmp(t, "emu_sm90") == 0 ? 1 : 8;
-    return sv_int(i32_t(S), n);
+    const Target *t = target_find(S->opts ? S->opts->target : NULL);
+    return sv_int(i32_t(S), (t ? t : target_default())->num_xcds); /* interp stands for the default */
 }
 
 /* ---- the table ---- */

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "target.h"
+#include "target_hooks.h"
 
 enum { T_GFX942 = 1 << 0, T_GFX90A = 1 << 1, T_GFX950 = 1 << 2, T_EMU = 1 << 3, T_SM90 = 1 << 4 };
 enum { T_GFX9 = T_GFX90A | T_GFX942 | T_GFX950, T_CDNA3 = T_GFX942 | T_GFX950 };
@@ -49,23 +50,30 @@ enum { T_GFX9 = T_GFX90A | T_GFX942 | T_GFX950, T_CDNA3 = T_GFX942 | T_GFX950 };
     .vgpr_file = 512, .vgpr_granule = 8, .max_vgprs_per_lane = 512, .lds_bytes = (lds),                 \
     .lds_bytes_default = (lds), .lds_per_cu = (lds), .lds_granule = (granule)
 
+/* The lowering's facts of an AMD GPU */
+#define AMDGPU_LOWERING(xcds)                                                                           \
+    .scope_cta = "workgroup", .scope_gpu = "agent", .num_xcds = (xcds), .hooks = &amdgpu_hooks,           \
+    .codegen = &amdgpu_codegen
+/* ... of the emulator, on top of which it emulates */
+#define EMU_LOWERING .soft_fp16 = true, .checked = true, .hooks = &emu_hooks, .codegen = &emu_codegen
+
 /* Order: the default first; the others as rkc lists them. The bit of targets[i] is 1 << i. */
 static const Target targets[] = {
     {.name = "gfx942", .kind = TARGET_AMDGPU, .triple = AMDGPU_TRIPLE, .cpu = "gfx942", .features = "",
      .arch = "gfx942", .description = "AMD Instinct MI300X/MI300A/MI325X (CDNA3)", .lowering = true,
      CDNA_CORE(65536, 512), .mfma_ops = MFMA_942, .as_global = 1, .as_lds = 3, .as_constant = 4,
      .as_private = 5, .kernel_cc = LLVMAMDGPUKERNELCallConv, .code_object_version = 500,
-     .binary_ext = "hsaco"},
+     .binary_ext = "hsaco", AMDGPU_LOWERING(8)},
     {.name = "gfx90a", .kind = TARGET_AMDGPU, .triple = AMDGPU_TRIPLE, .cpu = "gfx90a", .features = "",
      .arch = "gfx90a", .description = "AMD Instinct MI200 series (CDNA2)", .lowering = true,
      CDNA_CORE(65536, 512), .mfma_ops = MFMA_90A, .as_global = 1, .as_lds = 3, .as_constant = 4,
      .as_private = 5, .kernel_cc = LLVMAMDGPUKERNELCallConv, .code_object_version = 500,
-     .binary_ext = "hsaco"},
+     .binary_ext = "hsaco", AMDGPU_LOWERING(1)},
     {.name = "gfx950", .kind = TARGET_AMDGPU, .triple = AMDGPU_TRIPLE, .cpu = "gfx950", .features = "",
      .arch = "gfx950", .description = "AMD Instinct MI350 series (CDNA4)", .lowering = true,
      CDNA_CORE(163840, 1280), .mfma_ops = MFMA_950, .as_global = 1, .as_lds = 3, .as_constant = 4,
      .as_private = 5, .kernel_cc = LLVMAMDGPUKERNELCallConv, .code_object_version = 500,
-     .binary_ext = "hsaco"},
+     .binary_ext = "hsaco", AMDGPU_LOWERING(8)},
     /* x86-64 with SSSE3 and POPCNT: any x86-64 host of the last fifteen years, and a fixed choice, so
      * a cached .so never depends on the machine that compiled it. Not SSE4.1: LLVM 22's x86
      * instruction selector never finishes on some of rk's emulator code with it (a generated
@@ -74,7 +82,7 @@ static const Target targets[] = {
     {.name = "emu", .kind = TARGET_EMU, .triple = "x86_64-pc-linux-gnu", .cpu = "x86-64", .features = "+ssse3,+popcnt",
      .arch = "gfx942", .description = "host emulator of a gfx942 workgroup", .lowering = true,
      CDNA_CORE(65536, 512), .mfma_ops = MFMA_942, .as_global = 0, .as_lds = 0, .as_constant = 0,
-     .as_private = 0, .kernel_cc = LLVMCCallConv, .code_object_version = 0, .binary_ext = "so"},
+     .as_private = 0, .kernel_cc = LLVMCCallConv, .code_object_version = 0, .binary_ext = "so", EMU_LOWERING, .f64_math = true, .num_xcds = 8},
     /* sm_90a: the arch-specific variant (wgmma, setmaxnreg); PTX ISA 8.0 is the first that has it. */
     {.name = "sm_90", .kind = TARGET_NVPTX, .triple = "nvptx64-nvidia-cuda", .cpu = "sm_90a",
      .features = "+ptx80", .arch = "sm_90", .description = "NVIDIA H100/H200 (Hopper)",
@@ -82,7 +90,9 @@ static const Target targets[] = {
      .max_waves_per_simd = 16, .vgpr_file = 512, .vgpr_granule = 8, .max_vgprs_per_lane = 255,
      .lds_bytes = 227 * 1024, .lds_bytes_default = 48 * 1024, .lds_per_cu = 228 * 1024, .lds_granule = 128,
      .mfma_ops = 0, .as_global = 1, .as_lds = 3, .as_constant = 4, .as_private = 5,
-     .kernel_cc = LLVMPTXKernelCallConv, .code_object_version = 0, .binary_ext = "ptx"},
+     .kernel_cc = LLVMPTXKernelCallConv, .code_object_version = 0, .binary_ext = "ptx", .scope_cta = "block", .scope_gpu = "device", .fenced_atomics = true,
+     .warp_mma = true, .wgmma = true, .tma = true, .licm_stays_in_loop = true, .max_kernarg_bytes = 32764,
+     .num_xcds = 1, .hooks = &nvptx_hooks, .codegen = &nvptx_codegen},
     /* The sm_90 lowering (32-lane warps, mma.sync, ldmatrix, cp.async) compiled for the host and run
      * by the emulator (runtime/emu), like emu for gfx942: sm_90's layouts and limits, emu's code
      * generation. No target intrinsics: what needs the other lanes goes through EmuFns. */
@@ -91,7 +101,8 @@ static const Target targets[] = {
      .wave_size = 32, .max_workgroup_size = 1024, .simds_per_cu = 4, .max_waves_per_simd = 16, .vgpr_file = 512,
      .vgpr_granule = 8, .max_vgprs_per_lane = 255, .lds_bytes = 227 * 1024, .lds_bytes_default = 227 * 1024,
      .lds_per_cu = 228 * 1024, .lds_granule = 128, .mfma_ops = 0, .as_global = 0, .as_lds = 0, .as_constant = 0,
-     .as_private = 0, .kernel_cc = LLVMCCallConv, .code_object_version = 0, .binary_ext = "so"},
+     .as_private = 0, .kernel_cc = LLVMCCallConv, .code_object_version = 0, .binary_ext = "so", EMU_LOWERING, .warp_mma = true, .wgmma = true,
+     .max_kernarg_bytes = 32764, .num_xcds = 1},
 };
 enum { NTARGETS = sizeof targets / sizeof targets[0] };
 
@@ -107,6 +118,15 @@ const Target *target_default(void) { return &targets[0]; }
 int target_count(void) { return NTARGETS; }
 const Target *target_at(int i) { return i >= 0 && i < NTARGETS ? &targets[i] : NULL; }
 const char *target_names(void) { return "gfx942, gfx90a, gfx950, emu, sm_90, emu_sm90"; }
+
+bool target_is_interp(const char *name) { return name && strcmp(name, "interp") == 0; }
+bool target_known(const char *name) { return target_find(name) || target_is_interp(name); }
+
+const char *target_output_ext(const char *name)
+{
+    const Target *t = target_find(name);
+    return t ? t->binary_ext : target_is_interp(name) ? "tir" : NULL;
+}
 
 static unsigned target_bit(const Target *t)
 {

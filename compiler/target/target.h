@@ -3,9 +3,10 @@
  *
  * A Target is constant data (one static table in target.c): the LLVM triple, CPU and features, the
  * wave size, the LDS (shared memory) budget, the register file, the matrix instructions, the address
- * spaces and the kernel calling convention. The lowering reads it; nothing writes it. The lowering
- * hooks that DESIGN.md puts next to these facts (lane ids, barriers, shuffles, MFMA operand layouts)
- * join the struct with the lowering itself.
+ * spaces and the kernel calling convention. The lowering reads it; nothing writes it. Next to the facts,
+ * each Target points to its family's lowering hooks (target_hooks.h), which live in the family's
+ * folder: amdgpu/, nvptx/, emu/. Code outside compiler/target asks a Target for facts and hooks, never
+ * for its name or family.
  *
  *   gfx942  MI300X (CDNA3), the default      gfx90a  MI200 (CDNA2)      gfx950  MI350 (CDNA4)
  *   emu     the host (x86-64), running the code the gfx942 lowering produces through the
@@ -74,7 +75,44 @@ typedef struct Target {
     unsigned kernel_cc; /* LLVMCallConv: AMDGPU_KERNEL, PTX_Kernel, or C for emu */
     int code_object_version; /* AMDGPU: the amdhsa_code_object_version module flag (500); 0 else */
     const char *binary_ext;  /* file extension of the loadable binary: hsaco, so, ptx */
+
+    /* What the lowering asks of the machine, as facts rather than names (emu_sm90 has sm_90's). */
+    const char *scope_cta, *scope_gpu; /* LLVM sync scopes of a workgroup and of the device; NULL: one
+                                          scope (the host) */
+    bool fenced_atomics;  /* ordered atomics are a relaxed one between fences (NVPTX drops the order) */
+    bool soft_fp16;       /* 16-bit floats are i16 bit patterns converted in software (the emulator) */
+    bool checked;         /* every access goes through the emulator's checks; assert and print always on */
+    bool f64_math;        /* exp, log, sin, cos of f64 (the host's libm); else refused */
+    bool warp_mma;        /* mma.sync, ldmatrix and cp.async stage buffers (sm_90's warp-level path) */
+    bool wgmma;           /* wgmma.mma_async layouts (sm_90a) */
+    bool tma;             /* TMA copies into stage buffers (the GPU only: the emulator has none) */
+    bool licm_stays_in_loop; /* outer loops keep the invariants of their inner loops (ptxas's registers) */
+    int max_kernarg_bytes;   /* most bytes of parameters a kernel can take; 0: no known limit */
+    int num_xcds;            /* accelerator complex dies a launch's workgroups are dealt across */
+    /* The lowering's hooks: lane ids, barriers, LDS, cross-lane and matrix instructions, atomics'
+     * scopes, math, the kernel's signature and attributes (compiler/target/target_hooks.h), one
+     * table per family: amdgpu/, nvptx/, emu/. */
+    const struct TargetHooks *hooks;
+    /* Code generation and linking (its family's folder) */
+    const struct TargetCodegen *codegen;
 } Target;
+
+/* How a target's objects become the loadable binary. */
+typedef enum TargetLink {
+    LINK_NONE,        /* none: the binary is the assembly text (PTX) */
+    LINK_CODE_OBJECT, /* one AMDGPU code object: objects merged into one (one metadata note), linked by
+                         rk's ELF linker, or ld.lld -shared --no-undefined with RK_LINK=lld */
+    LINK_HOST_SO,     /* a host shared object: ld.lld -shared */
+} TargetLink;
+
+typedef struct TargetCodegen {
+    const char *llvm_passes; /* the optimisation pipeline at -O2 and -O3; NULL: LLVM's default<On> */
+    int max_codegen_level;   /* the code generator's level at most (0: -O's) */
+    bool pic;                /* position-independent code (a shared object) */
+    bool fast_isel_big_blocks; /* fast instruction selection for modules with very large blocks */
+    TargetLink link;
+    const char *link_output; /* the linker's output file name: out.hsaco, out.so */
+} TargetCodegen;
 
 /* The target named `name`, or NULL. Only targets from this table are handed to LLVM. */
 const Target *target_find(const char *name);
@@ -85,6 +123,15 @@ int target_count(void);
 const Target *target_at(int i);
 /* "gfx942, gfx90a, gfx950, emu, sm_90, emu_sm90": for "unknown target" messages. */
 const char *target_names(void);
+
+/* "interp": the interpreter, which runs the tile IR itself. It is no machine, so it has no Target; the
+ * driver stops before layouts for it. */
+bool target_is_interp(const char *name);
+/* A name the compiler takes: a Target's, or "interp". */
+bool target_known(const char *name);
+/* The file extension of what compiling for `name` writes (hsaco, so, ptx; tir for interp), NULL for an
+ * unknown name. */
+const char *target_output_ext(const char *name);
 
 /* MFMA */
 bool target_has_mfma(const Target *t, EmuMfmaOp op);

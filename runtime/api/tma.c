@@ -1,6 +1,6 @@
 /* Tensor maps for the bulk tensor copy engine (sm_90 TMA), built at each launch.
  *
- * A kernel whose dot operands are copied by TMA (compiler/lower/lower_tma.c) takes, after its
+ * A kernel whose dot operands are copied by TMA (compiler/target/nvptx/lower_tma.c) takes, after its
  * parameters, one 128-byte tensor map per tensor. The compiler describes each in the kernel's `tma`
  * text, one line per map:
  *

@@ -97,7 +97,7 @@ static bool stride_aligned(const Op *load, const TmaMatch *m)
 
 int tma_ring(Lower *L, const Type *tile, Op **loads, int n)
 {
-    if (!L->nv || L->emu || !L->wgmma || getenv("RK_NO_TMA"))
+    if (!L->t->tma || !L->wgmma || getenv("RK_NO_TMA"))
         return -1;
     const Layout *lay = tile->layout;
     int fast = lay->order[0], slow = 1 - fast;

@@ -1,0 +1,185 @@
+/* The lowering's hooks for AMD GPUs (gfx90a, gfx942, gfx950): AMDGPU intrinsics for the workitem and
+ * workgroup ids, s_barrier between workgroup-scope fences, ds_bpermute, the MFMA intrinsics; LDS as an
+ * addrspace(3) global whose size is known at the end; the grid size from the dispatch packet; exp and
+ * exp2 of f32 from v_exp_f32. */
+#include <stdio.h>
+
+#include "compiler/lower/lower_internal.h"
+#include "compiler/target/target_hooks.h"
+
+#define intr lower_typed_call
+
+static void amdgpu_entry(Lower *L)
+{
+    LLVMBuilderRef b = L->setup;
+    LLVMValueRef f = lower_intrinsic(L, "llvm.amdgcn.workitem.id.x", L->i32, NULL, 0);
+    L->tid = lower_noundef(L, LLVMBuildCall2(b, LLVMGlobalGetValueType(f), f, NULL, 0, "tid"));
+    /* LDS: a placeholder replaced by a global of the final size in amdgpu_finish */
+    L->lds = LLVMAddGlobalInAddressSpace(L->mod, LLVMArrayType2(L->i8, 0), "rk.lds.placeholder", 3);
+    LLVMSetLinkage(L->lds, LLVMExternalLinkage);
+}
+
+/* the wave index is uniform: keep it in a scalar register */
+static LLVMValueRef amdgpu_uniform(Lower *L, LLVMValueRef w)
+{
+    LLVMValueRef f = lower_intrinsic(L, "llvm.amdgcn.readfirstlane.i32", L->i32, &L->i32, 1);
+    return lower_noundef(L, LLVMBuildCall2(L->setup, LLVMGlobalGetValueType(f), f, &w, 1, "warp"));
+}
+
+static LLVMValueRef amdgpu_program_id(Lower *L, int axis)
+{
+    static const char *const names[] = {"llvm.amdgcn.workgroup.id.x", "llvm.amdgcn.workgroup.id.y",
+                                        "llvm.amdgcn.workgroup.id.z"};
+    return lower_noundef(L, lower_call(L, names[axis], L->i32, NULL, NULL, 0));
+}
+
+static LLVMValueRef amdgpu_num_programs(Lower *L, int axis)
+{
+    /* hsa_kernel_dispatch_packet_t: workgroup_size_x/y/z (u16) at 4, 6, 8; grid_size_x/y/z (u32, in
+     * work-items) at 12, 16, 20 */
+    LLVMTypeRef p4 = LLVMPointerTypeInContext(L->ctx, 4);
+    LLVMValueRef dp = lower_call(L, "llvm.amdgcn.dispatch.ptr", p4, NULL, NULL, 0);
+    LLVMValueRef gp = LLVMBuildGEP2(L->b, L->i8, dp, (LLVMValueRef[]){const_i64(L, 12 + 4 * axis)}, 1, "");
+    LLVMValueRef wp = LLVMBuildGEP2(L->b, L->i8, dp, (LLVMValueRef[]){const_i64(L, 4 + 2 * axis)}, 1, "");
+    LLVMValueRef g = LLVMBuildLoad2(L->b, L->i32, gp, "");
+    LLVMValueRef w = LLVMBuildZExt(L->b, LLVMBuildLoad2(L->b, L->i16, wp, ""), L->i32, "");
+    return LLVMBuildUDiv(L->b, g, w, "");
+}
+
+static void amdgpu_barrier(Lower *L)
+{
+    LLVMBuildFence(L->b, LLVMAtomicOrderingRelease, 0, "");
+    LLVMValueRef fence = LLVMGetLastInstruction(LLVMGetInsertBlock(L->b));
+    LLVMSetAtomicSyncScopeID(fence, LLVMGetSyncScopeID(L->ctx, "workgroup", 9));
+    lower_call(L, "llvm.amdgcn.s.barrier", L->void_t, NULL, NULL, 0);
+    LLVMBuildFence(L->b, LLVMAtomicOrderingAcquire, 0, "");
+    fence = LLVMGetLastInstruction(LLVMGetInsertBlock(L->b));
+    LLVMSetAtomicSyncScopeID(fence, LLVMGetSyncScopeID(L->ctx, "workgroup", 9));
+}
+
+static LLVMValueRef amdgpu_shuffle(Lower *L, LLVMValueRef value, LLVMValueRef src_lane)
+{
+    LLVMValueRef addr = LLVMBuildShl(L->b, src_lane, const_i32(L, 2), "");
+    LLVMTypeRef pt[2] = {L->i32, L->i32};
+    LLVMValueRef args[2] = {addr, value};
+    return lower_call(L, "llvm.amdgcn.ds.bpermute", L->i32, pt, args, 2);
+}
+
+/* The LLVM intrinsic of each matrix instruction the lowering emits. */
+static const char *mfma_intrinsic(int instr)
+{
+    switch (instr) {
+    case EMU_MFMA_F32_16X16X16_F16: return "llvm.amdgcn.mfma.f32.16x16x16f16";
+    case EMU_MFMA_F32_32X32X8_F16: return "llvm.amdgcn.mfma.f32.32x32x8f16";
+    case EMU_MFMA_F32_16X16X16_BF16: return "llvm.amdgcn.mfma.f32.16x16x16bf16.1k";
+    case EMU_MFMA_F32_32X32X8_BF16: return "llvm.amdgcn.mfma.f32.32x32x8bf16.1k";
+    case EMU_MFMA_F32_16X16X4_F32: return "llvm.amdgcn.mfma.f32.16x16x4f32";
+    case EMU_MFMA_F32_32X32X2_F32: return "llvm.amdgcn.mfma.f32.32x32x2f32";
+    case EMU_MFMA_F32_16X16X8_XF32: return "llvm.amdgcn.mfma.f32.16x16x8.xf32";
+    case EMU_MFMA_F32_32X32X4_XF32: return "llvm.amdgcn.mfma.f32.32x32x4.xf32";
+    case EMU_MFMA_I32_16X16X32_I8: return "llvm.amdgcn.mfma.i32.16x16x32.i8";
+    case EMU_MFMA_I32_32X32X16_I8: return "llvm.amdgcn.mfma.i32.32x32x16.i8";
+    case EMU_MFMA_I32_16X16X16_I8: return "llvm.amdgcn.mfma.i32.16x16x16i8";
+    case EMU_MFMA_I32_32X32X8_I8: return "llvm.amdgcn.mfma.i32.32x32x8i8";
+    case EMU_MFMA_F32_16X16X32_F16: return "llvm.amdgcn.mfma.f32.16x16x32.f16";
+    case EMU_MFMA_F32_32X32X16_F16: return "llvm.amdgcn.mfma.f32.32x32x16.f16";
+    case EMU_MFMA_F32_16X16X32_BF16: return "llvm.amdgcn.mfma.f32.16x16x32.bf16";
+    case EMU_MFMA_F32_32X32X16_BF16: return "llvm.amdgcn.mfma.f32.32x32x16.bf16";
+    default: return NULL;
+    }
+}
+
+static LLVMValueRef amdgpu_mfma(Lower *L, int instr, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c)
+{
+    const char *name = mfma_intrinsic(instr);
+    if (!name) {
+        lower_error(L, "internal error: no intrinsic for matrix instruction %d", instr);
+        return c;
+    }
+    LLVMTypeRef pt[6] = {LLVMTypeOf(a), LLVMTypeOf(b), LLVMTypeOf(c), L->i32, L->i32, L->i32};
+    LLVMValueRef args[6] = {a, b, c, const_i32(L, 0), const_i32(L, 0), const_i32(L, 0)};
+    /* noundef: the operands are loaded tiles and accumulators rk has defined. It ends SLP's poison
+     * queries on every vector an accumulator is extracted from (they walked the mfma chain back
+     * through its operands): 20% of the optimisation pipeline of a matmul, the same IR out of it */
+    return lower_noundef(L, lower_call(L, name, LLVMTypeOf(c), pt, args, 6));
+}
+
+static void amdgpu_assert_fail(Lower *L, const char *msg)
+{
+    (void)msg;
+    lower_call(L, "llvm.trap", L->void_t, NULL, NULL, 0);
+}
+
+/* exp2 and exp of f32 (not the emulator, which keeps LLVM's exp2 and exp): v_exp_f32 itself
+ * (llvm.amdgcn.exp2), within 1 ulp, as Triton emits it. llvm.exp2.f32 would wrap it in a range
+ * reduction that keeps results below 2^-126 (x < -126) as denormals: a compare, two selects, an add
+ * and an ldexp per element; here such results may be flushed to zero. exp is 2^(x log2 e) with the
+ * rounding error of x log2 e carried by FMAs (x*hi exactly split into t + e, then 2^t (1 + e ln 2)), so
+ * large arguments keep their precision (within 2 ulps); outside |t| < 128 the correction is skipped:
+ * 2^t is 0, inf or NaN there and e may be NaN. */
+static LLVMValueRef amdgpu_math(Lower *L, OpCode c, LLVMValueRef a)
+{
+    if ((c != OP_EXP && c != OP_EXP2) || LLVMTypeOf(a) != L->f32)
+        return NULL;
+    if (c == OP_EXP2)
+        return intr(L, "llvm.amdgcn.exp2", L->f32, &a, 1);
+    const double l2e = 1.4426950408889634;
+    const float l2e_hi = (float)l2e;
+    LLVMValueRef hi = LLVMConstReal(L->f32, l2e_hi), lo = LLVMConstReal(L->f32, l2e - l2e_hi);
+    LLVMValueRef t = LLVMBuildFMul(L->b, a, hi, "");
+    LLVMValueRef e = intr(L, "llvm.fma", L->f32, (LLVMValueRef[]){a, hi, LLVMBuildFNeg(L->b, t, "")}, 3);
+    e = intr(L, "llvm.fma", L->f32, (LLVMValueRef[]){a, lo, e}, 3);
+    LLVMValueRef p = intr(L, "llvm.amdgcn.exp2", L->f32, &t, 1);
+    LLVMValueRef q = LLVMBuildFMul(L->b, p, LLVMConstReal(L->f32, 0.6931471805599453), "");
+    LLVMValueRef r = intr(L, "llvm.fma", L->f32, (LLVMValueRef[]){q, e, p}, 3);
+    LLVMValueRef in = LLVMBuildFCmp(L->b, LLVMRealOLT, intr(L, "llvm.fabs", L->f32, &t, 1),
+                                    LLVMConstReal(L->f32, 128.0), "");
+    return LLVMBuildSelect(L->b, in, r, p, "");
+}
+
+/* A bf16 remainder (its operands widened to f32) takes the exact function: LLVM's InstCombine narrows
+ * frem(fpext x, fpext y) back to a bf16 frem, which the AMDGPU back end cannot lower ("no libcall
+ * available for frem", issue 23); the exact function is what sm_90 computes. */
+static bool amdgpu_exact_frem(Lower *L, LLVMTypeRef t, ScalarKind sk)
+{
+    return sk == SK_BF16 && t == L->f32;
+}
+
+static void amdgpu_finish(Lower *L)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "1,%d", L->nw * L->wave);
+    lower_fn_attr(L, "amdgpu-flat-work-group-size", buf);
+    if (L->f->opts.waves_per_eu > 0) {
+        snprintf(buf, sizeof buf, "%d", L->f->opts.waves_per_eu);
+        lower_fn_attr(L, "amdgpu-waves-per-eu", buf);
+    }
+    /* LDS: the global of the final size replaces the placeholder */
+    LLVMValueRef ph = L->lds;
+    if (LLVMGetFirstUse(ph)) {
+        LLVMTypeRef at = LLVMArrayType2(L->i8, (uint64_t)L->lds_bytes);
+        LLVMValueRef g = LLVMAddGlobalInAddressSpace(L->mod, at, "rk.lds", 3);
+        LLVMSetLinkage(g, LLVMInternalLinkage);
+        LLVMSetInitializer(g, LLVMGetUndef(at));
+        LLVMSetAlignment(g, 16);
+        LLVMReplaceAllUsesWith(ph, g);
+    }
+    LLVMDeleteGlobal(ph);
+    L->lds = NULL;
+}
+
+const TargetHooks amdgpu_hooks = {
+    .signature = gpu_signature,
+    .entry = amdgpu_entry,
+    .params = gpu_params,
+    .uniform = amdgpu_uniform,
+    .program_id = amdgpu_program_id,
+    .num_programs = amdgpu_num_programs,
+    .barrier = amdgpu_barrier,
+    .shuffle = amdgpu_shuffle,
+    .mfma = amdgpu_mfma,
+    .assert_fail = amdgpu_assert_fail,
+    .math = amdgpu_math,
+    .exact_frem = amdgpu_exact_frem,
+    .finish = amdgpu_finish,
+};

@@ -1,0 +1,68 @@
+/* The lowering's hooks: what a target family does its own way when LIR becomes LLVM IR.
+ *
+ * The lowering (compiler/lower) is one for every target: it calls these through the inline tgt_*
+ * functions of lower_internal.h, which read L->t->hooks. Each family fills one table in its folder:
+ *   amdgpu/lower_amdgpu.c  AMDGPU intrinsics: workitem and workgroup ids, s_barrier, ds_bpermute, MFMA,
+ *                          LDS as an addrspace(3) global sized at the end, the grid from the dispatch
+ *                          packet
+ *   nvptx/lower_nvptx.c    NVVM intrinsics and inline PTX: tid, ctaid, bar.sync, shfl.sync, mma.sync,
+ *                          ldmatrix, cp.async, wgmma, shared memory as one dynamic extern array
+ *   emu/lower_emu.c        the same operations as calls through the EmuLane the emulator passes to every
+ *                          lane (runtime/emu/emu_abi.h), for the architecture the target emulates
+ * A NULL hook is an operation the family does not have (the lowering never asks for it there: the
+ * layouts it is given come from the same target's facts) or, where said, a no-op. */
+#ifndef RK_TARGET_HOOKS_H
+#define RK_TARGET_HOOKS_H
+
+#include <llvm-c/Core.h>
+#include <stdbool.h>
+
+#include "compiler/tir/tir.h"
+
+struct Lower;
+
+typedef struct TargetHooks {
+    /* The kernel function with its signature (np parameters of the LIR kernel), and in the entry block
+     * the parameters' values (lval_set), the ids L->tid, L->lds (and the emulator's lane pointer). */
+    void (*signature)(struct Lower *L, int np);
+    void (*entry)(struct Lower *L);
+    void (*params)(struct Lower *L, int np);
+    /* The wave index w, made uniform where the family keeps such values in scalar registers; NULL: w */
+    LLVMValueRef (*uniform)(struct Lower *L, LLVMValueRef w);
+    LLVMValueRef (*program_id)(struct Lower *L, int axis);
+    LLVMValueRef (*num_programs)(struct Lower *L, int axis);
+    void (*barrier)(struct Lower *L);
+    LLVMValueRef (*shuffle)(struct Lower *L, LLVMValueRef value, LLVMValueRef src_lane);
+    LLVMValueRef (*mfma)(struct Lower *L, int instr, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c);
+    void (*mma_sync)(struct Lower *L, int instr, LLVMValueRef *a, LLVMValueRef *b, LLVMValueRef *acc);
+    void (*ldmatrix_x4)(struct Lower *L, LLVMValueRef ptr, bool trans, LLVMValueRef *out);
+    void (*cp_async)(struct Lower *L, LLVMValueRef dst, LLVMValueRef src, int bytes, LLVMValueRef mask);
+    void (*cp_async_commit)(struct Lower *L);
+    void (*cp_async_wait)(struct Lower *L, int n);
+    /* NULL: a no-op (the GPUs, whose waves issue in order and whose accesses are not checked) */
+    void (*wave_fence)(struct Lower *L);
+    void (*check)(struct Lower *L, LLVMValueRef ptr, int bytes, LLVMValueRef flags);
+    void (*assert_fail)(struct Lower *L, const char *msg);
+    void (*print)(struct Lower *L, const char *msg, int rank, LLVMValueRef *coords, int kind, LLVMValueRef bits64);
+    void (*loop_tick)(struct Lower *L);
+    /* a math function computed the family's own way, or NULL for LLVM's generic intrinsic */
+    LLVMValueRef (*math)(struct Lower *L, OpCode code, LLVMValueRef a);
+    /* whether a float remainder of type t (sk: the operands' type) takes rk's exact fmod function
+     * instead of LLVM's frem */
+    bool (*exact_frem)(struct Lower *L, LLVMTypeRef t, ScalarKind sk);
+    LLVMValueRef (*smem_addr)(struct Lower *L, LLVMValueRef byte_offset);
+    void (*fence_proxy_async)(struct Lower *L);
+    void (*wgmma_fence)(struct Lower *L);
+    void (*wgmma)(struct Lower *L, int instr, int n, const LLVMValueRef *a, int na, LLVMValueRef b_desc, bool trans_b,
+                  LLVMValueRef *acc);
+    void (*wgmma_commit)(struct Lower *L);
+    void (*wgmma_wait)(struct Lower *L, LLVMValueRef *acc, int n, int pending);
+    /* kernel attributes and the LDS's final size */
+    void (*finish)(struct Lower *L);
+} TargetHooks;
+
+extern const TargetHooks amdgpu_hooks, nvptx_hooks, emu_hooks;
+/* the families' code generation (amdgpu/codegen_amdgpu.c, nvptx/, emu/) */
+extern const struct TargetCodegen amdgpu_codegen, nvptx_codegen, emu_codegen;
+
+#endif
