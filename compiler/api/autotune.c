@@ -657,7 +657,7 @@ static rk_status winner(rk_ctx *ctx, const char *source, size_t length, const ch
     hash_sha256_update(&s, m->p, m->n);
     HashKey kt = hash_key_final(&s);
     rk_program *p = NULL;
-    bool interp = strcmp(cs.target, "interp") == 0;
+    bool interp = target_is_interp(cs.target);
     if (d->has_autotune && interp)
         rt_log(ctx, RK_LOG_NOTE, "autotuning %s: the interpreter's timings say nothing about a GPU: running the "
                                  "defaults", kernel_name);

@@ -320,7 +320,7 @@ rk_status rk_compile_bundle(rk_ctx *ctx, const char *source, size_t length, cons
     rk_status st = compile_setup(ctx, source, length, options ? options : &none, &cs);
     if (st)
         return st;
-    if (strcmp(cs.target, "interp") == 0)
+    if (target_is_interp(cs.target))
         return rt_fail(ctx, RK_EUNSUPPORTED, "bundles hold code objects: target interp has none");
     for (int i = 0; i < cs.nspecialize; i++) {
         char why[256];

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "compiler/target/target.h"
 #include "compiler/api/compile_internal.h"
 #include "runtime/cache/progcache.h"
 #include "runtime/profile/profile.h"
@@ -37,7 +38,6 @@ _Static_assert(RK_BOOL == (int)SK_BOOL && RK_I8 == (int)SK_I8 && RK_I64 == (int)
 #define RK_DEFAULT_STDLIB NULL
 #endif
 
-static const char *const known_targets[] = {"gfx942", "gfx90a", "gfx950", "emu", "interp", "sm_90", "emu_sm90"};
 
 bool rt_compiler_emits(const char *target)
 {
@@ -102,12 +102,8 @@ rk_status compile_setup(rk_ctx *ctx, const char *source, size_t length, const rk
         if (!o->specialize[i])
             return rt_fail(ctx, RK_EINVAL, "compile options: specialisation %d is NULL", i);
     const char *target = o->target ? o->target : ctx->dev ? ctx->dev->props.target : "gfx942";
-    bool known = false;
-    for (size_t i = 0; i < sizeof known_targets / sizeof known_targets[0]; i++)
-        known |= strcmp(target, known_targets[i]) == 0;
-    if (!known)
-        return rt_fail(ctx, RK_EINVAL, "unknown target '%s'; known targets: gfx942, gfx90a, gfx950, emu, interp, sm_90, emu_sm90",
-                       target);
+    if (!target_known(target))
+        return rt_fail(ctx, RK_EINVAL, "unknown target '%s'; known targets: %s, interp", target, target_names());
     if (!driver_stage_available(target, STAGE_BIN))
         return rt_fail(ctx, RK_EUNSUPPORTED, "code generation for target %s is not built yet", target);
     *cs = (CompileSetup){.filename = o->filename ? o->filename : "<source>",
@@ -528,7 +524,7 @@ void compile_spec_attach(rk_program *p, const CompileSetup *cs)
 
 bool compile_specializes(const char *target)
 {
-    return strcmp(target, "interp") != 0; /* the interpreter gains nothing from facts */
+    return !target_is_interp(target); /* the interpreter gains nothing from facts */
 }
 
 rk_status rt_compile_variant(rk_ctx *ctx, const RtSpecSrc *src, const char *name, const char *config,

@@ -9,6 +9,7 @@
  *      ld.lld into one code object.
  * The text form between the phases costs a few milliseconds a variant, against the hundreds LLVM
  * takes to optimise and compile it, and keeps the driver's interface as it is. */
+#include "compiler/target/target.h"
 #include "compiler/api/variants.h"
 
 #include <llvm-c/Core.h>
@@ -329,7 +330,8 @@ static LLVMModuleRef link_members(Shared *sh, LLVMContextRef lc, LlvmDiag *diag,
  * emulator's is one shared object linked from several objects. */
 static bool single_image(const char *target)
 {
-    return strncmp(target, "gfx", 3) == 0 || strncmp(target, "sm_", 3) == 0;
+    const Target *t = target_find(target);
+    return t && t->codegen->link != LINK_HOST_SO;
 }
 
 /* Generates code for members; *bin on success, else why. */
@@ -405,7 +407,8 @@ static void generate_group(Worker *w, int gi)
 {
     Shared *sh = w->sh;
     Group *g = &sh->groups[gi];
-    bool amdgpu = strncmp(sh->vs->cs->target, "gfx", 3) == 0;
+    const Target *t = target_find(sh->vs->cs->target);
+    bool amdgpu = t && t->codegen->link == LINK_CODE_OBJECT; /* spill counts from the code object */
     if (setjmp(w->oom)) {
         w->a.oom = NULL;
         g->bin = NULL;

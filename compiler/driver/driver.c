@@ -43,7 +43,7 @@ bool driver_stage_available(const char *target, Stage s)
 {
     if (s <= STAGE_TIR)
         return true;
-    if (target && strcmp(target, "interp") == 0)
+    if (target_is_interp(target))
         return s == STAGE_BIN; /* the interpreter's code is the TIR itself */
     return true;
 }
@@ -338,7 +338,7 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
         out->text = tir_print_module(a, m, 0);
         return diags->nerrors == errs0;
     }
-    if (strcmp(target, "interp") != 0) {
+    if (!target_is_interp(target)) {
         /* Layouts: each kernel's LIR, in a module of its own. */
         double t2 = driver_now_ms(), c2 = cpu_ms();
         LayoutTab *lt = ARENA_NEW(a, LayoutTab);
@@ -371,8 +371,8 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
             return diags->nerrors == errs0;
         }
         /* a code object of several AMDGPU kernels: each kernel in a module of its own, compiled on
-         * threads side by side (driver_kernels.c), unless an IR dump wants the whole module */
-        if (stop == STAGE_BIN && tg && tg->kind == TARGET_AMDGPU && lir->nfuncs > 1 && !dump_wanted(o, "llvm") &&
+         * threads side by side (driver_kernels.c) and merged, unless an IR dump wants the whole module */
+        if (stop == STAGE_BIN && tg && tg->codegen->link == LINK_CODE_OBJECT && lir->nfuncs > 1 && !dump_wanted(o, "llvm") &&
             !dump_wanted(o, "asm")) {
             int threads = driver_codegen_threads(lir->nfuncs);
             if (threads > 1) {
@@ -403,11 +403,8 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
             }
             a->oom = &g->oom;
         }
-        bool emu = strcmp(target, "emu") == 0;
-        (void)emu; /* codegen sets the triple, data layout and code object version */
         LowerOptions lopt = {tg, false};
         bool ok = true;
-        int ki = 0;
         for (int i = 0; i < lir->nfuncs && ok; i++) {
             LowerResult lr;
             ok = lower_kernel(lir->funcs[i], mod, &lopt, diags, &lr);
@@ -417,7 +414,6 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
                     out->kernels[k].tma = lr.tma ? arena_strdup(a, lr.tma) : NULL;
                     out->kernels[k].block = lr.block;
                 }
-            ki++;
         }
         /* verified here only when LLVM stops at the IR: codegen_module verifies before its first
          * pass (verifying twice cost a compile 0.2 to 0.5 ms) */
@@ -444,7 +440,6 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
             for (int i = 0; i < lir->nfuncs; i++)
                 dump(a, diags, o, out, "llvm", lir->funcs[i]->name, out->text);
         }
-        (void)ki;
         if (ok && stop > STAGE_LLVM) {
             /* LLVM: optimise, generate code, link */
             out->text = NULL;
@@ -485,7 +480,7 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
         if (!ok || stop >= STAGE_LLVM)
             return ok && diags->nerrors == errs0;
     }
-    if (strcmp(target, "interp") == 0) {
+    if (target_is_interp(target)) {
         /* The interpreter runs the TIR itself: its code object is the text form with positions. */
         out->binary = tir_print_module(a, m, TIR_PRINT_LOCS);
         out->size = strlen(out->binary);

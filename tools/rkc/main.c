@@ -17,6 +17,7 @@
 #include "compiler/driver/driver.h"
 #include "compiler/passes/passes.h"
 #include "compiler/report/report.h"
+#include "compiler/target/target.h"
 #include "parser.h"
 #include "rk.h"
 #include "support/files.h"
@@ -29,7 +30,6 @@
 /* A failed write of the output is an error of status 1, like a failed link. */
 enum { EXIT_PROGRAM = 1, EXIT_WRITE = 1, EXIT_USAGE = 2, EXIT_DEVICE = 3, EXIT_INTERNAL = 4 };
 
-static const char *const known_targets[] = {"gfx942", "gfx90a", "gfx950", "emu", "sm_90", "emu_sm90", NULL};
 static const char *const known_emits[] = {"tokens", "ast", "tir", "lir", "llvm", "asm", "obj", "hsaco", NULL};
 
 typedef struct Options {
@@ -133,9 +133,8 @@ static int parse_options(int argc, char **argv, Options *o)
                 return bad_usage("%s needs a path", "-o");
         } else if (strncmp(a, "--target=", 9) == 0) {
             o->target = a + 9;
-            if (!in_list(o->target, known_targets)) {
-                fprintf(stderr, "rkc: error: unknown target '%s'; known targets: gfx942, gfx90a, gfx950, emu, sm_90, emu_sm90\n",
-                        o->target);
+            if (!target_find(o->target)) {
+                fprintf(stderr, "rkc: error: unknown target '%s'; known targets: %s\n", o->target, target_names());
                 return EXIT_USAGE;
             }
         } else if (strncmp(a, "--emit=", 7) == 0) {
@@ -397,8 +396,7 @@ static int compile_bundle(const Options *o, const char *text, size_t len)
         size_t stem = dot && !strchr(dot, '/') ? (size_t)(dot - o->input) : strlen(o->input);
         out = malloc(stem + 8);
         if (out)
-            snprintf(out, stem + 8, "%.*s%s", (int)stem, o->input,
-                     strncmp(o->target, "emu", 3) == 0 ? ".so" : strcmp(o->target, "sm_90") == 0 ? ".ptx" : ".hsaco");
+            snprintf(out, stem + 8, "%.*s.%s", (int)stem, o->input, target_output_ext(o->target));
     }
     if (out) {
         char json[PATH_MAX + 8];
@@ -516,7 +514,7 @@ static int compile(const Options *o)
     }
     Stage stop = (Stage)driver_stage_from_name(o->emit);
     if (o->report) {
-        if (strncmp(o->target, "gfx", 3) != 0) {
+        if (target_find(o->target)->codegen->link != LINK_CODE_OBJECT) {
             free(text);
             fprintf(stderr, "rkc: error: --report reads AMDGPU code objects: use a gfx target, not %s\n", o->target);
             return EXIT_USAGE;
@@ -563,12 +561,8 @@ static int compile(const Options *o)
     if (ok && !o->output && r.binary) {
         const char *dot = strrchr(o->input, '.');
         size_t stem = dot && !strchr(dot, '/') ? (size_t)(dot - o->input) : strlen(o->input);
-        const char *ext = stop == STAGE_OBJ ? ".o"
-                          : strncmp(o->target, "emu", 3) == 0 ? ".so"
-                          : strcmp(o->target, "interp") == 0 ? ".tir"
-                          : strcmp(o->target, "sm_90") == 0  ? ".ptx"
-                                                             : ".hsaco";
-        oo.output = arena_printf(&arena, "%.*s%s", (int)stem, o->input, ext);
+        const char *ext = stop == STAGE_OBJ ? "o" : target_output_ext(o->target);
+        oo.output = arena_printf(&arena, "%.*s.%s", (int)stem, o->input, ext);
     }
     o = &oo;
     free(text);

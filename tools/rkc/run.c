@@ -642,7 +642,7 @@ static int report_launch(rk_ctx *ctx, rk_kernel *k, const RunOptions *o, const c
     const char *why = NULL;
     if (strcmp(info.kind, "hip") == 0) {
         rk_program_binary(rk_kernel_program(ran), &bin, &size);
-    } else if (strcmp(info.kind, "emu") == 0) {
+    } else if (strcmp(info.kind, "emu") == 0) { /* names a target: the device's kind, from the public API */
         rk_compile_options g = *co;
         rk_define defs[2 * MAX_LIST];
         char cfg[2048];
