@@ -23,7 +23,7 @@
 #
 # With $OUT set, the table goes to $OUT/h200.md and the logs and TSV files to $OUT as well.
 # The programs are built by the top-level CMakeLists.txt with -DRK_RUNTIME_ONLY=ON: the runtime alone
-# (rk_support, rk_runtime) and bench/h200/CMakeLists.txt's programs, no LLVM, which this machine lacks
+# (rk_support, rk_ir, rk_runtime) and bench/h200/CMakeLists.txt's programs, no LLVM, which this machine lacks
 # (it has cmake and ninja; $CC picks the C compiler as CMake reads it). Work files, the build folder
 # among them, go to $RK_H200_WORK (default /tmp/rk-h200). Each step has a time limit, so the whole stays
 # under 8 minutes.

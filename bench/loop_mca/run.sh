@@ -15,7 +15,7 @@ ISA=${2:-$ROOT/bench/vs_triton/out/isa}
 LLVM_LIB=/usr/lib/llvm-22/lib
 TOOL=${TMPDIR:-/tmp}/rk_loop_model
 cc -O2 -std=c11 -Wall -I"$ROOT" -I"$ROOT/include" "$HERE/loop_model.c" -o "$TOOL" "$BUILD/librk_compiler.a" \
-    "$BUILD/librk_runtime.a" "$BUILD/librk_support.a" -L"$LLVM_LIB" -lLLVM -Wl,-rpath,"$LLVM_LIB" -lpthread -ldl -lm
+    "$BUILD/librk_runtime.a" "$BUILD/librk_ir.a" "$BUILD/librk_support.a" -L"$LLVM_LIB" -lLLVM -Wl,-rpath,"$LLVM_LIB" -lpthread -ldl -lm
 if [[ -d $ISA ]]; then
     python3 "$HERE/compare.py" "$TOOL" "$ISA"
 else

@@ -25,7 +25,7 @@
 
 #include "compiler/codegen/codegen.h"
 #include "compiler/report/report.h"
-#include "runtime/emu/emu_abi.h"
+#include "isa/emu_abi.h"
 #include "runtime/profile/profile.h"
 
 int variants_cores(void)

@@ -4,8 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime/emu/mfma_ref.h"
-
 /* ---- interning ---- */
 
 void laytab_init(LayoutTab *t, Arena *a)
@@ -117,17 +115,6 @@ const Layout *lay_mfma(LayoutTab *t, int instr, int im, int in, int ik, const in
     k.wpc[1] = wpc[1];
     k.transposed = transposed;
     return intern(t, &k);
-}
-
-const char *nv_mma_name(NvMmaOp op)
-{
-    switch (op) {
-    case NV_MMA_F16: return "m16n8k16_f16";
-    case NV_MMA_BF16: return "m16n8k16_bf16";
-    case NV_WGMMA_F16: return "wgmma_m64k16_f16";
-    case NV_WGMMA_BF16: return "wgmma_m64k16_bf16";
-    default: return NULL;
-    }
 }
 
 const Layout *lay_mma(LayoutTab *t, int instr, const int *wpc)

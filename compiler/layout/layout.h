@@ -24,20 +24,17 @@
 #include <stdint.h>
 
 #include "compiler/tir/type.h"
+#include "isa/nvmma.h"
 
 typedef enum LayoutKind { LAY_BLOCKED, LAY_SLICE, LAY_MFMA, LAY_DOT_OP, LAY_SHARED, LAY_MMA } LayoutKind;
 
-/* The NVIDIA matrix instructions of the mma layout, all with f32 accumulators: mma.sync.aligned.m16n8k16
+/* The matrix instructions of the mfma and mma layouts are ids of the instruction tables (isa/mfma.def:
+ * MfmaOp; isa/nvmma.def: NvMmaOp), all NVIDIA's with f32 accumulators: mma.sync.aligned.m16n8k16
  * .row.col (sm_80 and later), and wgmma.mma_async m64nNk16 (sm_90a), whose accumulator is the mma
  * layout with the warps of each warpgroup stacked along M (wpc [num_warps, 1]): warp w % 4 of a
  * warpgroup holds rows 16 (w % 4) .. +15 of its 64, each as mma.sync's m16n8 C fragments along N. The
  * wgmma ops read both operands from shared memory; where the lowering finds an operand elsewhere it
  * issues mma.sync on the same layouts (nv_mma_sync_op). */
-typedef enum NvMmaOp { NV_MMA_F16 = 0, NV_MMA_BF16 = 1, NV_WGMMA_F16 = 2, NV_WGMMA_BF16 = 3, NV_MMA_COUNT } NvMmaOp;
-const char *nv_mma_name(NvMmaOp op); /* "m16n8k16_f16", "wgmma_m64k16_bf16" */
-static inline bool nv_is_wgmma(int op) { return op == NV_WGMMA_F16 || op == NV_WGMMA_BF16; }
-/* The mma.sync op of the same element type. */
-static inline NvMmaOp nv_mma_sync_op(int op) { return op == NV_WGMMA_F16 || op == NV_MMA_F16 ? NV_MMA_F16 : NV_MMA_BF16; }
 
 enum { LAY_MAX_RANK = TIR_MAX_RANK, LAY_MAX_REG_BITS = 20, LAY_MAX_LANE_BITS = 6, LAY_MAX_WARP_BITS = 4 };
 
@@ -49,7 +46,7 @@ struct Layout {
     /* slice and dot_op */
     const Layout *parent;
     int dim;
-    /* mfma: the instruction (EmuMfmaOp) and its shape; transposed swaps the roles of lanes and
+    /* mfma: the instruction (MfmaOp) and its shape; transposed swaps the roles of lanes and
      * registers in the accumulator so that a lane holds consecutive columns */
     int instr, im, in, ik;
     bool transposed;

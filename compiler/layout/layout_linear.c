@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "compiler/layout/layout.h"
-#include "runtime/emu/mfma_ref.h"
+#include "isa/mfma.h"
 
 typedef struct Builder {
     LinLayout *ll;
@@ -116,7 +116,7 @@ static bool blocked_linear(const Layout *l, Builder *b, int wave, int num_warps)
  * l % N. Transposed swaps rows and columns. */
 static bool mfma_linear(const Layout *l, Builder *b, int wave, int num_warps)
 {
-    const EmuMfmaInfo *info = emu_mfma_info((EmuMfmaOp)l->instr);
+    const MfmaInfo *info = isa_mfma_info((MfmaOp)l->instr);
     if (!info || info->cd_regs != l->im * l->in / wave || wave != 64 || l->wpc[0] * l->wpc[1] != num_warps)
         return false;
     int row = l->transposed ? 1 : 0, col = 1 - row;

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "compiler/layout/layout.h"
-#include "runtime/emu/mfma_ref.h"
+#include "isa/mfma.h"
 
 static char *ints(Arena *a, const int *v, int n)
 {
@@ -34,7 +34,7 @@ char *lay_str(Arena *a, const Layout *l)
     case LAY_SLICE:
         return arena_printf(a, "slice<dim = %d, parent = %s>", l->dim, lay_str(a, l->parent));
     case LAY_MFMA: {
-        const EmuMfmaInfo *info = emu_mfma_info((EmuMfmaOp)l->instr);
+        const MfmaInfo *info = isa_mfma_info((MfmaOp)l->instr);
         return arena_printf(a, "mfma<instr = %s, wpc = %s, transposed = %s>", info ? info->name : "?",
                             ints(a, l->wpc, 2), l->transposed ? "true" : "false");
     }
@@ -172,8 +172,8 @@ static const Layout *parse(LayoutTab *t, P *p, int depth)
         lit(p, ",");
         key(p, "transposed");
         word(p, tr, sizeof tr);
-        for (int op = 0; p->ok && r == 2 && op < EMU_MFMA_COUNT; op++) {
-            const EmuMfmaInfo *info = emu_mfma_info((EmuMfmaOp)op);
+        for (int op = 0; p->ok && r == 2 && op < MFMA_COUNT; op++) {
+            const MfmaInfo *info = isa_mfma_info((MfmaOp)op);
             if (info && strcmp(info->name, name) == 0)
                 l = lay_mfma(t, op, info->m, info->n, info->k, wpc, strcmp(tr, "true") == 0);
         }

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "compiler/lower/lower_internal.h"
-#include "runtime/emu/emu_abi.h"
+#include "isa/emu_abi.h"
 
 static int elem_bytes(const Type *t)
 {

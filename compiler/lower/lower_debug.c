@@ -2,7 +2,7 @@
  * the GPU drops them. Only one lane prints each element — the one whose replicated lane and wave bits
  * are zero — so the output lists every element once, as the interpreter's does. */
 #include "compiler/lower/lower_internal.h"
-#include "runtime/emu/emu_abi.h"
+#include "isa/emu_abi.h"
 
 /* True in the lane that owns its elements (not a replica). */
 static LLVMValueRef owner(Lower *L, const LinLayout *ll)

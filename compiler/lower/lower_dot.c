@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "compiler/lower/lower_internal.h"
-#include "runtime/emu/mfma_ref.h"
+#include "isa/mfma.h"
 
 static LLVMValueRef fma_intr(Lower *L, LLVMTypeRef t, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c)
 {
@@ -97,14 +97,14 @@ static LLVMValueRef pack_operand(Lower *L, int instr, LLVMValueRef *xs, int kpl)
         return xs[0];
     LLVMValueRef v = vector_of(L, et, xs, kpl);
     switch (instr) {
-    case EMU_MFMA_F32_16X16X16_BF16:
-    case EMU_MFMA_F32_32X32X8_BF16: /* the .1k forms take bf16 as i16 */
+    case MFMA_F32_16X16X16_BF16:
+    case MFMA_F32_32X32X8_BF16: /* the .1k forms take bf16 as i16 */
         return LLVMBuildBitCast(L->b, v, LLVMVectorType(L->i16, (unsigned)kpl), "");
-    case EMU_MFMA_I32_16X16X32_I8:
-    case EMU_MFMA_I32_32X32X16_I8:
+    case MFMA_I32_16X16X32_I8:
+    case MFMA_I32_32X32X16_I8:
         return LLVMBuildBitCast(L->b, v, L->i64, "");
-    case EMU_MFMA_I32_16X16X16_I8:
-    case EMU_MFMA_I32_32X32X8_I8:
+    case MFMA_I32_16X16X16_I8:
+    case MFMA_I32_32X32X8_I8:
         return LLVMBuildBitCast(L->b, v, L->i32, "");
     default:
         return v;
@@ -146,7 +146,7 @@ static void dot_mfma(Lower *L, Op *op)
 {
     const Type *ta = op->operands[0]->type, *tb = op->operands[1]->type, *tc = op->results[0].type;
     const Layout *cl = tc->layout;
-    const EmuMfmaInfo *info = emu_mfma_info((EmuMfmaOp)cl->instr);
+    const MfmaInfo *info = isa_mfma_info((MfmaOp)cl->instr);
     const LinLayout *la = &lay_info(L, ta)->ll, *lb = &lay_info(L, tb)->ll, *lc = &lay_info(L, tc)->ll;
     LVal *A = lval(L, op->operands[0]), *B = lval(L, op->operands[1]), *C = lval(L, op->operands[2]);
     const Deferred *da = L->deferred[op->operands[0]->scratch], *db = L->deferred[op->operands[1]->scratch];

@@ -2,7 +2,7 @@
  * internal error (the layouts never ask for it there) or a no-op where the hook's comment says so
  * (compiler/target/target_hooks.h); LDS reads are tracked for the barriers of deferred operands. */
 #include "compiler/lower/lower_internal.h"
-#include "runtime/emu/emu_abi.h"
+#include "isa/emu_abi.h"
 
 static bool present(Lower *L, bool hook, const char *what)
 {

@@ -11,7 +11,7 @@
  * the same value would race with a kernel that reads and rewrites its own output (x = 2 * x), whose
  * replicas might read the owner's result. (Replicated loads are harmless.) */
 #include "compiler/lower/lower_internal.h"
-#include "runtime/emu/emu_abi.h"
+#include "isa/emu_abi.h"
 
 static int elem_bytes(const Type *t)
 {

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "compiler/lower/lower_internal.h"
-#include "runtime/emu/emu_abi.h"
+#include "isa/emu_abi.h"
 
 typedef struct Part {
     LLVMValueRef v, idx; /* idx: i32, only for argreduce */

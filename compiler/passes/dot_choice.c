@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "compiler/passes/passes.h"
-#include "runtime/emu/mfma_ref.h"
+#include "isa/mfma.h"
 
 /* The MFMA for a dot's element type on this target, by matrix_instr_nonkdim. */
 static bool pick_mfma(const LirOptions *o, ScalarKind ek, OpKind prec, int nonkdim, int *instr)
@@ -21,22 +21,22 @@ static bool pick_mfma(const LirOptions *o, ScalarKind ek, OpKind prec, int nonkd
     bool big = nonkdim == 32;
     switch (ek) {
     case SK_F16:
-        *instr = big ? EMU_MFMA_F32_32X32X8_F16 : EMU_MFMA_F32_16X16X16_F16;
+        *instr = big ? MFMA_F32_32X32X8_F16 : MFMA_F32_16X16X16_F16;
         return true;
     case SK_BF16:
-        *instr = big ? EMU_MFMA_F32_32X32X8_BF16 : EMU_MFMA_F32_16X16X16_BF16;
+        *instr = big ? MFMA_F32_32X32X8_BF16 : MFMA_F32_16X16X16_BF16;
         return true;
     case SK_F32:
-        if (prec == KIND_TF32 && target_has_mfma(t, big ? EMU_MFMA_F32_32X32X4_XF32 : EMU_MFMA_F32_16X16X8_XF32))
-            *instr = big ? EMU_MFMA_F32_32X32X4_XF32 : EMU_MFMA_F32_16X16X8_XF32;
+        if (prec == KIND_TF32 && target_has_mfma(t, big ? MFMA_F32_32X32X4_XF32 : MFMA_F32_16X16X8_XF32))
+            *instr = big ? MFMA_F32_32X32X4_XF32 : MFMA_F32_16X16X8_XF32;
         else
-            *instr = big ? EMU_MFMA_F32_32X32X2_F32 : EMU_MFMA_F32_16X16X4_F32;
+            *instr = big ? MFMA_F32_32X32X2_F32 : MFMA_F32_16X16X4_F32;
         return true;
     case SK_I8:
-        if (target_has_mfma(t, big ? EMU_MFMA_I32_32X32X16_I8 : EMU_MFMA_I32_16X16X32_I8))
-            *instr = big ? EMU_MFMA_I32_32X32X16_I8 : EMU_MFMA_I32_16X16X32_I8;
+        if (target_has_mfma(t, big ? MFMA_I32_32X32X16_I8 : MFMA_I32_16X16X32_I8))
+            *instr = big ? MFMA_I32_32X32X16_I8 : MFMA_I32_16X16X32_I8;
         else /* CDNA2's */
-            *instr = big ? EMU_MFMA_I32_32X32X8_I8 : EMU_MFMA_I32_16X16X16_I8;
+            *instr = big ? MFMA_I32_32X32X8_I8 : MFMA_I32_16X16X16_I8;
         return true;
     default:
         return false;
@@ -186,10 +186,10 @@ DotChoice choose_dot(const LirOptions *o, const Func *f, const Op *dot)
     int instr;
     if (!pick_mfma(o, ta->elem->sk, (OpKind)dot->at.kind, nonkdim, &instr))
         return d;
-    const EmuMfmaInfo *info = emu_mfma_info((EmuMfmaOp)instr);
+    const MfmaInfo *info = isa_mfma_info((MfmaOp)instr);
     if (M < info->m || N < info->n || K < info->k) {
         if (nonkdim == 32 && pick_mfma(o, ta->elem->sk, (OpKind)dot->at.kind, 16, &instr))
-            info = emu_mfma_info((EmuMfmaOp)instr);
+            info = isa_mfma_info((MfmaOp)instr);
         if (M < info->m || N < info->n || K < info->k)
             return d;
     }

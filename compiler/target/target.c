@@ -25,24 +25,6 @@
 enum { T_GFX942 = 1 << 0, T_GFX90A = 1 << 1, T_GFX950 = 1 << 2, T_EMU = 1 << 3, T_SM90 = 1 << 4 };
 enum { T_GFX9 = T_GFX90A | T_GFX942 | T_GFX950, T_CDNA3 = T_GFX942 | T_GFX950 };
 
-#define OPBIT(op) (1u << (op))
-
-/* CDNA2 (gfx90a) */
-#define MFMA_90A                                                                                        \
-    (OPBIT(EMU_MFMA_F32_16X16X16_F16) | OPBIT(EMU_MFMA_F32_32X32X8_F16) | OPBIT(EMU_MFMA_F32_16X16X16_BF16) | \
-     OPBIT(EMU_MFMA_F32_32X32X8_BF16) | OPBIT(EMU_MFMA_F32_16X16X4_F32) | OPBIT(EMU_MFMA_F32_32X32X2_F32) |  \
-     OPBIT(EMU_MFMA_F64_16X16X4_F64) | OPBIT(EMU_MFMA_I32_16X16X16_I8) | OPBIT(EMU_MFMA_I32_32X32X8_I8))
-/* CDNA3 (gfx942) without xf32, which gfx950 lacks */
-#define MFMA_CDNA3_COMMON                                                                               \
-    (OPBIT(EMU_MFMA_F32_16X16X16_F16) | OPBIT(EMU_MFMA_F32_32X32X8_F16) | OPBIT(EMU_MFMA_F32_16X16X16_BF16) | \
-     OPBIT(EMU_MFMA_F32_32X32X8_BF16) | OPBIT(EMU_MFMA_F32_16X16X4_F32) | OPBIT(EMU_MFMA_F32_32X32X2_F32) |  \
-     OPBIT(EMU_MFMA_I32_16X16X32_I8) | OPBIT(EMU_MFMA_I32_32X32X16_I8) | OPBIT(EMU_MFMA_F64_16X16X4_F64) |   \
-     OPBIT(EMU_MFMA_F32_16X16X32_FP8_FP8) | OPBIT(EMU_MFMA_F32_32X32X16_FP8_FP8))
-#define MFMA_942 (MFMA_CDNA3_COMMON | OPBIT(EMU_MFMA_F32_16X16X8_XF32) | OPBIT(EMU_MFMA_F32_32X32X4_XF32))
-#define MFMA_950                                                                                        \
-    (MFMA_CDNA3_COMMON | OPBIT(EMU_MFMA_F32_16X16X32_F16) | OPBIT(EMU_MFMA_F32_32X32X16_F16) |            \
-     OPBIT(EMU_MFMA_F32_16X16X32_BF16) | OPBIT(EMU_MFMA_F32_32X32X16_BF16))
-
 #define AMDGPU_TRIPLE "amdgcn-amd-amdhsa"
 /* The gfx9 CDNA facts shared by gfx90a, gfx942 and emu (gfx950 differs only in LDS). */
 #define CDNA_CORE(lds, granule)                                                                         \
@@ -61,17 +43,17 @@ enum { T_GFX9 = T_GFX90A | T_GFX942 | T_GFX950, T_CDNA3 = T_GFX942 | T_GFX950 };
 static const Target targets[] = {
     {.name = "gfx942", .kind = TARGET_AMDGPU, .triple = AMDGPU_TRIPLE, .cpu = "gfx942", .features = "",
      .arch = "gfx942", .description = "AMD Instinct MI300X/MI300A/MI325X (CDNA3)", .lowering = true,
-     CDNA_CORE(65536, 512), .mfma_ops = MFMA_942, .as_global = 1, .as_lds = 3, .as_constant = 4,
+     CDNA_CORE(65536, 512), .mfma_family = MFMA_CDNA3, .as_global = 1, .as_lds = 3, .as_constant = 4,
      .as_private = 5, .kernel_cc = LLVMAMDGPUKERNELCallConv, .code_object_version = 500,
      .binary_ext = "hsaco", AMDGPU_LOWERING(8)},
     {.name = "gfx90a", .kind = TARGET_AMDGPU, .triple = AMDGPU_TRIPLE, .cpu = "gfx90a", .features = "",
      .arch = "gfx90a", .description = "AMD Instinct MI200 series (CDNA2)", .lowering = true,
-     CDNA_CORE(65536, 512), .mfma_ops = MFMA_90A, .as_global = 1, .as_lds = 3, .as_constant = 4,
+     CDNA_CORE(65536, 512), .mfma_family = MFMA_CDNA2, .as_global = 1, .as_lds = 3, .as_constant = 4,
      .as_private = 5, .kernel_cc = LLVMAMDGPUKERNELCallConv, .code_object_version = 500,
      .binary_ext = "hsaco", AMDGPU_LOWERING(1)},
     {.name = "gfx950", .kind = TARGET_AMDGPU, .triple = AMDGPU_TRIPLE, .cpu = "gfx950", .features = "",
      .arch = "gfx950", .description = "AMD Instinct MI350 series (CDNA4)", .lowering = true,
-     CDNA_CORE(163840, 1280), .mfma_ops = MFMA_950, .as_global = 1, .as_lds = 3, .as_constant = 4,
+     CDNA_CORE(163840, 1280), .mfma_family = MFMA_CDNA4, .as_global = 1, .as_lds = 3, .as_constant = 4,
      .as_private = 5, .kernel_cc = LLVMAMDGPUKERNELCallConv, .code_object_version = 500,
      .binary_ext = "hsaco", AMDGPU_LOWERING(8)},
     /* x86-64 with SSSE3 and POPCNT: any x86-64 host of the last fifteen years, and a fixed choice, so
@@ -81,7 +63,7 @@ static const Target targets[] = {
      * "X86 DAG->DAG Instruction Selection"; without SSE4.1 it takes 2 s). Position-independent. */
     {.name = "emu", .kind = TARGET_EMU, .triple = "x86_64-pc-linux-gnu", .cpu = "x86-64", .features = "+ssse3,+popcnt",
      .arch = "gfx942", .description = "host emulator of a gfx942 workgroup", .lowering = true,
-     CDNA_CORE(65536, 512), .mfma_ops = MFMA_942, .as_global = 0, .as_lds = 0, .as_constant = 0,
+     CDNA_CORE(65536, 512), .mfma_family = MFMA_CDNA3, .as_global = 0, .as_lds = 0, .as_constant = 0,
      .as_private = 0, .kernel_cc = LLVMCCallConv, .code_object_version = 0, .binary_ext = "so", EMU_LOWERING, .f64_math = true, .num_xcds = 8},
     /* sm_90a: the arch-specific variant (wgmma, setmaxnreg); PTX ISA 8.0 is the first that has it. */
     {.name = "sm_90", .kind = TARGET_NVPTX, .triple = "nvptx64-nvidia-cuda", .cpu = "sm_90a",
@@ -89,7 +71,7 @@ static const Target targets[] = {
      .lowering = true, .wave_size = 32, .max_workgroup_size = 1024, .simds_per_cu = 4,
      .max_waves_per_simd = 16, .vgpr_file = 512, .vgpr_granule = 8, .max_vgprs_per_lane = 255,
      .lds_bytes = 227 * 1024, .lds_bytes_default = 48 * 1024, .lds_per_cu = 228 * 1024, .lds_granule = 128,
-     .mfma_ops = 0, .as_global = 1, .as_lds = 3, .as_constant = 4, .as_private = 5,
+     .mfma_family = 0, .as_global = 1, .as_lds = 3, .as_constant = 4, .as_private = 5,
      .kernel_cc = LLVMPTXKernelCallConv, .code_object_version = 0, .binary_ext = "ptx", .scope_cta = "block", .scope_gpu = "device", .fenced_atomics = true,
      .warp_mma = true, .wgmma = true, .tma = true, .licm_stays_in_loop = true, .max_kernarg_bytes = 32764,
      .num_xcds = 1, .hooks = &nvptx_hooks, .codegen = &nvptx_codegen},
@@ -100,7 +82,7 @@ static const Target targets[] = {
      .arch = "sm_90", .description = "host emulator of an sm_90 thread block", .lowering = true,
      .wave_size = 32, .max_workgroup_size = 1024, .simds_per_cu = 4, .max_waves_per_simd = 16, .vgpr_file = 512,
      .vgpr_granule = 8, .max_vgprs_per_lane = 255, .lds_bytes = 227 * 1024, .lds_bytes_default = 227 * 1024,
-     .lds_per_cu = 228 * 1024, .lds_granule = 128, .mfma_ops = 0, .as_global = 0, .as_lds = 0, .as_constant = 0,
+     .lds_per_cu = 228 * 1024, .lds_granule = 128, .mfma_family = 0, .as_global = 0, .as_lds = 0, .as_constant = 0,
      .as_private = 0, .kernel_cc = LLVMCCallConv, .code_object_version = 0, .binary_ext = "so", EMU_LOWERING, .warp_mma = true, .wgmma = true,
      .max_kernarg_bytes = 32764, .num_xcds = 1},
 };
@@ -135,36 +117,37 @@ static unsigned target_bit(const Target *t)
 
 /* ---- MFMA ------------------------------------------------------------------------------------- */
 
-static const char *const mfma_intrinsics[EMU_MFMA_COUNT] = {
-    [EMU_MFMA_F32_16X16X16_F16] = "llvm.amdgcn.mfma.f32.16x16x16f16",
-    [EMU_MFMA_F32_32X32X8_F16] = "llvm.amdgcn.mfma.f32.32x32x8f16",
-    [EMU_MFMA_F32_16X16X16_BF16] = "llvm.amdgcn.mfma.f32.16x16x16bf16.1k",
-    [EMU_MFMA_F32_32X32X8_BF16] = "llvm.amdgcn.mfma.f32.32x32x8bf16.1k",
-    [EMU_MFMA_F32_16X16X4_F32] = "llvm.amdgcn.mfma.f32.16x16x4f32",
-    [EMU_MFMA_F32_32X32X2_F32] = "llvm.amdgcn.mfma.f32.32x32x2f32",
-    [EMU_MFMA_F32_16X16X8_XF32] = "llvm.amdgcn.mfma.f32.16x16x8.xf32",
-    [EMU_MFMA_F32_32X32X4_XF32] = "llvm.amdgcn.mfma.f32.32x32x4.xf32",
-    [EMU_MFMA_I32_16X16X32_I8] = "llvm.amdgcn.mfma.i32.16x16x32.i8",
-    [EMU_MFMA_I32_32X32X16_I8] = "llvm.amdgcn.mfma.i32.32x32x16.i8",
-    [EMU_MFMA_F64_16X16X4_F64] = "llvm.amdgcn.mfma.f64.16x16x4f64",
-    [EMU_MFMA_F32_16X16X32_FP8_FP8] = "llvm.amdgcn.mfma.f32.16x16x32.fp8.fp8",
-    [EMU_MFMA_F32_32X32X16_FP8_FP8] = "llvm.amdgcn.mfma.f32.32x32x16.fp8.fp8",
-    [EMU_MFMA_I32_16X16X16_I8] = "llvm.amdgcn.mfma.i32.16x16x16i8",
-    [EMU_MFMA_I32_32X32X8_I8] = "llvm.amdgcn.mfma.i32.32x32x8i8",
-    [EMU_MFMA_F32_16X16X32_F16] = "llvm.amdgcn.mfma.f32.16x16x32.f16",
-    [EMU_MFMA_F32_32X32X16_F16] = "llvm.amdgcn.mfma.f32.32x32x16.f16",
-    [EMU_MFMA_F32_16X16X32_BF16] = "llvm.amdgcn.mfma.f32.16x16x32.bf16",
-    [EMU_MFMA_F32_32X32X16_BF16] = "llvm.amdgcn.mfma.f32.32x32x16.bf16",
+static const char *const mfma_intrinsics[MFMA_COUNT] = {
+    [MFMA_F32_16X16X16_F16] = "llvm.amdgcn.mfma.f32.16x16x16f16",
+    [MFMA_F32_32X32X8_F16] = "llvm.amdgcn.mfma.f32.32x32x8f16",
+    [MFMA_F32_16X16X16_BF16] = "llvm.amdgcn.mfma.f32.16x16x16bf16.1k",
+    [MFMA_F32_32X32X8_BF16] = "llvm.amdgcn.mfma.f32.32x32x8bf16.1k",
+    [MFMA_F32_16X16X4_F32] = "llvm.amdgcn.mfma.f32.16x16x4f32",
+    [MFMA_F32_32X32X2_F32] = "llvm.amdgcn.mfma.f32.32x32x2f32",
+    [MFMA_F32_16X16X8_XF32] = "llvm.amdgcn.mfma.f32.16x16x8.xf32",
+    [MFMA_F32_32X32X4_XF32] = "llvm.amdgcn.mfma.f32.32x32x4.xf32",
+    [MFMA_I32_16X16X32_I8] = "llvm.amdgcn.mfma.i32.16x16x32.i8",
+    [MFMA_I32_32X32X16_I8] = "llvm.amdgcn.mfma.i32.32x32x16.i8",
+    [MFMA_F64_16X16X4_F64] = "llvm.amdgcn.mfma.f64.16x16x4f64",
+    [MFMA_F32_16X16X32_FP8_FP8] = "llvm.amdgcn.mfma.f32.16x16x32.fp8.fp8",
+    [MFMA_F32_32X32X16_FP8_FP8] = "llvm.amdgcn.mfma.f32.32x32x16.fp8.fp8",
+    [MFMA_I32_16X16X16_I8] = "llvm.amdgcn.mfma.i32.16x16x16i8",
+    [MFMA_I32_32X32X8_I8] = "llvm.amdgcn.mfma.i32.32x32x8i8",
+    [MFMA_F32_16X16X32_F16] = "llvm.amdgcn.mfma.f32.16x16x32.f16",
+    [MFMA_F32_32X32X16_F16] = "llvm.amdgcn.mfma.f32.32x32x16.f16",
+    [MFMA_F32_16X16X32_BF16] = "llvm.amdgcn.mfma.f32.16x16x32.bf16",
+    [MFMA_F32_32X32X16_BF16] = "llvm.amdgcn.mfma.f32.32x32x16.bf16",
 };
 
-bool target_has_mfma(const Target *t, EmuMfmaOp op)
+bool target_has_mfma(const Target *t, MfmaOp op)
 {
-    return t && (unsigned)op < EMU_MFMA_COUNT && (t->mfma_ops & OPBIT(op));
+    const MfmaInfo *info = isa_mfma_info(op);
+    return t && info && (info->families & t->mfma_family);
 }
 
-const char *target_mfma_intrinsic(EmuMfmaOp op)
+const char *target_mfma_intrinsic(MfmaOp op)
 {
-    return (unsigned)op < EMU_MFMA_COUNT ? mfma_intrinsics[op] : NULL;
+    return (unsigned)op < MFMA_COUNT ? mfma_intrinsics[op] : NULL;
 }
 
 /* ---- intrinsic allow-lists -------------------------------------------------------------------- */
@@ -240,7 +223,7 @@ static const struct {
     {"llvm.amdgcn.ds.read.tr8.b64", T_GFX950},
     {"llvm.amdgcn.ds.read.tr6.b96", T_GFX950},
     {"llvm.amdgcn.ds.read.tr16.b64", T_GFX950},
-    /* matrix: those in EmuMfmaOp come from mfma_intrinsics and the targets' mfma_ops; these are
+    /* matrix: those in MfmaOp come from mfma_intrinsics and the ops' families (isa/mfma.def); these are
      * the other forms that compile (the CDNA1 ones, 4x4 blocks, the other fp8/bf8 pairs). */
     {"llvm.amdgcn.mfma.f32.32x32x1f32", T_GFX9},
     {"llvm.amdgcn.mfma.f32.16x16x1f32", T_GFX9},
@@ -338,9 +321,9 @@ bool target_supports_intrinsic(const Target *t, const char *llvm_name)
     if (!is_target_intrinsic(llvm_name))
         return true;
     if (t->kind == TARGET_AMDGPU)
-        for (int op = 0; op < EMU_MFMA_COUNT; op++)
+        for (int op = 0; op < MFMA_COUNT; op++)
             if (strcmp(mfma_intrinsics[op], llvm_name) == 0)
-                return target_has_mfma(t, (EmuMfmaOp)op);
+                return target_has_mfma(t, (MfmaOp)op);
     for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++)
         if (strcmp(allowed[i].name, llvm_name) == 0)
             return (allowed[i].targets & bit) != 0;

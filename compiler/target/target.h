@@ -10,7 +10,7 @@
  *
  *   gfx942  MI300X (CDNA3), the default      gfx90a  MI200 (CDNA2)      gfx950  MI350 (CDNA4)
  *   emu     the host (x86-64), running the code the gfx942 lowering produces through the
- *           emulator's ABI (runtime/emu/emu_abi.h): layouts, wave size and LDS are gfx942's
+ *           emulator's ABI (isa/emu_abi.h): layouts, wave size and LDS are gfx942's
  *   sm_90   H100/H200 (NVPTX): PTX through LLVM's NVPTX back end
  *   emu_sm90 the host, running the code the sm_90 lowering produces (32-lane warps, mma.sync,
  *           ldmatrix, cp.async) through the same emulator ABI: layouts, wave size and shared memory
@@ -32,7 +32,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "runtime/emu/mfma_ref.h"
+#include "isa/mfma.h"
 #include "support/arena.h"
 
 typedef enum TargetKind {
@@ -66,9 +66,10 @@ typedef struct Target {
     int lds_per_cu;          /* per CU (SM) */
     int lds_granule;         /* allocation granule */
 
-    /* Matrix instructions: bit op set when EmuMfmaOp op exists on the target (emu: gfx942's set,
-     * executed by the emulator). target_mfma_intrinsic gives the LLVM intrinsic for each. */
-    uint32_t mfma_ops;
+    /* Matrix instructions: the MFMA family whose instructions it has (isa/mfma.def's last column:
+     * MFMA_CDNA2, _CDNA3, _CDNA4; emu: gfx942's, executed by the emulator; 0: none).
+     * target_mfma_intrinsic gives the LLVM intrinsic for each. */
+    unsigned mfma_family;
 
     /* LLVM address spaces and calling convention of a kernel */
     unsigned as_global, as_lds, as_constant, as_private;
@@ -134,11 +135,11 @@ bool target_known(const char *name);
 const char *target_output_ext(const char *name);
 
 /* MFMA */
-bool target_has_mfma(const Target *t, EmuMfmaOp op);
+bool target_has_mfma(const Target *t, MfmaOp op);
 /* The LLVM intrinsic that performs op on AMDGPU ("llvm.amdgcn.mfma.f32.16x16x16bf16.1k"), NULL for
  * a bad op. The intrinsic's types follow IntrinsicsAMDGPU.td; whether the target has it is
  * target_has_mfma's answer. */
-const char *target_mfma_intrinsic(EmuMfmaOp op);
+const char *target_mfma_intrinsic(MfmaOp op);
 
 /* Whether `llvm_name`, an intrinsic's base name (without overload suffixes: "llvm.amdgcn.readlane",
  * as LLVMIntrinsicGetName gives it), may reach LLVM for this target. Target-independent intrinsics

@@ -8,7 +8,7 @@
  *   nvptx/lower_nvptx.c    NVVM intrinsics and inline PTX: tid, ctaid, bar.sync, shfl.sync, mma.sync,
  *                          ldmatrix, cp.async, wgmma, shared memory as one dynamic extern array
  *   emu/lower_emu.c        the same operations as calls through the EmuLane the emulator passes to every
- *                          lane (runtime/emu/emu_abi.h), for the architecture the target emulates
+ *                          lane (isa/emu_abi.h), for the architecture the target emulates
  * A NULL hook is an operation the family does not have (the lowering never asks for it there: the
  * layouts it is given come from the same target's facts) or, where said, a no-op. */
 #ifndef RK_TARGET_HOOKS_H

@@ -3,7 +3,7 @@
  * sm_90 lowering for the host) in waves of 32 lanes.
  *
  * Its code object is a host shared object exporting `void <kernel>(const void *kernarg, EmuLane *lane)`
- * per kernel (runtime/emu/emu_abi.h), and, for a wave size other than 64, the i32 "<kernel>.rk_wave"
+ * per kernel (isa/emu_abi.h), and, for a wave size other than 64, the i32 "<kernel>.rk_wave"
  * (EMU_WAVE_SYMBOL_SUFFIX) that launches read. Loading writes it to an anonymous memory file (memfd_create) and
  * dlopens that through /proc/self/fd, or, where memfd is missing, to a private temporary file that is
  * unlinked at once; nothing is left on disk either way. The file descriptor stays open while the module

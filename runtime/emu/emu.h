@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/emu/emu_abi.h"
+#include "isa/emu_abi.h"
 
 typedef struct EmuLaunch {
     const char *kernel_name;

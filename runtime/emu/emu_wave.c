@@ -77,14 +77,13 @@ void emu_wave_op_name(const WaveOp *op, char *buf, size_t len)
         snprintf(buf, len, "readlane %d", op->p[0]);
         break;
     case WOP_MMA_SYNC:
-        snprintf(buf, len, "mma.sync.m16n8k16.%s", op->p[0] == EMU_MMA_BF16 ? "bf16" : "f16");
+        snprintf(buf, len, "mma.sync.m16n8k16.%s", op->p[0] == NV_MMA_BF16 ? "bf16" : "f16");
         break;
     case WOP_LDMATRIX:
         snprintf(buf, len, "ldmatrix.x4%s", op->p[0] ? ".trans" : "");
         break;
     case WOP_MFMA: {
-        const EmuMfmaInfo *info =
-            op->p[0] >= 0 && op->p[0] < EMU_MFMA_COUNT ? emu_mfma_info((EmuMfmaOp)op->p[0]) : NULL;
+        const MfmaInfo *info = isa_mfma_info((MfmaOp)op->p[0]);
         if (info)
             snprintf(buf, len, "mfma %s", info->name);
         else
@@ -171,8 +170,8 @@ static void dpp_exec(Wave *wv)
 
 static void mfma_exec(Worker *w, Wave *wv)
 {
-    EmuMfmaOp op = (EmuMfmaOp)wv->op.p[0];
-    const EmuMfmaInfo *info = emu_mfma_info(op);
+    MfmaOp op = (MfmaOp)wv->op.p[0];
+    const MfmaInfo *info = isa_mfma_info(op);
     int na = info->a_regs, nb = info->b_regs, ncd = info->cd_regs;
     for (int i = 0; i < EMU_WAVE; i++) {
         memcpy(&w->mfma_a[i * na], wv->ma[i], (size_t)na * sizeof(uint32_t));
@@ -194,7 +193,7 @@ static void mma_sync_exec(Worker *w, Wave *wv)
         memcpy(&b[i * 2], wv->mb[i], 2 * sizeof(uint32_t));
         memcpy(&c[i * 4], wv->mc[i], 4 * sizeof(float));
     }
-    emu_mma_m16n8k16((EmuMmaOp)wv->op.p[0], a, b, c, d);
+    emu_mma_m16n8k16((NvMmaOp)wv->op.p[0], a, b, c, d);
     for (int i = 0; i < EMU_NV_WARP; i++)
         memcpy(wv->md[i], &d[i * 4], 4 * sizeof(float));
 }
@@ -215,7 +214,7 @@ static void ldmatrix_exec(Worker *w, Wave *wv)
  * outside the LDS: the lanes report it after the operation. */
 static void wgmma_rs_exec(Wave *wv)
 {
-    EmuMmaOp op = wv->op.p[0] == 2 ? EMU_MMA_F16 : EMU_MMA_BF16;
+    NvMmaOp op = (NvMmaOp)wv->op.p[0];
     int n = wv->op.p[1], mn_major = wv->op.p[2] != 0;
     uint32_t lds_size = (uint32_t)wv->op.p[3];
     uint64_t desc = (uint64_t)(uint32_t)wv->x[0] | (uint64_t)(uint32_t)wv->y[0] << 32;
@@ -437,9 +436,9 @@ uint64_t emu_op_ballot(EmuLane *el, int32_t pred)
 void emu_op_mfma(EmuLane *el, int32_t op, const uint32_t *a, const uint32_t *b, const uint32_t *c, uint32_t *d)
 {
     Lane *l = (Lane *)el;
-    const EmuMfmaInfo *info = op >= 0 && op < EMU_MFMA_COUNT ? emu_mfma_info((EmuMfmaOp)op) : NULL;
+    const MfmaInfo *info = isa_mfma_info((MfmaOp)op);
     if (!info)
-        emu_lane_fail(l, EMU_ERR_INVALID, "mfma op %d is not an EmuMfmaOp", op);
+        emu_lane_fail(l, EMU_ERR_INVALID, "mfma op %d is not an MfmaOp", op);
     if (l->wave->size != EMU_WAVE)
         emu_lane_fail(l, EMU_ERR_INVALID, "%s on a wave of %d lanes (MFMA is a wave64 operation)", info->name,
                       l->wave->size);
@@ -457,7 +456,7 @@ void emu_op_mfma(EmuLane *el, int32_t op, const uint32_t *a, const uint32_t *b, 
 void emu_op_mma_sync(EmuLane *el, int32_t op, const uint32_t *a, const uint32_t *b, const float *c, float *d)
 {
     Lane *l = (Lane *)el;
-    if (op < 0 || op >= EMU_MMA_COUNT)
+    if (!isa_nvmma_info((NvMmaOp)op) || nv_is_wgmma(op))
         emu_lane_fail(l, EMU_ERR_INVALID, "mma.sync op %d is not an NvMmaOp", op);
     if (l->wave->size != EMU_NV_WARP)
         emu_lane_fail(l, EMU_ERR_INVALID, "mma.sync on a wave of %d lanes (it is a 32-lane warp operation)",
@@ -482,14 +481,14 @@ static float wgmma_elem(Lane *l, int op, uint64_t desc, int mn_major, int mn, in
         emu_lane_fail(l, EMU_ERR_ACCESS, "wgmma reads %s element (%d, %d) at LDS offset %lld, LDS is %u bytes", which,
                       mn, k, (long long)a, el->lds_size);
     const uint8_t *p = (const uint8_t *)el->lds + a;
-    return emu_mma_elem_value((EmuMmaOp)op, (uint32_t)p[0] | (uint32_t)p[1] << 8);
+    return emu_mma_elem_value((NvMmaOp)op, (uint32_t)p[0] | (uint32_t)p[1] << 8);
 }
 
 /* What every wgmma needs: a wgmma op, an N it has, a block of whole warpgroups of 32-lane warps. */
 static void wgmma_check(Lane *l, int32_t op, int32_t n)
 {
     const EmuLane *el = &l->abi;
-    if (op != 2 && op != 3)
+    if (!nv_is_wgmma(op))
         emu_lane_fail(l, EMU_ERR_INVALID, "wgmma op %d is not a wgmma NvMmaOp", op);
     if (n < 8 || n > 256 || n % 8)
         emu_lane_fail(l, EMU_ERR_INVALID, "wgmma with N = %d (8 to 256, a multiple of 8)", n);
@@ -502,7 +501,7 @@ void emu_op_wgmma(EmuLane *el, int32_t op, int32_t n, uint64_t a_desc, uint64_t 
 {
     Lane *l = (Lane *)el;
     wgmma_check(l, op, n);
-    EmuMmaOp eop = op == 2 ? EMU_MMA_F16 : EMU_MMA_BF16;
+    NvMmaOp eop = (NvMmaOp)op;
     int t = (int)(el->lane % 128);
     for (int i = 0; i < n / 2; i++) {
         int row, col;

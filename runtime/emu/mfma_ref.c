@@ -44,75 +44,30 @@
 #include <stddef.h>
 #include <string.h>
 
-enum { WAVE = 64, MAX_MK = 512 /* the largest M*K or K*N of the ops below */, MAX_F64_MK = 64 };
+enum { WAVE = 64, MAX_MK = 512 /* the largest M*K or K*N in isa/mfma.def */, MAX_F64_MK = 64 };
 
-/* Element types. E_XF32 is an f32 register whose value the multiplier reads reduced to 10 mantissa
- * bits; E_FP8 is the FNUZ e4m3 format of CDNA3. */
-typedef enum Elem { E_F16, E_BF16, E_F32, E_XF32, E_F64, E_I8, E_FP8, E_I32 } Elem;
-
-typedef struct OpDesc {
-    EmuMfmaInfo info;
-    Elem in;  /* A and B */
-    Elem acc; /* C and D: E_F32, E_I32 or E_F64 */
-} OpDesc;
-
-/* Shapes and register counts from tests/data/mfma/{CDNA3,CDNA2}/<op>.detail.txt; passes are the
- * detail files' execution cycles / 4 (CDNA3 for the ops gfx942 has, CDNA2 for its own i8 ops), and for
- * the gfx950 ops the cycle counts of [BLOG] section 3 (16 for 16x16x32, 32 for 32x32x16). */
-#define OP(e, nm, m, n, k, ar, br, cr, passes, in, acc) [e] = {{nm, m, n, k, 1, ar, br, cr, passes}, in, acc}
-static const OpDesc ops[EMU_MFMA_COUNT] = {
-    OP(EMU_MFMA_F32_16X16X16_F16, "v_mfma_f32_16x16x16_f16", 16, 16, 16, 2, 2, 4, 4, E_F16, E_F32),
-    OP(EMU_MFMA_F32_32X32X8_F16, "v_mfma_f32_32x32x8_f16", 32, 32, 8, 2, 2, 16, 8, E_F16, E_F32),
-    OP(EMU_MFMA_F32_16X16X16_BF16, "v_mfma_f32_16x16x16_bf16", 16, 16, 16, 2, 2, 4, 4, E_BF16, E_F32),
-    OP(EMU_MFMA_F32_32X32X8_BF16, "v_mfma_f32_32x32x8_bf16", 32, 32, 8, 2, 2, 16, 8, E_BF16, E_F32),
-    OP(EMU_MFMA_F32_16X16X4_F32, "v_mfma_f32_16x16x4_f32", 16, 16, 4, 1, 1, 4, 8, E_F32, E_F32),
-    OP(EMU_MFMA_F32_32X32X2_F32, "v_mfma_f32_32x32x2_f32", 32, 32, 2, 1, 1, 16, 16, E_F32, E_F32),
-    OP(EMU_MFMA_F32_16X16X8_XF32, "v_mfma_f32_16x16x8_xf32", 16, 16, 8, 2, 2, 4, 4, E_XF32, E_F32),
-    OP(EMU_MFMA_F32_32X32X4_XF32, "v_mfma_f32_32x32x4_xf32", 32, 32, 4, 2, 2, 16, 8, E_XF32, E_F32),
-    OP(EMU_MFMA_I32_16X16X32_I8, "v_mfma_i32_16x16x32_i8", 16, 16, 32, 2, 2, 4, 4, E_I8, E_I32),
-    OP(EMU_MFMA_I32_32X32X16_I8, "v_mfma_i32_32x32x16_i8", 32, 32, 16, 2, 2, 16, 8, E_I8, E_I32),
-    OP(EMU_MFMA_F64_16X16X4_F64, "v_mfma_f64_16x16x4_f64", 16, 16, 4, 2, 2, 8, 8, E_F64, E_F64),
-    OP(EMU_MFMA_F32_16X16X32_FP8_FP8, "v_mfma_f32_16x16x32_fp8_fp8", 16, 16, 32, 2, 2, 4, 4, E_FP8, E_F32),
-    OP(EMU_MFMA_F32_32X32X16_FP8_FP8, "v_mfma_f32_32x32x16_fp8_fp8", 32, 32, 16, 2, 2, 16, 8, E_FP8, E_F32),
-    OP(EMU_MFMA_I32_16X16X16_I8, "v_mfma_i32_16x16x16i8", 16, 16, 16, 1, 1, 4, 8, E_I8, E_I32),
-    OP(EMU_MFMA_I32_32X32X8_I8, "v_mfma_i32_32x32x8i8", 32, 32, 8, 1, 1, 16, 16, E_I8, E_I32),
-    OP(EMU_MFMA_F32_16X16X32_F16, "v_mfma_f32_16x16x32_f16", 16, 16, 32, 4, 4, 4, 4, E_F16, E_F32),
-    OP(EMU_MFMA_F32_32X32X16_F16, "v_mfma_f32_32x32x16_f16", 32, 32, 16, 4, 4, 16, 8, E_F16, E_F32),
-    OP(EMU_MFMA_F32_16X16X32_BF16, "v_mfma_f32_16x16x32_bf16", 16, 16, 32, 4, 4, 4, 4, E_BF16, E_F32),
-    OP(EMU_MFMA_F32_32X32X16_BF16, "v_mfma_f32_32x32x16_bf16", 32, 32, 16, 4, 4, 16, 8, E_BF16, E_F32),
-};
-#undef OP
-
-static const OpDesc *desc(EmuMfmaOp op)
-{
-    return (unsigned)op < EMU_MFMA_COUNT ? &ops[op] : NULL;
-}
-
-const EmuMfmaInfo *emu_mfma_info(EmuMfmaOp op)
-{
-    const OpDesc *d = desc(op);
-    return d ? &d->info : NULL;
-}
-
-static int elem_bits(Elem e)
+/* The shapes, register counts and element types come from the instruction table (isa/mfma.def), which
+ * the compiler reads too; what is derived here, from AMD's documents alone, is where each element sits
+ * in the registers and what the instruction computes. */
+static int elem_bits(IsaElem e)
 {
     switch (e) {
-    case E_I8:
-    case E_FP8:
+    case ISA_I8:
+    case ISA_FP8:
         return 8;
-    case E_F16:
-    case E_BF16:
+    case ISA_F16:
+    case ISA_BF16:
         return 16;
-    case E_F64:
+    case ISA_F64:
         return 64;
     default:
         return 32;
     }
 }
 
-int emu_mfma_elem_bits(EmuMfmaOp op, EmuMfmaOperand which)
+int emu_mfma_elem_bits(MfmaOp op, EmuMfmaOperand which)
 {
-    const OpDesc *d = desc(op);
+    const MfmaInfo *d = isa_mfma_info(op);
     if (!d)
         return 0;
     return elem_bits(which == EMU_MFMA_OPERAND_CD ? d->acc : d->in);
@@ -134,10 +89,10 @@ int emu_mfma_elem_bits(EmuMfmaOp op, EmuMfmaOperand which)
  * A permutation of k applied to both A and B does not change A x B (only the order of the rounding
  * steps), so D depends on the pairing of A and B slots, not on which k a pair is called; the tables
  * name the k anyway, and the tests check the names too. */
-static int in_elem(const OpDesc *d, int mn, int lane, int reg, int bit, int *idx, int *k)
+static int in_elem(const MfmaInfo *d, int mn, int lane, int reg, int bit, int *idx, int *k)
 {
     int w = elem_bits(d->in);
-    int kpl = d->info.k * mn / WAVE;
+    int kpl = d->k * mn / WAVE;
     int e = (32 * reg + bit) / w;
     *idx = lane % mn;
     *k = kpl * (lane / mn) + e;
@@ -152,21 +107,21 @@ static int in_elem(const OpDesc *d, int mn, int lane, int reg, int bit, int *idx
  * i.e. 16x16: i = 4 (l/16) + r; 32x32: registers 4q..4q+3 cover rows 8q..8q+7, lanes 32-63 the upper
  * four. For the f64 result (16x16x4 f64) G = 1: element e (registers 2e, 2e+1) of lane l is row
  * 4 e + l / 16 ("consecutive registers skip 4 rows, groups of 16 lanes cover consecutive rows" [LAB]). */
-static int out_elem(const OpDesc *d, int lane, int reg, int *i, int *j)
+static int out_elem(const MfmaInfo *d, int lane, int reg, int *i, int *j)
 {
-    int n = d->info.n;
-    int f64 = d->acc == E_F64;
+    int n = d->n;
+    int f64 = d->acc == ISA_F64;
     int e = f64 ? reg / 2 : reg;
     int g = f64 ? 1 : 4;
     int groups = WAVE / n;
     *j = lane % n;
     *i = (e / g) * g * groups + g * (lane / n) + e % g;
-    return *i < d->info.m;
+    return *i < d->m;
 }
 
-int emu_mfma_elem_at(EmuMfmaOp op, EmuMfmaOperand which, int lane, int reg, int bit, int *row, int *col)
+int emu_mfma_elem_at(MfmaOp op, EmuMfmaOperand which, int lane, int reg, int bit, int *row, int *col)
 {
-    const OpDesc *d = desc(op);
+    const MfmaInfo *d = isa_mfma_info(op);
     if (!d || lane < 0 || lane >= WAVE || reg < 0 || bit < 0 || bit >= 32)
         return 0;
     int w = emu_mfma_elem_bits(op, which);
@@ -174,11 +129,11 @@ int emu_mfma_elem_at(EmuMfmaOp op, EmuMfmaOperand which, int lane, int reg, int 
         return 0;
     switch (which) {
     case EMU_MFMA_OPERAND_A:
-        return reg < d->info.a_regs && in_elem(d, d->info.m, lane, reg, bit, row, col);
+        return reg < d->a_regs && in_elem(d, d->m, lane, reg, bit, row, col);
     case EMU_MFMA_OPERAND_B:
-        return reg < d->info.b_regs && in_elem(d, d->info.n, lane, reg, bit, col, row);
+        return reg < d->b_regs && in_elem(d, d->n, lane, reg, bit, col, row);
     case EMU_MFMA_OPERAND_CD:
-        return reg < d->info.cd_regs && out_elem(d, lane, reg, row, col);
+        return reg < d->cd_regs && out_elem(d, lane, reg, row, col);
     }
     return 0;
 }
@@ -258,16 +213,16 @@ static float xf32_value(uint32_t u)
 }
 
 /* The value of a float-typed input element (raw bits right-aligned). */
-static float in_value(Elem e, uint32_t raw)
+static float in_value(IsaElem e, uint32_t raw)
 {
     switch (e) {
-    case E_F16:
+    case ISA_F16:
         return f16_value(raw);
-    case E_BF16:
+    case ISA_BF16:
         return bf16_value(raw);
-    case E_XF32:
+    case ISA_XF32:
         return xf32_value(raw);
-    case E_FP8:
+    case ISA_FP8:
         return fp8_fnuz_value(raw);
     default:
         return f32_from_bits(raw);
@@ -283,11 +238,10 @@ typedef union Inputs {
     double d[2][MAX_F64_MK]; /* f64 */
 } Inputs;
 
-static void gather(const OpDesc *d, EmuMfmaOperand which, const uint32_t *regs, Inputs *in)
+static void gather(MfmaOp op, const MfmaInfo *d, EmuMfmaOperand which, const uint32_t *regs, Inputs *in)
 {
-    EmuMfmaOp op = (EmuMfmaOp)(d - ops);
-    int nregs = which == EMU_MFMA_OPERAND_A ? d->info.a_regs : d->info.b_regs;
-    int cols = which == EMU_MFMA_OPERAND_A ? d->info.k : d->info.n;
+    int nregs = which == EMU_MFMA_OPERAND_A ? d->a_regs : d->b_regs;
+    int cols = which == EMU_MFMA_OPERAND_A ? d->k : d->n;
     int s = which == EMU_MFMA_OPERAND_A ? 0 : 1;
     int w = elem_bits(d->in);
     for (int lane = 0; lane < WAVE; lane++) {
@@ -303,7 +257,7 @@ static void gather(const OpDesc *d, EmuMfmaOperand which, const uint32_t *regs, 
                     continue;
                 }
                 uint32_t raw = w == 32 ? r[reg] : (r[reg] >> bit) & ((1u << w) - 1);
-                if (d->in == E_I8)
+                if (d->in == ISA_I8)
                     in->i[s][at] = (int32_t)raw - (raw & 0x80 ? 256 : 0);
                 else
                     in->f[s][at] = in_value(d->in, raw);
@@ -312,17 +266,17 @@ static void gather(const OpDesc *d, EmuMfmaOperand which, const uint32_t *regs, 
     }
 }
 
-void emu_mfma_exec(EmuMfmaOp op, const uint32_t *a, const uint32_t *b, const uint32_t *c, uint32_t *d)
+void emu_mfma_exec(MfmaOp op, const uint32_t *a, const uint32_t *b, const uint32_t *c, uint32_t *d)
 {
-    const OpDesc *o = desc(op);
+    const MfmaInfo *o = isa_mfma_info(op);
     if (!o)
         return;
     Inputs in;
-    gather(o, EMU_MFMA_OPERAND_A, a, &in);
-    gather(o, EMU_MFMA_OPERAND_B, b, &in);
+    gather(op, o, EMU_MFMA_OPERAND_A, a, &in);
+    gather(op, o, EMU_MFMA_OPERAND_B, b, &in);
 
-    int n = o->info.n, k = o->info.k, cd = o->info.cd_regs;
-    int step = o->acc == E_F64 ? 2 : 1;
+    int n = o->n, k = o->k, cd = o->cd_regs;
+    int step = o->acc == ISA_F64 ? 2 : 1;
     for (int lane = 0; lane < WAVE; lane++) {
         for (int reg = 0; reg < cd; reg += step) {
             int i, j;
@@ -331,7 +285,7 @@ void emu_mfma_exec(EmuMfmaOp op, const uint32_t *a, const uint32_t *b, const uin
             size_t at = (size_t)lane * cd + reg;
             /* Each D slot reads only the C slot it replaces, so d == c is fine. */
             switch (o->acc) {
-            case E_F64: {
+            case ISA_F64: {
                 double acc = f64_from_bits((uint64_t)c[at] | (uint64_t)c[at + 1] << 32);
                 for (int kk = 0; kk < k; kk++)
                     acc = fma(in.d[0][i * k + kk], in.d[1][kk * n + j], acc);
@@ -340,7 +294,7 @@ void emu_mfma_exec(EmuMfmaOp op, const uint32_t *a, const uint32_t *b, const uin
                 d[at + 1] = (uint32_t)(u >> 32);
                 break;
             }
-            case E_I32: {
+            case ISA_I32: {
                 uint32_t acc = c[at];
                 for (int kk = 0; kk < k; kk++)
                     acc += (uint32_t)(in.i[0][i * k + kk] * in.i[1][kk * n + j]);

@@ -45,14 +45,20 @@ static float bf16_value(uint32_t h)
     return f;
 }
 
-/* The 16-bit element `half` (0: low, 1: high) of a register. */
-static float elem(EmuMmaOp op, uint32_t reg, int half)
+/* The value of a 16-bit element of op's type (isa/nvmma.def: f16 or bf16). */
+static float value(NvMmaOp op, uint32_t h)
 {
-    uint32_t h = (reg >> (16 * half)) & 0xffff;
-    return op == EMU_MMA_BF16 ? bf16_value(h) : f16_value(h);
+    const NvMmaInfo *i = isa_nvmma_info(op);
+    return i && i->elem == ISA_BF16 ? bf16_value(h) : f16_value(h);
 }
 
-void emu_mma_m16n8k16(EmuMmaOp op, const uint32_t *a, const uint32_t *b, const float *c, float *d)
+/* The 16-bit element `half` (0: low, 1: high) of a register. */
+static float elem(NvMmaOp op, uint32_t reg, int half)
+{
+    return value(op, (reg >> (16 * half)) & 0xffff);
+}
+
+void emu_mma_m16n8k16(NvMmaOp op, const uint32_t *a, const uint32_t *b, const float *c, float *d)
 {
     float A[16][16], B[16][8], C[16][8];
     for (int lane = 0; lane < EMU_NV_WARP; lane++) {
@@ -83,9 +89,9 @@ void emu_mma_m16n8k16(EmuMmaOp op, const uint32_t *a, const uint32_t *b, const f
         }
 }
 
-float emu_mma_elem_value(EmuMmaOp op, uint32_t bits)
+float emu_mma_elem_value(NvMmaOp op, uint32_t bits)
 {
-    return op == EMU_MMA_BF16 ? bf16_value(bits & 0xffff) : f16_value(bits & 0xffff);
+    return value(op, bits & 0xffff);
 }
 
 void emu_wgmma_d_coord(int t, int i, int *row, int *col)

@@ -33,15 +33,14 @@
 
 #include <stdint.h>
 
-enum { EMU_NV_WARP = 32 };
+#include "isa/nvmma.h" /* the ops, shared with the compiler: NV_MMA_F16, NV_MMA_BF16, NV_WGMMA_* */
 
-/* The element types of mma.sync (NvMmaOp in compiler/layout/layout.h: the values must agree). */
-typedef enum EmuMmaOp { EMU_MMA_F16 = 0, EMU_MMA_BF16 = 1, EMU_MMA_COUNT } EmuMmaOp;
+enum { EMU_NV_WARP = 32 };
 
 /* D = A x B + C for one warp: a[lane * 4 + r], b[lane * 2 + r], c[lane * 4 + i], d[lane * 4 + i]
  * (d may alias c). Products of 16-bit floats are exact in f32; they are summed in f32, in k order,
  * onto C. */
-void emu_mma_m16n8k16(EmuMmaOp op, const uint32_t *a, const uint32_t *b, const float *c, float *d);
+void emu_mma_m16n8k16(NvMmaOp op, const uint32_t *a, const uint32_t *b, const float *c, float *d);
 
 /* The fragment layouts: the matrix coordinates of element i of a lane's A (0..7), B (0..3) or C/D
  * (0..3) fragment. */
@@ -58,7 +57,7 @@ void emu_wgmma_d_coord(int t, int i, int *row, int *col);
 /* The shared-memory byte address of element (mn, k) of a 16-bit operand read through descriptor
  * `desc`, K-major (mn_major 0) or MN-major; -1 for a descriptor without a swizzle (rk never makes one). */
 int64_t emu_wgmma_addr(uint64_t desc, int mn_major, int mn, int k);
-/* A 16-bit element's value (op: EmuMmaOp). */
-float emu_mma_elem_value(EmuMmaOp op, uint32_t bits);
+/* A 16-bit element's value, of op's element type (any NvMmaOp). */
+float emu_mma_elem_value(NvMmaOp op, uint32_t bits);
 
 #endif

@@ -425,7 +425,7 @@ static void test_assert_and_print(void)
 
 static const char EMU_C[] =
     "#include <stdint.h>\n"
-    "#include \"runtime/emu/emu_abi.h\"\n"
+    "#include \"isa/emu_abi.h\"\n"
     "typedef struct { const float *x, *y; float *out; int32_t n; } Args;\n"
     "void vadd(const void *ka, EmuLane *l)\n"
     "{\n"

@@ -3,7 +3,7 @@
  * Modules are built through the LLVM C API, as the lowering will build them, and compiled by
  * codegen_module. The outputs are checked by independent means: the ELF headers by hand, the code
  * objects through compiler/report (its disassembler gives the instruction mix and the MFMA
- * mnemonics, which are compared with the emulator's names for each EmuMfmaOp), the emu shared
+ * mnemonics, which are compared with the emulator's names for each MfmaOp), the emu shared
  * object by dlopen'ing it and running it for fake lanes with a stub EmuFns. Then every refusal:
  * invalid modules, an MFMA the target lacks, an external call, a forged CPU, LDS over the limit
  * (LLVM's error, caught instead of exit(1)), a missing or failing ld.lld. Then threads, and the
@@ -25,7 +25,7 @@
 #include "compiler/codegen/codegen.h"
 #include "compiler/report/report.h"
 #include "compiler/target/target.h"
-#include "runtime/emu/emu_abi.h"
+#include "isa/emu_abi.h"
 #include "runtime/emu/mfma_ref.h"
 
 static int failures;
@@ -105,17 +105,27 @@ static LLVMModuleRef store_module(LLVMContextRef c, const Target *t, const char 
     return m;
 }
 
+/* The target's MFMA ops as a set: bit op for MfmaOp op. */
+static uint32_t mfma_ops(const Target *t)
+{
+    uint32_t set = 0;
+    for (int op = 0; op < MFMA_COUNT; op++)
+        if (target_has_mfma(t, (MfmaOp)op))
+            set |= 1u << op;
+    return set;
+}
+
 /* One kernel per MFMA op of the target: mfma_<op>(out, a, b, c) stores the intrinsic's result. */
 static LLVMModuleRef mfma_module(LLVMContextRef c, const Target *t, uint32_t ops)
 {
     LLVMModuleRef m = LLVMModuleCreateWithNameInContext("mfma", c);
     LLVMTypeRef i32 = LLVMInt32TypeInContext(c);
     LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
-    for (int op = 0; op < EMU_MFMA_COUNT; op++) {
+    for (int op = 0; op < MFMA_COUNT; op++) {
         if (!(ops & (1u << op)))
             continue;
         LLVMTypeRef fty;
-        LLVMValueRef mf = intrinsic(m, target_mfma_intrinsic((EmuMfmaOp)op), &fty);
+        LLVMValueRef mf = intrinsic(m, target_mfma_intrinsic((MfmaOp)op), &fty);
         LLVMTypeRef pt[6];
         LLVMGetParamTypes(fty, pt);
         LLVMTypeRef kp[4] = {LLVMPointerTypeInContext(c, t->as_global), pt[0], pt[1], pt[2]};
@@ -221,27 +231,27 @@ static void test_table(void)
     CHECK(g950->lds_granule == 1280 && g942->lds_granule == 512, "lds granule");
     CHECK(g942->wave_size == 64 && emu->wave_size == EMU_WAVE && sm90->wave_size == 32, "wave size");
     CHECK(sm90->lds_bytes_default == 48 * 1024 && sm90->lds_bytes == 227 * 1024 && sm90->lowering, "sm_90");
-    CHECK(emu->kind == TARGET_EMU && strcmp(emu->arch, "gfx942") == 0 && emu->mfma_ops == g942->mfma_ops, "emu");
+    CHECK(emu->kind == TARGET_EMU && strcmp(emu->arch, "gfx942") == 0 && mfma_ops(emu) == mfma_ops(g942), "emu");
     const Target *esm = target_find("emu_sm90");
     CHECK(esm && esm->kind == TARGET_EMU && strcmp(esm->arch, "sm_90") == 0 && esm->wave_size == 32 &&
-              esm->lds_bytes == sm90->lds_bytes && esm->mfma_ops == 0 && esm->lowering,
+              esm->lds_bytes == sm90->lds_bytes && mfma_ops(esm) == 0 && esm->lowering,
           "emu_sm90: sm_90's facts, emu's code generation");
     CHECK(g942->as_global == 1 && g942->as_lds == 3 && g942->kernel_cc == LLVMAMDGPUKERNELCallConv, "gfx942 as/cc");
     CHECK(g942->code_object_version == 500, "cov");
     /* the MFMA sets the brief names, checked op by op */
-    CHECK(target_has_mfma(g942, EMU_MFMA_F32_16X16X8_XF32) && !target_has_mfma(g90a, EMU_MFMA_F32_16X16X8_XF32) &&
-              !target_has_mfma(g950, EMU_MFMA_F32_16X16X8_XF32), "xf32: gfx942 only");
-    CHECK(!target_has_mfma(g90a, EMU_MFMA_F32_16X16X32_FP8_FP8) && target_has_mfma(g950, EMU_MFMA_F32_16X16X32_FP8_FP8),
+    CHECK(target_has_mfma(g942, MFMA_F32_16X16X8_XF32) && !target_has_mfma(g90a, MFMA_F32_16X16X8_XF32) &&
+              !target_has_mfma(g950, MFMA_F32_16X16X8_XF32), "xf32: gfx942 only");
+    CHECK(!target_has_mfma(g90a, MFMA_F32_16X16X32_FP8_FP8) && target_has_mfma(g950, MFMA_F32_16X16X32_FP8_FP8),
           "fp8");
-    CHECK(target_has_mfma(g90a, EMU_MFMA_I32_16X16X16_I8) && !target_has_mfma(g942, EMU_MFMA_I32_16X16X16_I8) &&
-              !target_has_mfma(g90a, EMU_MFMA_I32_16X16X32_I8), "i8 forms");
-    CHECK(target_has_mfma(g950, EMU_MFMA_F32_32X32X16_BF16) && !target_has_mfma(g942, EMU_MFMA_F32_32X32X16_BF16), "wide");
-    CHECK(!target_has_mfma(sm90, EMU_MFMA_F32_16X16X16_F16) && !target_has_mfma(g942, EMU_MFMA_COUNT), "none");
-    for (int op = 0; op < EMU_MFMA_COUNT; op++) {
-        const char *n = target_mfma_intrinsic((EmuMfmaOp)op);
+    CHECK(target_has_mfma(g90a, MFMA_I32_16X16X16_I8) && !target_has_mfma(g942, MFMA_I32_16X16X16_I8) &&
+              !target_has_mfma(g90a, MFMA_I32_16X16X32_I8), "i8 forms");
+    CHECK(target_has_mfma(g950, MFMA_F32_32X32X16_BF16) && !target_has_mfma(g942, MFMA_F32_32X32X16_BF16), "wide");
+    CHECK(!target_has_mfma(sm90, MFMA_F32_16X16X16_F16) && !target_has_mfma(g942, MFMA_COUNT), "none");
+    for (int op = 0; op < MFMA_COUNT; op++) {
+        const char *n = target_mfma_intrinsic((MfmaOp)op);
         CHECK(n && LLVMLookupIntrinsicID(n, strlen(n)) != 0, "op %d: %s is not an LLVM intrinsic", op, n);
     }
-    CHECK(target_mfma_intrinsic(EMU_MFMA_COUNT) == NULL, "bad op");
+    CHECK(target_mfma_intrinsic(MFMA_COUNT) == NULL, "bad op");
     CHECK(target_supports_intrinsic(g942, "llvm.fma") && target_supports_intrinsic(emu, "llvm.exp2"), "generic");
     CHECK(!target_supports_intrinsic(emu, "llvm.amdgcn.workitem.id.x"), "emu has no amdgcn intrinsics");
     CHECK(!target_supports_intrinsic(g942, "llvm.nvvm.read.ptx.sreg.tid.x"), "nvvm on gfx942");
@@ -311,7 +321,7 @@ static void test_mfma(const char *name)
     Arena a;
     arena_init(&a, arena_default_allocator);
     LLVMContextRef c = LLVMContextCreate();
-    LLVMModuleRef m = mfma_module(c, t, t->mfma_ops);
+    LLVMModuleRef m = mfma_module(c, t, mfma_ops(t));
     CodegenResult r;
     const char *err = NULL;
     CgStatus st = codegen_module(t, m, 3, CG_WANT_BINARY, &a, &r, &err);
@@ -325,21 +335,21 @@ static void test_mfma(const char *name)
         KernelReport *k = &rep.kernels[i];
         int op = atoi(k->name + 5);
         char want[64], got[64];
-        normalize(emu_mfma_info((EmuMfmaOp)op)->name, want, sizeof want);
+        normalize(isa_mfma_info((MfmaOp)op)->name, want, sizeof want);
         normalize(k->nmfma == 1 ? k->mfma[0].mnemonic : "", got, sizeof got);
         CHECK(k->mfma_total == 1 && strcmp(want, got) == 0, "%s %s: %d MFMA, %s, want %s", name, k->name,
-              k->mfma_total, k->nmfma ? k->mfma[0].mnemonic : "-", emu_mfma_info((EmuMfmaOp)op)->name);
+              k->mfma_total, k->nmfma ? k->mfma[0].mnemonic : "-", isa_mfma_info((MfmaOp)op)->name);
         seen++;
     }
-    CHECK(seen == __builtin_popcount(t->mfma_ops), "%s: %d kernels", name, seen);
+    CHECK(seen == __builtin_popcount(mfma_ops(t)), "%s: %d kernels", name, seen);
     LLVMDisposeModule(m);
     /* each op the target lacks, alone: refused with the intrinsic's name, LLVM never runs */
-    for (int op = 0; op < EMU_MFMA_COUNT; op++) {
-        if (target_has_mfma(t, (EmuMfmaOp)op))
+    for (int op = 0; op < MFMA_COUNT; op++) {
+        if (target_has_mfma(t, (MfmaOp)op))
             continue;
         m = mfma_module(c, t, 1u << op);
         st = codegen_module(t, m, 3, CG_WANT_OBJ, &a, &r, &err);
-        CHECK(st == CG_ERR_INVALID && has(err, target_mfma_intrinsic((EmuMfmaOp)op)) && has(err, name),
+        CHECK(st == CG_ERR_INVALID && has(err, target_mfma_intrinsic((MfmaOp)op)) && has(err, name),
               "%s op %d: status %d: %s", name, op, st, st ? err : "");
         LLVMDisposeModule(m);
     }
@@ -736,7 +746,7 @@ static void *compile_thread(void *p)
         arena_init(&a, arena_default_allocator);
         LLVMContextRef c = LLVMContextCreate();
         LLVMModuleRef m = t->kind == TARGET_EMU ? emu_module(c, "emu_k", false)
-                          : i % 2 ? mfma_module(c, t, t->mfma_ops & 0xf)
+                          : i % 2 ? mfma_module(c, t, mfma_ops(t) & 0xf)
                                   : store_module(c, t, "k");
         CodegenResult r;
         const char *err;

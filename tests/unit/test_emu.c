@@ -511,13 +511,13 @@ static void k_mfma(const void *ka, EmuLane *l)
         a[r / 2] = a0 | (uint32_t)a1 << 16;
         b[r / 2] = f16_of_int((int)((k0 + r) * 16 + row)) | (uint32_t)f16_of_int((int)((k0 + r + 1) * 16 + row)) << 16;
     }
-    l->fns->mfma(l, EMU_MFMA_F32_16X16X16_F16, a, b, c, d);
+    l->fns->mfma(l, MFMA_F32_16X16X16_F16, a, b, c, d);
     memcpy(&A->out[l->lane * 4], d, sizeof d);
 }
 
 static void test_mfma(void)
 {
-    const EmuMfmaInfo *info = emu_mfma_info(EMU_MFMA_F32_16X16X16_F16);
+    const MfmaInfo *info = isa_mfma_info(MFMA_F32_16X16X16_F16);
     CHECK(info && info->a_regs == 2 && info->b_regs == 2 && info->cd_regs == 4);
     int32_t out[128 * 4] = {0};
     emu_mem_register(out, sizeof out);
@@ -607,7 +607,7 @@ static void test_errors(void)
     CHECK_MSG(msg, "kernel bad, workgroup (0, 0, 0), lane 0: dpp control 0x100 is not a CDNA3 DPP_CTRL");
 
     CHECK(launch("bad", k_bad_mfma, NULL, 1, 1, 1, 64, 0, 1) == EMU_ERR_INVALID);
-    CHECK_MSG(msg, "kernel bad, workgroup (0, 0, 0), lane 0: mfma op 1000 is not an EmuMfmaOp");
+    CHECK_MSG(msg, "kernel bad, workgroup (0, 0, 0), lane 0: mfma op 1000 is not an MfmaOp");
 
     CHECK(launch("early", k_return_at_barrier, NULL, 1, 1, 1, 128, 0, 1) == EMU_ERR_WAVE);
     CHECK_MSG(msg, "kernel early, workgroup (0, 0, 0), lane 64: a barrier not every wave reaches: wave 0 waits at the "

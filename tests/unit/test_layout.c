@@ -86,9 +86,9 @@ static int ilog2(int v)
     return r;
 }
 
-static bool check_table(LayoutTab *t, EmuMfmaOp op, const char *which)
+static bool check_table(LayoutTab *t, MfmaOp op, const char *which)
 {
-    const EmuMfmaInfo *info = emu_mfma_info(op);
+    const MfmaInfo *info = isa_mfma_info(op);
     static int cells[64][32][2];
     char path[512];
     snprintf(path, sizeof path, "tests/data/mfma/CDNA3/%s.%s.csv", info->name, which);
@@ -206,6 +206,7 @@ static void check_wgmma(LayoutTab *t)
 
 static void check_nv_mma(LayoutTab *t, NvMmaOp op)
 {
+    const char *nm = isa_nvmma_info(op)->name;
     int one[2] = {1, 1};
     const Layout *acc = lay_mma(t, op, one);
     const Layout *ops[3] = {acc, lay_dot_op(t, 0, acc, 2), lay_dot_op(t, 1, acc, 2)};
@@ -215,7 +216,7 @@ static void check_nv_mma(LayoutTab *t, NvMmaOp op)
     for (int w = 0; w < 3; w++) {
         LinLayout ll;
         bool ok = lay_linear(ops[w], 2, shapes[w], 32, 1, &ll);
-        CHECK(ok && lin_nregs(&ll) == nregs[w], "mma %s %s: no linear layout or %d registers", nv_mma_name(op),
+        CHECK(ok && lin_nregs(&ll) == nregs[w], "mma %s %s: no linear layout or %d registers", nm,
               names[w], ok ? lin_nregs(&ll) : -1);
         if (!ok)
             continue;
@@ -233,7 +234,7 @@ static void check_nv_mma(LayoutTab *t, NvMmaOp op)
                 int64_t c[2];
                 coords(&ll, i, lane, 0, c);
                 if ((c[0] != want[0] || c[1] != want[1]) && bad++ < 3)
-                    CHECK(0, "mma %s %s lane %d reg %d: layout has [%lld][%lld], PTX [%lld][%lld]", nv_mma_name(op),
+                    CHECK(0, "mma %s %s lane %d reg %d: layout has [%lld][%lld], PTX [%lld][%lld]", nm,
                           names[w], lane, i, (long long)c[0], (long long)c[1], (long long)want[0],
                           (long long)want[1]);
             }
@@ -276,16 +277,16 @@ int main(void)
 
     /* MFMA and dot operand layouts cover their tiles */
     int wpc22[2] = {2, 2};
-    const Layout *m16 = lay_mfma(&t, EMU_MFMA_F32_16X16X16_BF16, 16, 16, 16, wpc22, false);
+    const Layout *m16 = lay_mfma(&t, MFMA_F32_16X16X16_BF16, 16, 16, 16, wpc22, false);
     int64_t c128[] = {128, 128}, a128[] = {128, 64}, b128[] = {64, 128};
     check_cover(&t, m16, 2, c128, 4);
     check_cover(&t, lay_dot_op(&t, 0, m16, 4), 2, a128, 4);
     check_cover(&t, lay_dot_op(&t, 1, m16, 4), 2, b128, 4);
     check_cover(&t, lay_dot_op(&t, 0, m16, 8), 2, a128, 4);
-    const Layout *m32 = lay_mfma(&t, EMU_MFMA_F32_32X32X8_F16, 32, 32, 8, wpc22, false);
+    const Layout *m32 = lay_mfma(&t, MFMA_F32_32X32X8_F16, 32, 32, 8, wpc22, false);
     check_cover(&t, m32, 2, c128, 4);
     check_cover(&t, lay_dot_op(&t, 0, m32, 4), 2, a128, 4);
-    const Layout *mt = lay_mfma(&t, EMU_MFMA_F32_16X16X16_F16, 16, 16, 16, wpc22, true);
+    const Layout *mt = lay_mfma(&t, MFMA_F32_16X16X16_F16, 16, 16, 16, wpc22, true);
     check_cover(&t, mt, 2, c128, 4);
 
     /* FMA dot operands: all of K in each lane */
@@ -294,10 +295,10 @@ int main(void)
     check_cover(&t, lay_dot_op(&t, 1, blk, 1), 2, b128, 4);
 
     /* AMD's tables: D, A and B of every CDNA3 instruction with 32-bit results */
-    EmuMfmaOp ops[] = {EMU_MFMA_F32_16X16X16_F16, EMU_MFMA_F32_32X32X8_F16, EMU_MFMA_F32_16X16X16_BF16,
-                       EMU_MFMA_F32_32X32X8_BF16, EMU_MFMA_F32_16X16X4_F32, EMU_MFMA_F32_32X32X2_F32,
-                       EMU_MFMA_F32_16X16X8_XF32, EMU_MFMA_F32_32X32X4_XF32, EMU_MFMA_I32_16X16X32_I8,
-                       EMU_MFMA_I32_32X32X16_I8, EMU_MFMA_F32_16X16X32_FP8_FP8, EMU_MFMA_F32_32X32X16_FP8_FP8};
+    MfmaOp ops[] = {MFMA_F32_16X16X16_F16, MFMA_F32_32X32X8_F16, MFMA_F32_16X16X16_BF16,
+                       MFMA_F32_32X32X8_BF16, MFMA_F32_16X16X4_F32, MFMA_F32_32X32X2_F32,
+                       MFMA_F32_16X16X8_XF32, MFMA_F32_32X32X4_XF32, MFMA_I32_16X16X32_I8,
+                       MFMA_I32_32X32X16_I8, MFMA_F32_16X16X32_FP8_FP8, MFMA_F32_32X32X16_FP8_FP8};
     bool tables = true;
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
         tables &= check_table(&t, ops[i], "D");

@@ -52,7 +52,7 @@ typedef enum Kind { K_F16, K_BF16, K_F32, K_XF32, K_F64, K_I8, K_FP8 } Kind;
 typedef enum Acc { ACC_F32, ACC_I32, ACC_F64 } Acc;
 
 typedef struct TestOp {
-    EmuMfmaOp op;
+    MfmaOp op;
     Kind in;
     Acc acc;
     int m, n, k;
@@ -61,26 +61,26 @@ typedef struct TestOp {
 } TestOp;
 
 static const TestOp tops[] = {
-    {EMU_MFMA_F32_16X16X16_F16, K_F16, ACC_F32, 16, 16, 16, "v_mfma_f32_16x16x16_f16", "v_mfma_f32_16x16x16f16"},
-    {EMU_MFMA_F32_32X32X8_F16, K_F16, ACC_F32, 32, 32, 8, "v_mfma_f32_32x32x8_f16", "v_mfma_f32_32x32x8f16"},
-    {EMU_MFMA_F32_16X16X16_BF16, K_BF16, ACC_F32, 16, 16, 16, "v_mfma_f32_16x16x16_bf16",
+    {MFMA_F32_16X16X16_F16, K_F16, ACC_F32, 16, 16, 16, "v_mfma_f32_16x16x16_f16", "v_mfma_f32_16x16x16f16"},
+    {MFMA_F32_32X32X8_F16, K_F16, ACC_F32, 32, 32, 8, "v_mfma_f32_32x32x8_f16", "v_mfma_f32_32x32x8f16"},
+    {MFMA_F32_16X16X16_BF16, K_BF16, ACC_F32, 16, 16, 16, "v_mfma_f32_16x16x16_bf16",
      "v_mfma_f32_16x16x16bf16_1k"},
-    {EMU_MFMA_F32_32X32X8_BF16, K_BF16, ACC_F32, 32, 32, 8, "v_mfma_f32_32x32x8_bf16", "v_mfma_f32_32x32x8bf16_1k"},
-    {EMU_MFMA_F32_16X16X4_F32, K_F32, ACC_F32, 16, 16, 4, "v_mfma_f32_16x16x4_f32", "v_mfma_f32_16x16x4f32"},
-    {EMU_MFMA_F32_32X32X2_F32, K_F32, ACC_F32, 32, 32, 2, "v_mfma_f32_32x32x2_f32", "v_mfma_f32_32x32x2f32"},
-    {EMU_MFMA_F32_16X16X8_XF32, K_XF32, ACC_F32, 16, 16, 8, "v_mfma_f32_16x16x8_xf32", NULL},
-    {EMU_MFMA_F32_32X32X4_XF32, K_XF32, ACC_F32, 32, 32, 4, "v_mfma_f32_32x32x4_xf32", NULL},
-    {EMU_MFMA_I32_16X16X32_I8, K_I8, ACC_I32, 16, 16, 32, "v_mfma_i32_16x16x32_i8", NULL},
-    {EMU_MFMA_I32_32X32X16_I8, K_I8, ACC_I32, 32, 32, 16, "v_mfma_i32_32x32x16_i8", NULL},
-    {EMU_MFMA_F64_16X16X4_F64, K_F64, ACC_F64, 16, 16, 4, "v_mfma_f64_16x16x4_f64", NULL},
-    {EMU_MFMA_F32_16X16X32_FP8_FP8, K_FP8, ACC_F32, 16, 16, 32, "v_mfma_f32_16x16x32_fp8_fp8", NULL},
-    {EMU_MFMA_F32_32X32X16_FP8_FP8, K_FP8, ACC_F32, 32, 32, 16, "v_mfma_f32_32x32x16_fp8_fp8", NULL},
-    {EMU_MFMA_I32_16X16X16_I8, K_I8, ACC_I32, 16, 16, 16, NULL, "v_mfma_i32_16x16x16i8"},
-    {EMU_MFMA_I32_32X32X8_I8, K_I8, ACC_I32, 32, 32, 8, NULL, "v_mfma_i32_32x32x8i8"},
-    {EMU_MFMA_F32_16X16X32_F16, K_F16, ACC_F32, 16, 16, 32, NULL, NULL},
-    {EMU_MFMA_F32_32X32X16_F16, K_F16, ACC_F32, 32, 32, 16, NULL, NULL},
-    {EMU_MFMA_F32_16X16X32_BF16, K_BF16, ACC_F32, 16, 16, 32, NULL, NULL},
-    {EMU_MFMA_F32_32X32X16_BF16, K_BF16, ACC_F32, 32, 32, 16, NULL, NULL},
+    {MFMA_F32_32X32X8_BF16, K_BF16, ACC_F32, 32, 32, 8, "v_mfma_f32_32x32x8_bf16", "v_mfma_f32_32x32x8bf16_1k"},
+    {MFMA_F32_16X16X4_F32, K_F32, ACC_F32, 16, 16, 4, "v_mfma_f32_16x16x4_f32", "v_mfma_f32_16x16x4f32"},
+    {MFMA_F32_32X32X2_F32, K_F32, ACC_F32, 32, 32, 2, "v_mfma_f32_32x32x2_f32", "v_mfma_f32_32x32x2f32"},
+    {MFMA_F32_16X16X8_XF32, K_XF32, ACC_F32, 16, 16, 8, "v_mfma_f32_16x16x8_xf32", NULL},
+    {MFMA_F32_32X32X4_XF32, K_XF32, ACC_F32, 32, 32, 4, "v_mfma_f32_32x32x4_xf32", NULL},
+    {MFMA_I32_16X16X32_I8, K_I8, ACC_I32, 16, 16, 32, "v_mfma_i32_16x16x32_i8", NULL},
+    {MFMA_I32_32X32X16_I8, K_I8, ACC_I32, 32, 32, 16, "v_mfma_i32_32x32x16_i8", NULL},
+    {MFMA_F64_16X16X4_F64, K_F64, ACC_F64, 16, 16, 4, "v_mfma_f64_16x16x4_f64", NULL},
+    {MFMA_F32_16X16X32_FP8_FP8, K_FP8, ACC_F32, 16, 16, 32, "v_mfma_f32_16x16x32_fp8_fp8", NULL},
+    {MFMA_F32_32X32X16_FP8_FP8, K_FP8, ACC_F32, 32, 32, 16, "v_mfma_f32_32x32x16_fp8_fp8", NULL},
+    {MFMA_I32_16X16X16_I8, K_I8, ACC_I32, 16, 16, 16, NULL, "v_mfma_i32_16x16x16i8"},
+    {MFMA_I32_32X32X8_I8, K_I8, ACC_I32, 32, 32, 8, NULL, "v_mfma_i32_32x32x8i8"},
+    {MFMA_F32_16X16X32_F16, K_F16, ACC_F32, 16, 16, 32, NULL, NULL},
+    {MFMA_F32_32X32X16_F16, K_F16, ACC_F32, 32, 32, 16, NULL, NULL},
+    {MFMA_F32_16X16X32_BF16, K_BF16, ACC_F32, 16, 16, 32, NULL, NULL},
+    {MFMA_F32_32X32X16_BF16, K_BF16, ACC_F32, 32, 32, 16, NULL, NULL},
 };
 enum { NTOPS = sizeof tops / sizeof tops[0] };
 
@@ -103,7 +103,7 @@ typedef struct Geo {
 
 static Geo geo(const TestOp *t, EmuMfmaOperand which)
 {
-    const EmuMfmaInfo *in = emu_mfma_info(t->op);
+    const MfmaInfo *in = isa_mfma_info(t->op);
     switch (which) {
     case EMU_MFMA_OPERAND_A:
         return (Geo){t->m, t->k, in->a_regs, kind_bits(t->in)};
@@ -277,7 +277,7 @@ static void pack_raw(const TestOp *t, EmuMfmaOperand which, uint64_t *raw, uint3
         memset(regs, 0, sizeof(uint32_t) * WAVE * g.regs);
     PackCtx c = {regs, g.regs, g.cols, raw, unpack};
     int n = for_model_slots(t, which, pack_slot, &c);
-    CHECK(n == g.rows * g.cols, "%s: model has %d slots for %d elements", emu_mfma_info(t->op)->name, n,
+    CHECK(n == g.rows * g.cols, "%s: model has %d slots for %d elements", isa_mfma_info(t->op)->name, n,
           g.rows * g.cols);
 }
 
@@ -333,7 +333,7 @@ static void check_d(const TestOp *t, const Mats *m, const double *want, const ch
     int bad = 0;
     for (int i = 0; i < t->m * t->n && bad < 3; i++)
         if (!(m->d[i] == want[i] && signbit(m->d[i]) == signbit(want[i]))) {
-            CHECK(0, "%s %s: D[%d][%d] = %.17g, want %.17g", emu_mfma_info(t->op)->name, what, i / t->n,
+            CHECK(0, "%s %s: D[%d][%d] = %.17g, want %.17g", isa_mfma_info(t->op)->name, what, i / t->n,
                   i % t->n, m->d[i], want[i]);
             bad++;
         }
@@ -436,7 +436,7 @@ static double one_product(const TestOp *t, uint64_t a, uint64_t b, uint64_t c)
     return decode_acc(t->acc, rc[0]);
 }
 
-static const TestOp *find(EmuMfmaOp op)
+static const TestOp *find(MfmaOp op)
 {
     for (int i = 0; i < NTOPS; i++)
         if (tops[i].op == op)
@@ -449,7 +449,7 @@ static const TestOp *find(EmuMfmaOp op)
         double got_ = one_product(find(op), a, b, c);                                               \
         double want_ = (want);                                                                      \
         CHECK(got_ == want_ || (isnan(got_) && isnan(want_)), "%s: %s * %s + %s = %.17g, want %.17g", \
-              emu_mfma_info(op)->name, #a, #b, #c, got_, want_);                                    \
+              isa_mfma_info(op)->name, #a, #b, #c, got_, want_);                                    \
     } while (0)
 
 static void test_formats(void)
@@ -457,18 +457,18 @@ static void test_formats(void)
     /* xf32 reads 10 mantissa bits, truncating the low 13: 1 + 2^-12 is read as 1, 1 + 2^-10 is kept;
      * the f32 op keeps all bits. Truncation is toward zero for negative values too. */
     for (int big = 0; big < 2; big++) {
-        EmuMfmaOp x = big ? EMU_MFMA_F32_32X32X4_XF32 : EMU_MFMA_F32_16X16X8_XF32;
+        MfmaOp x = big ? MFMA_F32_32X32X4_XF32 : MFMA_F32_16X16X8_XF32;
         PRODUCT(x, 0x3f800800, 0x3f800800, 0, 1.0);
         PRODUCT(x, 0xbf801fff, 0x3f800fff, 0, -1.0);
         PRODUCT(x, 0x3f802000, 0x3f802000, 0, (1 + 0x1p-10) * (1 + 0x1p-10));
         PRODUCT(x, 0x3f800800, 0x40000000, f32_bits(0.25f), 2.25);
     }
-    PRODUCT(EMU_MFMA_F32_16X16X4_F32, 0x3f800800, 0x3f800800, 0, 1 + 0x1p-11);
-    PRODUCT(EMU_MFMA_F32_32X32X2_F32, 0x3f800001, 0x40400000, 0, (double)(float)(3 + 0x1p-23 * 3));
+    PRODUCT(MFMA_F32_16X16X4_F32, 0x3f800800, 0x3f800800, 0, 1 + 0x1p-11);
+    PRODUCT(MFMA_F32_32X32X2_F32, 0x3f800001, 0x40400000, 0, (double)(float)(3 + 0x1p-23 * 3));
 
     /* FP8 is e4m3 FNUZ: bias 8, 0x7f = 240 (NaN in OCP e4m3), 0x38 = 0.5 (1.0 in OCP), 0x80 NaN. */
     for (int big = 0; big < 2; big++) {
-        EmuMfmaOp f = big ? EMU_MFMA_F32_32X32X16_FP8_FP8 : EMU_MFMA_F32_16X16X32_FP8_FP8;
+        MfmaOp f = big ? MFMA_F32_32X32X16_FP8_FP8 : MFMA_F32_16X16X32_FP8_FP8;
         PRODUCT(f, 0x7f, 0x38, 0, 120);
         PRODUCT(f, 0x01, 0x40, 0, 0x1p-10);
         PRODUCT(f, 0x08, 0x40, 0, 0x1p-7);
@@ -478,18 +478,18 @@ static void test_formats(void)
     }
 
     /* f16 and bf16: subnormals are values, not zeros; the largest f16; bf16 is the top of an f32. */
-    PRODUCT(EMU_MFMA_F32_16X16X16_F16, 0x0001, 0x3c00, 0, 0x1p-24);
-    PRODUCT(EMU_MFMA_F32_32X32X16_F16, 0x7bff, 0x3c00, 0, 65504);
-    PRODUCT(EMU_MFMA_F32_16X16X32_F16, 0x3555, 0xc000, 0, -2 * (1 + 0x155 / 1024.0) / 4);
-    PRODUCT(EMU_MFMA_F32_32X32X8_F16, 0x7c00, 0x3c00, 0, INFINITY);
-    PRODUCT(EMU_MFMA_F32_16X16X16_BF16, 0x3f80, 0x4040, 0, 3);
-    PRODUCT(EMU_MFMA_F32_32X32X8_BF16, 0x0001, 0x3f80, 0, 0x1p-133);
-    PRODUCT(EMU_MFMA_F32_16X16X32_BF16, 0xbfc0, 0x4120, 0, -15);
-    PRODUCT(EMU_MFMA_F32_32X32X16_BF16, 0x3f81, 0x3f81, 0, (1 + 0x1p-7) * (1 + 0x1p-7));
+    PRODUCT(MFMA_F32_16X16X16_F16, 0x0001, 0x3c00, 0, 0x1p-24);
+    PRODUCT(MFMA_F32_32X32X16_F16, 0x7bff, 0x3c00, 0, 65504);
+    PRODUCT(MFMA_F32_16X16X32_F16, 0x3555, 0xc000, 0, -2 * (1 + 0x155 / 1024.0) / 4);
+    PRODUCT(MFMA_F32_32X32X8_F16, 0x7c00, 0x3c00, 0, INFINITY);
+    PRODUCT(MFMA_F32_16X16X16_BF16, 0x3f80, 0x4040, 0, 3);
+    PRODUCT(MFMA_F32_32X32X8_BF16, 0x0001, 0x3f80, 0, 0x1p-133);
+    PRODUCT(MFMA_F32_16X16X32_BF16, 0xbfc0, 0x4120, 0, -15);
+    PRODUCT(MFMA_F32_32X32X16_BF16, 0x3f81, 0x3f81, 0, (1 + 0x1p-7) * (1 + 0x1p-7));
 
     /* i8 is signed, the sum wraps around in 32 bits. */
-    static const EmuMfmaOp i8ops[] = {EMU_MFMA_I32_16X16X32_I8, EMU_MFMA_I32_32X32X16_I8, EMU_MFMA_I32_16X16X16_I8,
-                                      EMU_MFMA_I32_32X32X8_I8};
+    static const MfmaOp i8ops[] = {MFMA_I32_16X16X32_I8, MFMA_I32_32X32X16_I8, MFMA_I32_16X16X16_I8,
+                                      MFMA_I32_32X32X8_I8};
     for (int i = 0; i < 4; i++) {
         PRODUCT(i8ops[i], 0x80, 0x80, 0, 16384);
         PRODUCT(i8ops[i], 0x80, 0x7f, 0, -16256);
@@ -498,9 +498,9 @@ static void test_formats(void)
     }
 
     /* f64: two registers per element, full double precision. */
-    PRODUCT(EMU_MFMA_F64_16X16X4_F64, f64_bits(1 + 0x1p-30), f64_bits(1 + 0x1p-30), f64_bits(-1),
+    PRODUCT(MFMA_F64_16X16X4_F64, f64_bits(1 + 0x1p-30), f64_bits(1 + 0x1p-30), f64_bits(-1),
             0x1p-29 + 0x1p-60);
-    PRODUCT(EMU_MFMA_F64_16X16X4_F64, f64_bits(1.5), f64_bits(2.25), f64_bits(0x1p-1070), 3.375);
+    PRODUCT(MFMA_F64_16X16X4_F64, f64_bits(1.5), f64_bits(2.25), f64_bits(0x1p-1070), 3.375);
 }
 
 /* The gfx950 ops placed by hand as AMD's examples place them, not by the model: lane l holds row
@@ -511,14 +511,14 @@ static void test_formats(void)
  * (16x16: row 4 (l / 16) + r). */
 static void test_gfx950_documented(void)
 {
-    static const EmuMfmaOp x950[] = {EMU_MFMA_F32_16X16X32_F16, EMU_MFMA_F32_32X32X16_F16,
-                                     EMU_MFMA_F32_16X16X32_BF16, EMU_MFMA_F32_32X32X16_BF16};
+    static const MfmaOp x950[] = {MFMA_F32_16X16X32_F16, MFMA_F32_32X32X16_F16,
+                                     MFMA_F32_16X16X32_BF16, MFMA_F32_32X32X16_BF16};
     static Mats m;
     double want[MAXEL];
     for (int o = 0; o < 4; o++) {
         const TestOp *t = find(x950[o]);
         uint32_t ra[WAVE * 4] = {0}, rb[WAVE * 4] = {0}, rc[WAVE * 16] = {0};
-        int M = t->m, N = t->n, K = t->k, cd = emu_mfma_info(t->op)->cd_regs;
+        int M = t->m, N = t->n, K = t->k, cd = isa_mfma_info(t->op)->cd_regs;
         for (int i = 0; i < M * K; i++)
             m.a[i] = rnd(-8, 8);
         for (int i = 0; i < K * N; i++)
@@ -542,7 +542,7 @@ static void test_gfx950_documented(void)
             for (int r = 0; r < cd; r++) {
                 int row = M == 32 ? r % 4 + 8 * (r / 4) + 4 * (l / 32) : 4 * (l / 16) + r;
                 double got = f32_val(rc[l * cd + r]), w = want[row * N + l % N];
-                CHECK(got == w, "%s placed as documented: D[%d][%d] = %g, want %g", emu_mfma_info(t->op)->name, row,
+                CHECK(got == w, "%s placed as documented: D[%d][%d] = %g, want %g", isa_mfma_info(t->op)->name, row,
                       l % N, got, w);
             }
     }
@@ -653,7 +653,7 @@ static void check_detail(const TestOp *t, const char *arch, const char *name, in
     size_t n = fread(text, 1, sizeof text - 1, f);
     text[n] = 0;
     fclose(f);
-    const EmuMfmaInfo *in = emu_mfma_info(t->op);
+    const MfmaInfo *in = isa_mfma_info(t->op);
     CHECK(detail_int(text, "M: ") == in->m && detail_int(text, "N: ") == in->n && detail_int(text, "K: ") == in->k &&
               detail_int(text, "blocks: ") == in->blocks,
           "%s: shape differs from %s", in->name, path);
@@ -809,10 +809,10 @@ static int dir_exists(const char *path)
 int main(void)
 {
     /* Every op has a test entry and an info entry consistent with its shape. */
-    CHECK((int)NTOPS == (int)EMU_MFMA_COUNT, "%d ops tested, %d exist", NTOPS, (int)EMU_MFMA_COUNT);
+    CHECK((int)NTOPS == (int)MFMA_COUNT, "%d ops tested, %d exist", NTOPS, (int)MFMA_COUNT);
     for (int i = 0; i < NTOPS; i++) {
         const TestOp *t = &tops[i];
-        const EmuMfmaInfo *in = emu_mfma_info(t->op);
+        const MfmaInfo *in = isa_mfma_info(t->op);
         CHECK(in && in->m == t->m && in->n == t->n && in->k == t->k && in->blocks == 1, "op %d: bad info", (int)t->op);
         if (!in)
             return 1;
@@ -824,11 +824,11 @@ int main(void)
                   emu_mfma_elem_bits(t->op, EMU_MFMA_OPERAND_CD) == acc_bits(t->acc),
               "%s: element widths", in->name);
     }
-    CHECK(emu_mfma_info(EMU_MFMA_COUNT) == NULL, "info of a bad op");
+    CHECK(isa_mfma_info(MFMA_COUNT) == NULL, "info of a bad op");
     int r, c;
-    CHECK(!emu_mfma_elem_at(EMU_MFMA_F32_16X16X16_F16, EMU_MFMA_OPERAND_A, 0, 0, 8, &r, &c), "misaligned slot");
-    CHECK(!emu_mfma_elem_at(EMU_MFMA_F32_16X16X16_F16, EMU_MFMA_OPERAND_A, 0, 2, 0, &r, &c), "register past A");
-    CHECK(!emu_mfma_elem_at(EMU_MFMA_F64_16X16X4_F64, EMU_MFMA_OPERAND_CD, 0, 1, 0, &r, &c), "odd f64 register");
+    CHECK(!emu_mfma_elem_at(MFMA_F32_16X16X16_F16, EMU_MFMA_OPERAND_A, 0, 0, 8, &r, &c), "misaligned slot");
+    CHECK(!emu_mfma_elem_at(MFMA_F32_16X16X16_F16, EMU_MFMA_OPERAND_A, 0, 2, 0, &r, &c), "register past A");
+    CHECK(!emu_mfma_elem_at(MFMA_F64_16X16X4_F64, EMU_MFMA_OPERAND_CD, 0, 1, 0, &r, &c), "odd f64 register");
 
     /* 1. */
     for (int i = 0; i < NTOPS; i++)

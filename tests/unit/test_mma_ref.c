@@ -60,15 +60,15 @@ static uint16_t to_bf16(float f)
 }
 
 typedef struct {
-    EmuMmaOp op;
+    NvMmaOp op;
     float A[16][16], B[16][8], C[16][8];
     uint32_t a[W * 4], b[W * 2];
     float c[W * 4], d[W * 4];
 } Mma;
 
-static uint32_t pack(EmuMmaOp op, float lo, float hi)
+static uint32_t pack(NvMmaOp op, float lo, float hi)
 {
-    uint16_t l = op == EMU_MMA_BF16 ? to_bf16(lo) : to_f16(lo), h = op == EMU_MMA_BF16 ? to_bf16(hi) : to_f16(hi);
+    uint16_t l = op == NV_MMA_BF16 ? to_bf16(lo) : to_f16(lo), h = op == NV_MMA_BF16 ? to_bf16(hi) : to_f16(hi);
     return (uint32_t)l | (uint32_t)h << 16;
 }
 
@@ -114,7 +114,7 @@ static void check_product(const Mma *m, const char *what)
         }
 }
 
-static void test_identity_and_permutation(EmuMmaOp op)
+static void test_identity_and_permutation(NvMmaOp op)
 {
     static Mma m;
     memset(&m, 0, sizeof m);
@@ -141,7 +141,7 @@ static void test_identity_and_permutation(EmuMmaOp op)
 }
 
 /* A = e(r, k), B = e(k, n): D = e(r, n), at the lane and register the C/D figure names. */
-static void test_single_ones(EmuMmaOp op)
+static void test_single_ones(NvMmaOp op)
 {
     static Mma m;
     int bad = 0;
@@ -163,7 +163,7 @@ static void test_single_ones(EmuMmaOp op)
             }
 }
 
-static void test_c_alias_random(EmuMmaOp op)
+static void test_c_alias_random(NvMmaOp op)
 {
     static Mma m;
     memset(&m, 0, sizeof m);
@@ -197,13 +197,13 @@ static void test_formats(void)
     /* lane 0: a0 low = A[0][0], b0 low = B[0][0] */
     a[0] = 0x3e00; /* f16 1.5; bf16 0.125 */
     b[0] = 0x4000; /* f16 2.0; bf16 2.0 */
-    emu_mma_m16n8k16(EMU_MMA_F16, a, b, c, d);
+    emu_mma_m16n8k16(NV_MMA_F16, a, b, c, d);
     CHECK(d[0] == 3.0f, "f16: 1.5 * 2 = %g", d[0]);
-    emu_mma_m16n8k16(EMU_MMA_BF16, a, b, c, d);
+    emu_mma_m16n8k16(NV_MMA_BF16, a, b, c, d);
     CHECK(d[0] == 0.25f, "bf16: 0.125 * 2 = %g", d[0]);
     a[0] = 0x0001; /* f16: the smallest subnormal, 2^-24 */
     b[0] = 0x3c00; /* f16 1 */
-    emu_mma_m16n8k16(EMU_MMA_F16, a, b, c, d);
+    emu_mma_m16n8k16(NV_MMA_F16, a, b, c, d);
     CHECK(d[0] == ldexpf(1, -24), "f16 subnormal: %g", d[0]);
 }
 
@@ -241,10 +241,10 @@ static void test_ldmatrix(void)
 
 int main(void)
 {
-    for (int op = 0; op < EMU_MMA_COUNT; op++) {
-        test_identity_and_permutation((EmuMmaOp)op);
-        test_single_ones((EmuMmaOp)op);
-        test_c_alias_random((EmuMmaOp)op);
+    for (int op = 0; op <= NV_MMA_BF16; op++) {
+        test_identity_and_permutation((NvMmaOp)op);
+        test_single_ones((NvMmaOp)op);
+        test_c_alias_random((NvMmaOp)op);
     }
     test_formats();
     test_ldmatrix();

@@ -1,6 +1,6 @@
 /* The lowering's hooks for the emulator (emu: a gfx942 workgroup; emu_sm90: an sm_90 thread block):
  * host code that does what needs the other lanes, the workgroup or the matrix units through calls of
- * the EmuLane the emulator passes to every lane (runtime/emu/emu_abi.h), whose field offsets come from
+ * the EmuLane the emulator passes to every lane (isa/emu_abi.h), whose field offsets come from
  * that header. Every memory access is checked (fns->check), stores and atomics are ordered across the
  * wave (fns->wave_fence), device_assert and print report through the emulator. What differs between
  * the two architectures it emulates (math, remainders) is sm_90's own code where the arch is sm_90. */
@@ -10,8 +10,8 @@
 
 #include "compiler/lower/lower_internal.h"
 #include "compiler/target/target_hooks.h"
-#include "runtime/emu/emu_abi.h"
-#include "runtime/emu/mfma_ref.h"
+#include "isa/emu_abi.h"
+#include "isa/mfma.h"
 
 static bool emulates_sm90(const Lower *L)
 {

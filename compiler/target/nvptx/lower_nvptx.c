@@ -7,7 +7,7 @@
 
 #include "compiler/lower/lower_internal.h"
 #include "compiler/target/target_hooks.h"
-#include "runtime/emu/mfma_ref.h"
+#include "isa/mfma.h"
 
 #define call lower_call
 

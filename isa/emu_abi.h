@@ -76,7 +76,7 @@ typedef struct EmuFns {
     int32_t (*readfirstlane)(EmuLane *l, int32_t value);
     /* The wave's mask of lanes whose pred is non-zero (bit i: lane i; W bits). */
     uint64_t (*ballot)(EmuLane *l, int32_t pred);
-    /* One matrix instruction (op: EmuMfmaOp; 64-lane waves only); a, b, c, d point to this lane's
+    /* One matrix instruction (op: MfmaOp, isa/mfma.h; 64-lane waves only); a, b, c, d point to this lane's
      * registers. */
     void (*mfma)(EmuLane *l, int32_t op, const uint32_t *a, const uint32_t *b, const uint32_t *c, uint32_t *d);
     /* Checks an access of `bytes` at `addr` (flags: EMU_ACCESS_*) before it happens; an access outside
@@ -92,7 +92,7 @@ typedef struct EmuFns {
     void (*tick)(EmuLane *l);
     /* NVIDIA sm_90 semantics (target emu_sm90, 32-lane waves), executed once all 32 lanes of the wave
      * arrived, as the PTX ISA defines them:
-     * mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32 (op: NvMmaOp): a[4], b[2] this
+     * mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32 (op: NvMmaOp, isa/nvmma.h): a[4], b[2] this
      * lane's packed 16-bit pairs, c[4] its accumulators; d[4] receives the result. */
     void (*mma_sync)(EmuLane *l, int32_t op, const uint32_t *a, const uint32_t *b, const float *c, float *d);
     /* ldmatrix.sync.aligned.m8n8.x4{.trans}.shared.b16: `addr` (in this workgroup's LDS, 16-byte

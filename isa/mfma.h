@@ -1,0 +1,35 @@
+/* AMD's matrix instructions (MFMA) as data: MfmaOp, the id the compiler's layouts and lowering and the
+ * emulator share, and each op's facts (isa/mfma.def says what each column means and where it comes
+ * from). Facts only: where an operand's elements sit in the registers, the compiler's layouts
+ * (compiler/layout) and the emulator (runtime/emu/mfma_ref.c) each derive for themselves. */
+#ifndef RK_ISA_MFMA_H
+#define RK_ISA_MFMA_H
+
+#include <stddef.h>
+
+#include "isa/elem.h"
+
+/* The architecture families of isa/mfma.def's last column. */
+enum { MFMA_CDNA2 = 1 << 0, MFMA_CDNA3 = 1 << 1, MFMA_CDNA4 = 1 << 2 };
+
+typedef enum MfmaOp {
+#define ISA_MFMA(id, mnemonic, m, n, k, blocks, ar, br, cdr, passes, in, acc, families) MFMA_##id,
+#include "isa/mfma.def"
+#undef ISA_MFMA
+    MFMA_COUNT
+} MfmaOp;
+
+typedef struct MfmaInfo {
+    const char *name;            /* the ISA mnemonic, e.g. "v_mfma_f32_16x16x16_bf16" */
+    int m, n, k;                 /* the matrix shape of one block */
+    int blocks;                  /* independent blocks per instruction */
+    int a_regs, b_regs, cd_regs; /* 32-bit registers per lane holding A, B, and C and D */
+    int passes;                  /* issue passes, 4 cycles each */
+    IsaElem in, acc;             /* element types of A and B, and of C and D */
+    unsigned families;           /* MFMA_CDNA2 | MFMA_CDNA3 | MFMA_CDNA4: where it exists */
+} MfmaInfo;
+
+/* The facts of op; NULL for a value that is no MfmaOp. */
+const MfmaInfo *isa_mfma_info(MfmaOp op);
+
+#endif
