@@ -38,12 +38,6 @@ _Static_assert(RK_BOOL == (int)SK_BOOL && RK_I8 == (int)SK_I8 && RK_I64 == (int)
 #define RK_DEFAULT_STDLIB NULL
 #endif
 
-
-bool rt_compiler_emits(const char *target)
-{
-    return driver_stage_available(target, STAGE_BIN);
-}
-
 /* ---- the build and the stdlib, found once per process ---- */
 
 static pthread_once_t build_once = PTHREAD_ONCE_INIT;
@@ -507,6 +501,9 @@ rk_status rk_compile(rk_ctx *ctx, const char *source, size_t length, const rk_co
     return RK_OK;
 }
 
+static rk_status compile_variant(rk_ctx *ctx, const RtSpecSrc *src, const char *name, const char *config,
+                                 const char *facts, rk_program **out);
+
 void compile_spec_attach(rk_program *p, const CompileSetup *cs)
 {
     if (!p || cs->assume || !compile_specializes(cs->target))
@@ -519,7 +516,7 @@ void compile_spec_attach(rk_program *p, const CompileSetup *cs)
                             .ninclude_dirs = cs->nincdirs,
                             .opt_level = cs->opt_level == 0 ? RK_OPT_O0 : cs->opt_level,
                             .confine_imports = cs->confine_imports};
-    rt_spec_attach(p, cs->source, cs->length, &o); /* out of memory: the program stays unspecialised */
+    rt_spec_attach(p, cs->source, cs->length, &o, compile_variant); /* out of memory: unspecialised */
 }
 
 bool compile_specializes(const char *target)
@@ -527,8 +524,10 @@ bool compile_specializes(const char *target)
     return !target_is_interp(target); /* the interpreter gains nothing from facts */
 }
 
-rk_status rt_compile_variant(rk_ctx *ctx, const RtSpecSrc *src, const char *name, const char *config,
-                             const char *facts, rk_program **out)
+/* A specialised variant of a kernel, compiled at its launch (runtime/api/spec.c calls it through the
+ * program's RtSpecSrc). */
+static rk_status compile_variant(rk_ctx *ctx, const RtSpecSrc *src, const char *name, const char *config,
+                                 const char *facts, rk_program **out)
 {
     *out = NULL;
     rk_compile_options o = src->opts;

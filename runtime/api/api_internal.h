@@ -108,11 +108,18 @@ struct rk_kernel {
 
 /* How a program's kernels were compiled, for compiling their specialised variants at launch (spec.c;
  * set by rk_compile and the autotuner, NULL for programs from bundles and for variants). */
-typedef struct RtSpecSrc {
+typedef struct RtSpecSrc RtSpecSrc;
+/* Compiles kernel `name` of the source of src with a config ("" or -D pairs) and facts, into a new
+ * program: the compiler's function, which it hands over with the program (rt_spec_attach), so that
+ * the runtime never names a compiler symbol. */
+typedef rk_status (*RtCompileVariantFn)(rk_ctx *ctx, const RtSpecSrc *src, const char *name, const char *config,
+                                        const char *facts, rk_program **out);
+struct RtSpecSrc {
     const char *source;
     size_t length;
-    rk_compile_options opts; /* strings, defines and folders copied into the program's arena */
-} RtSpecSrc;
+    rk_compile_options opts;    /* strings, defines and folders copied into the program's arena */
+    RtCompileVariantFn compile; /* never NULL */
+};
 
 struct rk_program {
     rk_ctx *ctx;
@@ -195,11 +202,12 @@ void rt_memo_destroy(rk_ctx *ctx);
 const RtAlloc *rt_alloc_find(const rk_ctx *ctx, const void *p, size_t bytes);
 
 /* spec.c: specialisation at launch. rt_spec_attach records how p was compiled (o after compile_setup:
- * no facts), so that launches of its kernels may compile variants; false when the hook fails (the
- * program still works, unspecialised). rt_spec_select picks the kernel a launch with k->kernarg runs
+ * no facts) and the compiler's function that compiles a variant, so that launches of its kernels may
+ * compile variants; false when the hook fails (the program still works, unspecialised). rt_spec_select picks the kernel a launch with k->kernarg runs
  * (k itself or a variant, compiled on first use); it checks k's own facts first (RK_EINVAL naming the
  * parameter). rt_spec_free frees k's variants (rk_program_destroy). */
-bool rt_spec_attach(rk_program *p, const char *source, size_t length, const rk_compile_options *o);
+bool rt_spec_attach(rk_program *p, const char *source, size_t length, const rk_compile_options *o,
+                    RtCompileVariantFn compile);
 rk_status rt_spec_select(rk_kernel *k, rk_kernel **run);
 bool rt_spec_kernel_init(rk_ctx *ctx, Arena *a, rk_kernel *k, const char *facts, const char *nospec);
 /* How many facts k has, when the arguments satisfy them all; -1 when they break one (bundles). */
@@ -209,13 +217,5 @@ void rt_program_unlink(rk_program *p);
 void rt_spec_free(rk_kernel *k);
 /* The facts of the arguments in k->kernarg as text (spec.c), for messages and rkc. */
 const char *rt_spec_sig_text(const rk_kernel *k, uint64_t sig, char *buf, size_t n);
-/* Compiles kernel `name` of the source of src with a config ("" or -D pairs) and facts, into a new
- * program (compiler/api/compile.c; NULL when only the runtime is linked). */
-rk_status rt_compile_variant(rk_ctx *ctx, const RtSpecSrc *src, const char *name, const char *config,
-                             const char *facts, rk_program **out) __attribute__((weak));
-
-/* Whether the linked compiler can generate code for a target (compiler/api/compile.c defines it; a
- * program linking the runtime alone has none, and the weak reference is then NULL). */
-bool rt_compiler_emits(const char *target) __attribute__((weak));
 
 #endif

@@ -218,10 +218,9 @@ rk_status rk_ctx_create(const rk_ctx_options *options, rk_ctx **out)
     } else if (kind) {
         st = rt_device_open(kind, o->device_index, al, &ctx->dev, ctx->dev_msg, sizeof ctx->dev_msg);
     } else {
-        /* The host fallback is the emulator once the compiler can generate emu code; until then the
-         * interpreter. Without the compiler linked in, programs come from elsewhere: the emulator. */
-        const char *host = rt_compiler_emits && !rt_compiler_emits("emu") ? "interp" : "emu";
-        st = rt_device_open_default(host, al, &ctx->dev, ctx->dev_msg, sizeof ctx->dev_msg);
+        /* Without a GPU, the emulator: it runs what the compiler makes for the emu targets and the
+         * programs of bundles alike (the interpreter is asked for by name). */
+        st = rt_device_open_default("emu", al, &ctx->dev, ctx->dev_msg, sizeof ctx->dev_msg);
     }
     if (st == RK_ENOMEM) {
         rk_ctx_destroy(ctx);

@@ -203,7 +203,7 @@ static rk_status variant_for(rk_kernel *k, uint64_t sig, rk_kernel **run)
     char facts[2048];
     rt_spec_sig_text(k, sig, facts, sizeof facts);
     rk_program *vp = NULL;
-    rk_status st = rt_compile_variant(ctx, k->prog->spec, k->name, k->config, facts, &vp);
+    rk_status st = k->prog->spec->compile(ctx, k->prog->spec, k->name, k->config, facts, &vp);
     if (st == RK_ENOMEM)
         return st;
     rk_kernel *vk = NULL;
@@ -238,7 +238,7 @@ rk_status rt_spec_select(rk_kernel *k, rk_kernel **run)
 {
     *run = k;
     rk_status st;
-    bool specializes = k->nspec && k->prog->spec && rt_compile_variant && k->own_sig_ok && !k->prog->ctx->no_specialize;
+    bool specializes = k->nspec && k->prog->spec && k->own_sig_ok && !k->prog->ctx->no_specialize;
     if (!specializes) {
         k->last_run = k;
         return k->nchecks ? check_facts(k) : RK_OK;
@@ -274,10 +274,11 @@ void rt_spec_free(rk_kernel *k)
 
 /* ---- how a program was compiled ---- */
 
-bool rt_spec_attach(rk_program *p, const char *source, size_t length, const rk_compile_options *o)
+bool rt_spec_attach(rk_program *p, const char *source, size_t length, const rk_compile_options *o,
+                    RtCompileVariantFn compile)
 {
     rk_ctx *ctx = p->ctx;
-    if (p->spec || ctx->no_specialize || !rt_compile_variant || (o->assume && *o->assume))
+    if (p->spec || ctx->no_specialize || !compile || (o->assume && *o->assume))
         return true;
     bool any = false;
     for (int i = 0; i < p->nkernels; i++)
@@ -297,6 +298,7 @@ bool rt_spec_attach(rk_program *p, const char *source, size_t length, const rk_c
         memcpy(src, source, length);
     s->source = src;
     s->length = length;
+    s->compile = compile;
     s->opts = *o;
     s->opts.filename = o->filename ? arena_strdup(a, o->filename) : NULL;
     s->opts.target = p->target;
