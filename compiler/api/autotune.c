@@ -51,6 +51,14 @@ typedef struct TuneDesc {
 
 enum { DESC_MAGIC = 0x32445452 /* "RTD2" */ };
 
+/* The one kernel of a program of one kernel (a tuned winner, a compile of one kernel). */
+static rk_kernel *only_kernel(rk_program *p)
+{
+    rk_kernel *k = NULL;
+    rk_program_kernel_at(p, 0, &k);
+    return k;
+}
+
 static void desc_write(Blob *b, const TuneDesc *d)
 {
     blob_u32(b, DESC_MAGIC);
@@ -261,13 +269,13 @@ typedef struct DescJob {
 static rk_status desc_compile(rk_ctx *ctx, const CompileSetup *cs, DescJob *j, TuneDesc *d)
 {
     CompileSession *cx = compile_session(&j->ca, ctx, cs, NULL, 0, false);
-    ctx->stats.compiles++;
+    rt_ctx_stats(ctx)->compiles++;
     bool ok = compile_session_run(cx, &j->ca, ctx, STAGE_TIR, cs->filename);
     const Diags *diags = &cx->diags;
     const DriverResult *r = &cx->r;
-    ctx->diag_arena.oom = &j->oom;
+    rt_diags_oom(ctx, &j->oom);
     rt_set_diags(ctx, diags->items, diags->n);
-    ctx->diag_arena.oom = NULL;
+    rt_diags_oom(ctx, NULL);
     const KernelMeta *m = NULL;
     for (int i = 0; ok && i < r->sema.nkernels; i++)
         if (strcmp(r->sema.kernels[i].name, cs->kernel) == 0)
@@ -294,14 +302,14 @@ static rk_status desc_find(rk_ctx *ctx, const CompileSetup *cs, const HashKey *k
         BlobReader r = {j->data, (const unsigned char *)j->data + j->size, j->owner, false};
         found = desc_read(&r, d) && record_deps_current(d->deps, d->ndeps);
         if (found)
-            ctx->stats.cache_hits++;
+            rt_ctx_stats(ctx)->cache_hits++;
         else
-            ctx->stats.cache_misses++;
+            rt_ctx_stats(ctx)->cache_misses++;
     }
     if (!found) {
         if ((st = desc_compile(ctx, cs, j, d)))
             return st;
-        blob_init(&j->b, ctx->alloc);
+        blob_init(&j->b, *rt_ctx_allocator(ctx));
         desc_write(&j->b, d);
         if (j->b.oom)
             return rt_fail(ctx, RK_ENOMEM, "out of memory");
@@ -318,22 +326,22 @@ static rk_status desc_find(rk_ctx *ctx, const CompileSetup *cs, const HashKey *k
 static rk_status get_desc(rk_ctx *ctx, const CompileSetup *cs, const HashKey *kd, const void *material, size_t n,
                           TuneDesc **out)
 {
-    DescJob *j = arena_alloc_raw(&ctx->alloc, sizeof *j);
-    Arena *owner = arena_alloc_raw(&ctx->alloc, sizeof *owner);
+    DescJob *j = arena_alloc_raw(rt_ctx_allocator(ctx), sizeof *j);
+    Arena *owner = arena_alloc_raw(rt_ctx_allocator(ctx), sizeof *owner);
     if (!j || !owner) {
-        arena_free_raw(&ctx->alloc, j, sizeof *j);
-        arena_free_raw(&ctx->alloc, owner, sizeof *owner);
+        arena_free_raw(rt_ctx_allocator(ctx), j, sizeof *j);
+        arena_free_raw(rt_ctx_allocator(ctx), owner, sizeof *owner);
         return rt_fail(ctx, RK_ENOMEM, "out of memory");
     }
     memset(j, 0, sizeof *j);
-    arena_init(owner, ctx->alloc);
-    arena_init(&j->ca, ctx->alloc);
-    blob_init(&j->b, ctx->alloc);
+    arena_init(owner, *rt_ctx_allocator(ctx));
+    arena_init(&j->ca, *rt_ctx_allocator(ctx));
+    blob_init(&j->b, *rt_ctx_allocator(ctx));
     j->owner = owner;
     rk_status st;
     TuneDesc *d = NULL;
     if (setjmp(j->oom)) {
-        ctx->diag_arena.oom = NULL;
+        rt_diags_oom(ctx, NULL);
         st = rt_fail(ctx, RK_ENOMEM, "out of memory");
     } else {
         owner->oom = &j->oom;
@@ -352,13 +360,13 @@ static rk_status get_desc(rk_ctx *ctx, const CompileSetup *cs, const HashKey *kd
         *out = d;
     } else {
         arena_free(owner);
-        arena_free_raw(&ctx->alloc, owner, sizeof *owner);
+        arena_free_raw(rt_ctx_allocator(ctx), owner, sizeof *owner);
     }
     if (j->data)
-        arena_free_raw(&ctx->alloc, j->data, j->size ? j->size : 1);
+        arena_free_raw(rt_ctx_allocator(ctx), j->data, j->size ? j->size : 1);
     blob_free(&j->b);
     arena_free(&j->ca);
-    arena_free_raw(&ctx->alloc, j, sizeof *j);
+    arena_free_raw(rt_ctx_allocator(ctx), j, sizeof *j);
     return st;
 }
 
@@ -409,8 +417,8 @@ static int lds_limit(rk_ctx *ctx, const char *target)
 {
     const Target *t = target_find(target);
     int lim = t ? t->lds_bytes : 65536;
-    if (ctx->dev && ctx->dev->props.lds_bytes > 0 && ctx->dev->props.lds_bytes < lim)
-        lim = ctx->dev->props.lds_bytes;
+    if (rt_ctx_device(ctx)->lds_bytes > 0 && rt_ctx_device(ctx)->lds_bytes < lim) /* 0 without a device */
+        lim = rt_ctx_device(ctx)->lds_bytes;
     return lim;
 }
 
@@ -420,7 +428,7 @@ static rk_status tune(Tuning *t, rk_kernel **best)
     rk_ctx *ctx = t->ctx;
     const TuneDesc *d = t->d;
     Arena *a = &t->a;
-    double t0 = ctx->prof ? prof_now_us() : 0;
+    double t0 = rt_ctx_profile(ctx) ? prof_now_us() : 0;
     VariantSet *vs = &t->vs;
     vs->cs = t->cs;
     vs->n = d->nconfigs;
@@ -428,7 +436,8 @@ static rk_status tune(Tuning *t, rk_kernel **best)
     for (int i = 0; i < vs->n; i++)
         vs->v[i] = (Variant){.kernel = t->cs->kernel, .index = i, .defs = d->configs[i].defs,
                              .ndefs = d->configs[i].ndefs, .label = d->configs[i].label};
-    int cores = ctx->compile_threads > 0 ? ctx->compile_threads : variants_cores();
+    int threads = rt_compile_settings(ctx)->compile_threads;
+    int cores = threads > 0 ? threads : variants_cores();
     vs->threads = cores;
     /* Two groups per worker: each pays one ld.lld (about 30 ms of a process start), and the workers
      * still balance their load (taking groups in turn) and report progress in steps. */
@@ -438,7 +447,7 @@ static rk_status tune(Tuning *t, rk_kernel **best)
     vs->progress_ud = t;
     vs->out = a;
     rk_status st = variants_build(ctx, vs);
-    ctx->stats.compiles += (uint64_t)vs->compiles;
+    rt_ctx_stats(ctx)->compiles += (uint64_t)vs->compiles;
     if (st)
         return st;
     prune_spills(vs);
@@ -451,16 +460,16 @@ static rk_status tune(Tuning *t, rk_kernel **best)
     if (nok == 0) {
         for (int i = 0; i < vs->n; i++)
             if (vs->v[i].state == VAR_FAILED) {
-                ctx->diag_arena.oom = &t->oom;
+                rt_diags_oom(ctx, &t->oom);
                 rt_set_diags(ctx, vs->v[i].diags, vs->v[i].ndiags); /* the first failing config's */
-                ctx->diag_arena.oom = NULL;
+                rt_diags_oom(ctx, NULL);
                 return rt_fail(ctx, vs->v[i].st, "autotuning %s: no config compiles; config %s: %s", t->cs->kernel,
                                vs->v[i].label, vs->v[i].why);
             }
         return rt_fail(ctx, RK_ECOMPILE, "autotuning %s: every config was pruned (LDS over %d bytes, or spills)",
                        t->cs->kernel, vs->lds_limit);
     }
-    double t1 = ctx->prof ? prof_now_us() : 0;
+    double t1 = rt_ctx_profile(ctx) ? prof_now_us() : 0;
     /* A program per code object, holding its variants; candidates in the order of the space. */
     t->progs = ARENA_ARRAY(a, rk_program *, vs->nbins + 1);
     rk_program **of_group = ARENA_ARRAY(a, rk_program *, vs->nbins + 1);
@@ -491,11 +500,11 @@ static rk_status tune(Tuning *t, rk_kernel **best)
     int win;
     st = tune_time(ctx, &job, ms, &win);
     double t2 = prof_now_us();
-    ctx->stats.tunings++;
-    ctx->stats.last_tune_compile_ms = vs->ms_wall;
-    ctx->stats.last_tune_bench_ms = (t2 - tb0) / 1e3;
-    ctx->stats.last_tune_configs = vs->n;
-    ctx->stats.last_tune_pruned = pruned;
+    rt_ctx_stats(ctx)->tunings++;
+    rt_ctx_stats(ctx)->last_tune_compile_ms = vs->ms_wall;
+    rt_ctx_stats(ctx)->last_tune_bench_ms = (t2 - tb0) / 1e3;
+    rt_ctx_stats(ctx)->last_tune_configs = vs->n;
+    rt_ctx_stats(ctx)->last_tune_pruned = pruned;
     if (st)
         return st;
     const Variant *v = &vs->v[which[win]];
@@ -516,20 +525,20 @@ static rk_status tune(Tuning *t, rk_kernel **best)
     rk_program *p;
     if ((st = rt_program_new(ctx, t->cs->target, rec.binary, rec.size, &wd, 1, &p)))
         return st;
-    *best = &p->kernels[0];
-    if (ctx->print_autotuning)
+    *best = only_kernel(p);
+    if (rt_compile_settings(ctx)->print_autotuning)
         rt_log(ctx, RK_LOG_AUTOTUNE,
                "autotune %s [%s]: best %s: %.4f ms; %d configs, %d pruned, %d failed; compiled in %.0f ms, timed in "
                "%.0f ms",
                t->cs->kernel, t->key_text, v->label, ms[win], vs->n, pruned, count_state(vs, VAR_FAILED), vs->ms_wall,
-               ctx->stats.last_tune_bench_ms);
-    if (ctx->prof) {
+               rt_ctx_stats(ctx)->last_tune_bench_ms);
+    if (rt_ctx_profile(ctx)) {
         char args[512], cfg[400];
         prof_escape(cfg, sizeof cfg, v->label);
         snprintf(args, sizeof args, "{\"configs\": %d, \"pruned\": %d, \"best\": \"%s\", \"best_ms\": %.6f}", vs->n,
                  pruned, cfg, ms[win]);
-        prof_span(ctx->prof, "tune", "compile configs", t0, t1 - t0, args);
-        prof_span(ctx->prof, "tune", "time configs", t1, t2 - t1, args);
+        prof_span(rt_ctx_profile(ctx), "tune", "compile configs", t0, t1 - t0, args);
+        prof_span(rt_ctx_profile(ctx), "tune", "time configs", t1, t2 - t1, args);
     }
     return RK_OK;
 }
@@ -538,15 +547,15 @@ static rk_status tune(Tuning *t, rk_kernel **best)
 static rk_status tune_space(rk_ctx *ctx, const CompileSetup *cs, const TuneDesc *d, const char *key_text,
                             const HashKey *kt, const rk_arg *args, int nargs, rk_kernel **best)
 {
-    Tuning *t = arena_alloc_raw(&ctx->alloc, sizeof *t);
+    Tuning *t = arena_alloc_raw(rt_ctx_allocator(ctx), sizeof *t);
     if (!t)
         return rt_fail(ctx, RK_ENOMEM, "out of memory");
     memset(t, 0, sizeof *t);
     *t = (Tuning){.ctx = ctx, .cs = cs, .d = d, .key_text = key_text, .kt = kt, .args = args, .nargs = nargs};
-    arena_init(&t->a, ctx->alloc);
+    arena_init(&t->a, *rt_ctx_allocator(ctx));
     rk_status st;
     if (setjmp(t->oom)) {
-        ctx->diag_arena.oom = NULL;
+        rt_diags_oom(ctx, NULL);
         rt_set_diags(ctx, NULL, 0);
         st = rt_fail(ctx, RK_ENOMEM, "out of memory autotuning %s", cs->kernel);
     } else {
@@ -558,7 +567,7 @@ static rk_status tune_space(rk_ctx *ctx, const CompileSetup *cs, const TuneDesc 
     variants_free(&t->vs);
     t->a.oom = NULL;
     arena_free(&t->a);
-    arena_free_raw(&ctx->alloc, t, sizeof *t);
+    arena_free_raw(rt_ctx_allocator(ctx), t, sizeof *t);
     return st;
 }
 
@@ -587,13 +596,13 @@ static rk_status autotune(rk_ctx *ctx, const char *source, size_t length, const 
     CompileSetup cs;
     if ((st = compile_setup(ctx, source, length, &o, &cs)))
         return st;
-    if (strcmp(cs.target, ctx->dev->props.target) != 0)
+    if (strcmp(cs.target, rt_ctx_device(ctx)->target) != 0)
         return rt_fail(ctx, RK_EINVAL, "autotuning runs the configs on the device: target %s does not run on %s (%s)",
-                       cs.target, ctx->dev->props.kind, ctx->dev->props.target);
+                       cs.target, rt_ctx_device(ctx)->kind, rt_ctx_device(ctx)->target);
     /* The description: by the compile's inputs in memory (as bytes: no SHA-256 on this path, which
      * rk_run takes on every call), else by their SHA-256 on disk. */
     Blob m;
-    blob_init(&m, ctx->alloc);
+    blob_init(&m, *rt_ctx_allocator(ctx));
     compile_key_material(&m, "meta", &cs);
     TuneDesc *d = m.oom ? NULL : tune_memo_get(ctx, m.p, m.n);
     if (!d && !m.oom) {
@@ -615,14 +624,15 @@ static rk_status autotune(rk_ctx *ctx, const char *source, size_t length, const 
     /* The configs are compiled (and timed) for the facts of this call, as a launch would specialise them;
      * the winner is remembered by them too. Facts the caller gave (options->assume) are used as given. */
     CompileSetup base = cs;
-    uint64_t sig = !cs.assume && !ctx->no_specialize && compile_specializes(cs.target) ? call_sig(d, args, nargs) : 0;
+    bool specializes = !cs.assume && !rt_compile_settings(ctx)->no_specialize && compile_specializes(cs.target);
+    uint64_t sig = specializes ? call_sig(d, args, nargs) : 0;
     /* The winner: by the description's key, the device and the key values. */
-    blob_init(&m, ctx->alloc);
+    blob_init(&m, *rt_ctx_allocator(ctx));
     blob_bytes(&m, d->kd.b, 32);
     blob_str(&m, d->has_autotune ? "tune" : "default");
-    blob_str(&m, ctx->dev->props.kind);
-    blob_str(&m, ctx->dev->props.name);
-    blob_str(&m, ctx->dev->props.arch);
+    blob_str(&m, rt_ctx_device(ctx)->kind);
+    blob_str(&m, rt_ctx_device(ctx)->name);
+    blob_str(&m, rt_ctx_device(ctx)->arch);
     blob_str(&m, key_text);
     blob_u64(&m, sig);
     if (m.oom) {
@@ -640,7 +650,7 @@ static rk_status autotune(rk_ctx *ctx, const char *source, size_t length, const 
     st = winner(ctx, source, length, kernel_name, args, nargs, &o, &cs, d, key_text, &m, best, tuned);
     blob_free(&m);
     if (!st) /* later launches with other facts compile their own variant of the winner's config */
-        compile_spec_attach((*best)->prog, &base);
+        compile_spec_attach(rk_kernel_program(*best), &base);
     return st;
 }
 
@@ -665,12 +675,14 @@ static rk_status winner(rk_ctx *ctx, const char *source, size_t length, const ch
         /* Nothing to tune (or no meaningful timing): the defaults, through the compile cache. */
         if ((st = rk_compile(ctx, source, length, o, &p)))
             return st;
-        *best = &p->kernels[0];
+        *best = only_kernel(p);
     } else {
         if ((st = rt_cache_load(ctx, "tune", &kt, &p, NULL)))
             return st;
-        if (p && p->nkernels == 1 && strcmp(p->kernels[0].name, kernel_name) == 0) {
-            *best = &p->kernels[0];
+        rk_kernel_info info;
+        if (rk_program_kernel_count(p) == 1 && rk_kernel_get_info(only_kernel(p), &info) == RK_OK &&
+            strcmp(info.name, kernel_name) == 0) {
+            *best = only_kernel(p);
         } else {
             rk_program_destroy(p);
             if ((st = tune_space(ctx, &cs, d, key_text, &kt, args, nargs, best)))
@@ -679,7 +691,7 @@ static rk_status winner(rk_ctx *ctx, const char *source, size_t length, const ch
         }
     }
     if (!tune_memo_set(ctx, m->p, m->n, *best, NULL)) {
-        rk_program_destroy((*best)->prog);
+        rk_program_destroy(rk_kernel_program(*best));
         *best = NULL;
         return rt_fail(ctx, RK_ENOMEM, "out of memory");
     }

@@ -163,7 +163,7 @@ static const char *spec_facts(Arena *a, const CompileSetup *cs, const KernelMeta
 static rk_status plan(rk_ctx *ctx, const CompileSetup *cs, Arena *a, VariantSet *vs, BKernelInfo **ks, int *nk)
 {
     CompileSession *cx = compile_session(a, ctx, cs, NULL, 0, false);
-    ctx->stats.compiles++;
+    rt_ctx_stats(ctx)->compiles++;
     bool ok = compile_session_run(cx, a, ctx, STAGE_TIR, NULL);
     const Diags *diags = &cx->diags;
     const DriverResult *r = &cx->r;
@@ -238,14 +238,15 @@ static rk_status build(rk_ctx *ctx, BundleJob *j, const CompileSetup *cs, const 
     int nk = j->nk;
     const Target *tg = target_find(cs->target);
     vs->cs = cs;
-    vs->threads = ctx->compile_threads > 0 ? ctx->compile_threads : variants_cores();
+    int threads = rt_compile_settings(ctx)->compile_threads;
+    vs->threads = threads > 0 ? threads : variants_cores();
     vs->group_max = 0;
     vs->link_all = true;
     vs->lds_limit = tg ? tg->lds_bytes : 65536;
     vs->out = a;
     if ((st = variants_build(ctx, vs)))
         return st;
-    ctx->stats.compiles += (uint64_t)vs->compiles;
+    rt_ctx_stats(ctx)->compiles += (uint64_t)vs->compiles;
     for (int i = 0; i < vs->n; i++) {
         const Variant *v = &vs->v[i];
         if (v->state == VAR_PRUNED_LDS)
@@ -328,24 +329,24 @@ rk_status rk_compile_bundle(rk_ctx *ctx, const char *source, size_t length, cons
             return rt_fail(ctx, RK_EINVAL, "specialisation '%s': %s", cs.specialize[i],
                            facts_parse(cs.specialize[i], NULL, 0, why, sizeof why) < 0 ? why : "no facts");
     }
-    BundleJob *j = arena_alloc_raw(&ctx->alloc, sizeof *j);
+    BundleJob *j = arena_alloc_raw(rt_ctx_allocator(ctx), sizeof *j);
     if (!j)
         return rt_fail(ctx, RK_ENOMEM, "out of memory");
     memset(j, 0, sizeof *j);
-    arena_init(&j->a, ctx->alloc);
+    arena_init(&j->a, *rt_ctx_allocator(ctx));
     if (setjmp(j->oom)) {
-        ctx->diag_arena.oom = NULL;
+        rt_diags_oom(ctx, NULL);
         rt_set_diags(ctx, NULL, 0); /* frees what a partial copy left */
         st = rt_fail(ctx, RK_ENOMEM, "out of memory compiling the bundle");
     } else {
         j->a.oom = &j->oom;
-        ctx->diag_arena.oom = &j->oom;
+        rt_diags_oom(ctx, &j->oom);
         st = build(ctx, j, &cs, path);
-        ctx->diag_arena.oom = NULL;
+        rt_diags_oom(ctx, NULL);
     }
     variants_free(&j->vs);
     j->a.oom = NULL;
     arena_free(&j->a);
-    arena_free_raw(&ctx->alloc, j, sizeof *j);
+    arena_free_raw(rt_ctx_allocator(ctx), j, sizeof *j);
     return st;
 }

@@ -95,7 +95,9 @@ rk_status compile_setup(rk_ctx *ctx, const char *source, size_t length, const rk
     for (int i = 0; i < o->nspecialize; i++)
         if (!o->specialize[i])
             return rt_fail(ctx, RK_EINVAL, "compile options: specialisation %d is NULL", i);
-    const char *target = o->target ? o->target : ctx->dev ? ctx->dev->props.target : "gfx942";
+    const RtCompileSettings *set = rt_compile_settings(ctx);
+    const char *dev_target = rt_ctx_device(ctx)->target; /* NULL without a device */
+    const char *target = o->target ? o->target : dev_target ? dev_target : "gfx942";
     if (!target_known(target))
         return rt_fail(ctx, RK_EINVAL, "unknown target '%s'; known targets: %s, interp", target, target_names());
     if (!driver_stage_available(target, STAGE_BIN))
@@ -111,10 +113,10 @@ rk_status compile_setup(rk_ctx *ctx, const char *source, size_t length, const rk
                          .kernel = o->kernel,
                          .opt_level = o->opt_level == RK_OPT_O0 ? 0 : o->opt_level == 0 ? 3 : o->opt_level,
                          .assume = o->assume && *o->assume ? o->assume : NULL,
-                         .confine_imports = ctx->confine_imports || o->confine_imports > 0,
+                         .confine_imports = set->confine_imports || o->confine_imports > 0,
                          .specialize = o->specialize,
                          .nspecialize = o->nspecialize,
-                         .stdlib_dir = ctx->stdlib_dir             ? ctx->stdlib_dir
+                         .stdlib_dir = set->stdlib_dir         ? set->stdlib_dir
                                        : installed_stdlib[0] ? installed_stdlib
                                                              : RK_DEFAULT_STDLIB};
     return RK_OK;
@@ -224,16 +226,18 @@ static void compile_driver_options(DriverOptions *d, rk_ctx *ctx, const CompileS
     d->assume = cs->assume;
     d->confine_imports = cs->confine_imports;
     if (dumps) {
-        d->dump_ir = ctx->dump_ir;
-        d->dump_dir = ctx->dump_dir;
-        d->dump_sink = ctx->dump;
-        d->dump_ud = ctx->dump_ud;
+        const RtCompileSettings *set = rt_compile_settings(ctx);
+        d->dump_ir = set->dump_ir;
+        d->dump_dir = set->dump_dir;
+        d->dump_sink = set->dump;
+        d->dump_ud = set->dump_ud;
     }
 }
 
 bool compile_dumps_wanted(const rk_ctx *ctx)
 {
-    return ctx->dump_ir && *ctx->dump_ir && strcmp(ctx->dump_ir, "0") != 0;
+    const char *d = rt_compile_settings(ctx)->dump_ir;
+    return d && *d && strcmp(d, "0") != 0;
 }
 
 /* ---- what a compile produced ---- */
@@ -349,7 +353,7 @@ rk_status compile_failed(rk_ctx *ctx, const Diags *diags)
 /* Records a compile's stages in the trace: spans from t0_us, one per stage the result timed. */
 static void compile_profile(rk_ctx *ctx, const char *name, double t0, const DriverResult *r)
 {
-    if (!ctx->prof)
+    if (!rt_ctx_profile(ctx))
         return;
     const char *names[] = {"front end + sema", "passes", "lower to LLVM IR", "LLVM optimisation", "code generation",
                            "link"};
@@ -361,7 +365,7 @@ static void compile_profile(rk_ctx *ctx, const char *name, double t0, const Driv
         if (ms[i] <= 0)
             continue;
         snprintf(args, sizeof args, "{\"of\": \"%s\"}", ename);
-        prof_span(ctx->prof, "compile", names[i], t, ms[i] * 1e3, args);
+        prof_span(rt_ctx_profile(ctx), "compile", names[i], t, ms[i] * 1e3, args);
         t += ms[i] * 1e3;
     }
 }
@@ -385,7 +389,7 @@ CompileSession *compile_session(Arena *a, rk_ctx *ctx, const CompileSetup *cs, c
 
 bool compile_session_run(CompileSession *s, Arena *a, rk_ctx *ctx, Stage stop, const char *trace_name)
 {
-    double t0 = trace_name && ctx->prof ? prof_now_us() : 0;
+    double t0 = trace_name && rt_ctx_profile(ctx) ? prof_now_us() : 0;
     bool ok = driver_compile(a, &s->strs, &s->src, &s->diags, &s->opts, stop, &s->r);
     if (trace_name)
         compile_profile(ctx, trace_name, t0, &s->r);
@@ -409,9 +413,9 @@ static rk_status run_job(Job *job)
 {
     rk_ctx *ctx = job->ctx;
     const CompileSetup *cs = job->cs;
-    arena_init(&job->a, ctx->alloc);
+    arena_init(&job->a, *rt_ctx_allocator(ctx));
     if (setjmp(job->oom)) {
-        job->ctx->diag_arena.oom = NULL;
+        rt_diags_oom(job->ctx, NULL);
         rt_set_diags(job->ctx, NULL, 0); /* frees what a partial copy left */
         arena_free(&job->a);
         return rt_fail(job->ctx, RK_ENOMEM, "out of memory compiling %s", job->cs->filename);
@@ -420,13 +424,13 @@ static rk_status run_job(Job *job)
     a->oom = &job->oom;
     rt_set_diags(ctx, NULL, 0);
     CompileSession *cx = compile_session(a, ctx, cs, NULL, 0, true);
-    ctx->stats.compiles++;
+    rt_ctx_stats(ctx)->compiles++;
     bool ok = compile_session_run(cx, a, ctx, STAGE_BIN, cs->filename);
     const Diags *diags = &cx->diags;
     const DriverResult *r = &cx->r;
-    ctx->diag_arena.oom = &job->oom;
+    rt_diags_oom(ctx, &job->oom);
     rt_set_diags(ctx, diags->items, diags->n);
-    ctx->diag_arena.oom = NULL;
+    rt_diags_oom(ctx, NULL);
     rk_status st;
     if (!ok || diags->nerrors) {
         st = compile_failed(ctx, diags);
@@ -461,7 +465,7 @@ static rk_status compile_program(rk_ctx *ctx, const CompileSetup *csp, rk_progra
     CompileSetup cs = *csp;
     rk_status st;
     HashKey key;
-    bool cached = ctx->cache_root && !compile_dumps_wanted(ctx);
+    bool cached = rt_compile_settings(ctx)->cache_root && !compile_dumps_wanted(ctx);
     if (cached) {
         Sha256 s;
         compile_key_begin(&s, "compile", &cs);
@@ -469,7 +473,7 @@ static rk_status compile_program(rk_ctx *ctx, const CompileSetup *csp, rk_progra
         if ((st = rt_cache_load(ctx, "compile", &key, program, NULL)) || *program)
             return st;
     }
-    Job *job = arena_alloc_raw(&ctx->alloc, sizeof *job);
+    Job *job = arena_alloc_raw(rt_ctx_allocator(ctx), sizeof *job);
     if (!job)
         return rt_fail(ctx, RK_ENOMEM, "out of memory");
     memset(job, 0, sizeof *job);
@@ -478,7 +482,7 @@ static rk_status compile_program(rk_ctx *ctx, const CompileSetup *csp, rk_progra
     job->key = cached ? &key : NULL;
     job->program = program;
     st = run_job(job);
-    arena_free_raw(&ctx->alloc, job, sizeof *job);
+    arena_free_raw(rt_ctx_allocator(ctx), job, sizeof *job);
     return st;
 }
 

@@ -5,7 +5,7 @@
 #define RK_COMPILE_INTERNAL_H
 
 #include "compiler/driver/driver.h"
-#include "runtime/api/api_internal.h"
+#include "runtime/api/program_build.h"
 #include "runtime/cache/record.h"
 
 /* The options of one compile, checked and with defaults filled in. */

@@ -343,7 +343,7 @@ static bool generate(Worker *w, const int *members, int n, void **bin, size_t *s
     LLVMContextRef lc = LLVMContextCreate();
     LlvmDiag diag = {{0}, false};
     LLVMContextSetDiagnosticHandler(lc, on_llvm_diag, &diag);
-    double t0 = sh->ctx->prof ? prof_now_us() : 0;
+    double t0 = rt_ctx_profile(sh->ctx) ? prof_now_us() : 0;
     LLVMModuleRef mod = link_members(sh, lc, &diag, members, n, &w->a, why);
     bool ok = false;
     CodegenResult cr;
@@ -366,17 +366,17 @@ static bool generate(Worker *w, const int *members, int n, void **bin, size_t *s
     if (mod)
         LLVMDisposeModule(mod);
     LLVMContextDispose(lc);
-    if (sh->ctx->prof) {
+    if (rt_ctx_profile(sh->ctx)) {
         char args[256];
         snprintf(args, sizeof args, "{\"variants\": %d, \"opt_ms\": %.3f, \"codegen_ms\": %.3f, \"link_ms\": %.3f}", n,
                  cr.t_opt_ms, cr.t_codegen_ms, cr.t_link_ms);
         double t = t0 + (prof_now_us() - t0) - (cr.t_opt_ms + cr.t_codegen_ms + cr.t_link_ms) * 1e3;
-        prof_span(sh->ctx->prof, "compile", "parse + link LLVM IR", t0, t - t0, args);
-        prof_span(sh->ctx->prof, "compile", "LLVM optimisation", t, cr.t_opt_ms * 1e3, args);
+        prof_span(rt_ctx_profile(sh->ctx), "compile", "parse + link LLVM IR", t0, t - t0, args);
+        prof_span(rt_ctx_profile(sh->ctx), "compile", "LLVM optimisation", t, cr.t_opt_ms * 1e3, args);
         t += cr.t_opt_ms * 1e3;
-        prof_span(sh->ctx->prof, "compile", "code generation", t, cr.t_codegen_ms * 1e3, args);
+        prof_span(rt_ctx_profile(sh->ctx), "compile", "code generation", t, cr.t_codegen_ms * 1e3, args);
         t += cr.t_codegen_ms * 1e3;
-        prof_span(sh->ctx->prof, "compile", "link", t, cr.t_link_ms * 1e3, args);
+        prof_span(rt_ctx_profile(sh->ctx), "compile", "link", t, cr.t_link_ms * 1e3, args);
     }
     return ok;
 }
@@ -386,10 +386,10 @@ static void read_spills(Worker *w, const int *members, int n, const void *bin, s
 {
     CodeReport rep;
     const char *err = NULL;
-    double t0 = w->sh->ctx->prof ? prof_now_us() : 0;
+    double t0 = rt_ctx_profile(w->sh->ctx) ? prof_now_us() : 0;
     int rc = report_code_object(&w->a, bin, size, &rep, &err);
-    if (w->sh->ctx->prof)
-        prof_span(w->sh->ctx->prof, "compile", "read spill counts", t0, prof_now_us() - t0, NULL);
+    if (rt_ctx_profile(w->sh->ctx))
+        prof_span(rt_ctx_profile(w->sh->ctx), "compile", "read spill counts", t0, prof_now_us() - t0, NULL);
     if (rc != 0)
         return;
     for (int k = 0; k < n; k++) {
@@ -558,7 +558,7 @@ rk_status variants_build(rk_ctx *ctx, VariantSet *vs)
     Shared *sh = ARENA_NEW(vs->out, Shared);
     sh->vs = vs;
     sh->ctx = ctx;
-    locked_allocator_init(&sh->alloc, ctx->alloc);
+    locked_allocator_init(&sh->alloc, *rt_ctx_allocator(ctx));
     sh->irs = ARENA_ARRAY(vs->out, const char *, vs->n + 1);
     sh->irlens = ARENA_ARRAY(vs->out, size_t, vs->n + 1);
     sh->oldsyms = ARENA_ARRAY(vs->out, const char *, vs->n + 1);
@@ -568,7 +568,7 @@ rk_status variants_build(rk_ctx *ctx, VariantSet *vs)
     /* The results point into the workers' arenas, which the set keeps until variants_free (also after
      * running out of memory here). */
     vs->keep = ARENA_ARRAY(vs->out, Arena *, nthreads);
-    vs->raw = ctx->alloc;
+    vs->raw = *rt_ctx_allocator(ctx);
     for (int t = 0; t < nthreads; t++) {
         ws[t].sh = sh;
         arena_init(&ws[t].a, locked_allocator(&sh->alloc));

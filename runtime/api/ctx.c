@@ -126,15 +126,15 @@ static bool configure_tools(rk_ctx *ctx, const rk_ctx_options *o)
 {
     ctx->log = o->log;
     ctx->log_ud = o->log_ud;
-    ctx->print_autotuning = switch_or_env(o->print_autotuning, "RK_PRINT_AUTOTUNING");
+    ctx->settings.print_autotuning = switch_or_env(o->print_autotuning, "RK_PRINT_AUTOTUNING");
     ctx->check_races = switch_or_env(o->check_races, "RK_CHECK_RACES");
-    ctx->no_specialize = switch_or_env(o->no_specialize, "RK_NO_SPECIALIZE");
-    ctx->confine_imports = o->confine_imports > 0;
+    ctx->settings.no_specialize = switch_or_env(o->no_specialize, "RK_NO_SPECIALIZE");
+    ctx->settings.confine_imports = o->confine_imports > 0;
     ctx->cache_read = !switch_or_env(o->always_compile, "RK_ALWAYS_COMPILE");
     char dir[4096];
-    if (cache_resolve_dir(ctx->cache_dir, dir, sizeof dir) && !(ctx->cache_root = arena_strdup(&ctx->arena, dir)))
+    if (cache_resolve_dir(ctx->cache_dir, dir, sizeof dir) && !(ctx->settings.cache_root = arena_strdup(&ctx->arena, dir)))
         return false;
-    ctx->compile_threads = o->compile_threads > 0 ? o->compile_threads : 0;
+    ctx->settings.compile_threads = o->compile_threads > 0 ? o->compile_threads : 0;
     ctx->tune_warmup = o->tune_warmup > 0 ? o->tune_warmup : 1;
     ctx->tune_runs = o->tune_runs > 0 ? o->tune_runs : 10;
     ctx->tune_ms = o->tune_ms > 0 ? o->tune_ms : o->tune_ms < 0 ? 0 : 100;
@@ -193,14 +193,14 @@ rk_status rk_ctx_create(const rk_ctx_options *options, rk_ctx **out)
     /* The arena has no recovery point here: arena_strdup returns NULL when the hook fails. */
     const char *strs[4] = {env_or(o->dump_ir, "RK_DUMP_IR"), env_or(o->dump_dir, "RK_DUMP_DIR"),
                            env_or(o->cache_dir, "RK_CACHE_DIR"), env_or(o->stdlib_dir, "RK_STDLIB_DIR")};
-    const char **dsts[4] = {&ctx->dump_ir, &ctx->dump_dir, &ctx->cache_dir, &ctx->stdlib_dir};
+    const char **dsts[4] = {&ctx->settings.dump_ir, &ctx->settings.dump_dir, &ctx->cache_dir, &ctx->settings.stdlib_dir};
     for (int i = 0; i < 4; i++)
         if (strs[i] && !(*dsts[i] = arena_strdup(&ctx->arena, strs[i]))) {
             rk_ctx_destroy(ctx);
             return RK_ENOMEM;
         }
-    ctx->dump = o->dump;
-    ctx->dump_ud = o->dump_ud;
+    ctx->settings.dump = o->dump;
+    ctx->settings.dump_ud = o->dump_ud;
     ctx->print = o->print;
     ctx->print_ud = o->print_ud;
     ctx->host_threads = o->host_threads;
@@ -297,6 +297,38 @@ void rt_set_diags(rk_ctx *ctx, const Diag *items, int n)
     }
     ctx->diags = d;
     ctx->ndiags = n;
+}
+
+void rt_diags_oom(rk_ctx *ctx, jmp_buf *oom)
+{
+    ctx->diag_arena.oom = oom;
+}
+
+/* ---- what the compiler half reads and adds to (program_build.h) ---- */
+
+const RtCompileSettings *rt_compile_settings(const rk_ctx *ctx)
+{
+    return &ctx->settings;
+}
+
+Allocator *rt_ctx_allocator(rk_ctx *ctx)
+{
+    return &ctx->alloc;
+}
+
+rk_stats *rt_ctx_stats(rk_ctx *ctx)
+{
+    return &ctx->stats;
+}
+
+struct RtProfile *rt_ctx_profile(rk_ctx *ctx)
+{
+    return ctx->prof;
+}
+
+const rk_device_info *rt_ctx_device(const rk_ctx *ctx)
+{
+    return &ctx->info;
 }
 
 int rk_diag_count(const rk_ctx *ctx)

@@ -238,7 +238,7 @@ rk_status rt_spec_select(rk_kernel *k, rk_kernel **run)
 {
     *run = k;
     rk_status st;
-    bool specializes = k->nspec && k->prog->spec && k->own_sig_ok && !k->prog->ctx->no_specialize;
+    bool specializes = k->nspec && k->prog->spec && k->own_sig_ok && !k->prog->ctx->settings.no_specialize;
     if (!specializes) {
         k->last_run = k;
         return k->nchecks ? check_facts(k) : RK_OK;
@@ -278,7 +278,7 @@ bool rt_spec_attach(rk_program *p, const char *source, size_t length, const rk_c
                     RtCompileVariantFn compile)
 {
     rk_ctx *ctx = p->ctx;
-    if (p->spec || ctx->no_specialize || !compile || (o->assume && *o->assume))
+    if (p->spec || ctx->settings.no_specialize || !compile || (o->assume && *o->assume))
         return true;
     bool any = false;
     for (int i = 0; i < p->nkernels; i++)

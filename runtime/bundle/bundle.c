@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "runtime/api/api_internal.h"
 #include "runtime/bundle/json.h"
 #include "runtime/cache/progcache.h"
 #include "runtime/profile/profile.h"
@@ -495,7 +496,7 @@ static rk_status tune(rk_bundle *b, BKernel *k, const rk_arg *args, int nargs, r
                 *best = cands[win];
                 *tuned = true;
                 rt_cache_put_raw(ctx, "btune", &kt, (*best)->symbol, strlen((*best)->symbol));
-                if (ctx->print_autotuning)
+                if (ctx->settings.print_autotuning)
                     rt_log(ctx, RK_LOG_AUTOTUNE, "autotune %s [%s]: best %s: %.4f ms; %d variants, %d pruned (spills)",
                            k->name, key_text, labels[win], ms[win], k->nvariants, k->nvariants - nc);
             }

@@ -1,4 +1,5 @@
 /* Programs through the on-disk cache (progcache.h). */
+#include "runtime/api/api_internal.h"
 #include "runtime/cache/progcache.h"
 
 #include <setjmp.h>
@@ -12,9 +13,9 @@ rk_status rt_cache_get_raw(rk_ctx *ctx, const char *kind, const HashKey *key, vo
 {
     *data = NULL;
     *size = 0;
-    if (!ctx->cache_root || !ctx->cache_read)
+    if (!ctx->settings.cache_root || !ctx->cache_read)
         return RK_OK;
-    CacheGet g = cache_get(ctx->cache_root, kind, key, &ctx->alloc, data, size);
+    CacheGet g = cache_get(ctx->settings.cache_root, kind, key, &ctx->alloc, data, size);
     if (g == CACHE_HIT)
         return RK_OK;
     if (g == CACHE_NOMEM)
@@ -27,10 +28,10 @@ rk_status rt_cache_get_raw(rk_ctx *ctx, const char *kind, const HashKey *key, vo
 
 void rt_cache_put_raw(rk_ctx *ctx, const char *kind, const HashKey *key, const void *data, size_t size)
 {
-    if (!ctx->cache_root)
+    if (!ctx->settings.cache_root)
         return;
     char why[1024];
-    if (cache_put(ctx->cache_root, kind, key, data, size, why, sizeof why))
+    if (cache_put(ctx->settings.cache_root, kind, key, data, size, why, sizeof why))
         ctx->stats.cache_writes++;
     else
         rt_cache_note(ctx, why);
@@ -106,7 +107,7 @@ rk_status rt_cache_load(rk_ctx *ctx, const char *kind, const HashKey *key, rk_pr
 
 rk_status rt_cache_store(rk_ctx *ctx, const char *kind, const HashKey *key, const ProgRecord *r)
 {
-    if (!ctx->cache_root)
+    if (!ctx->settings.cache_root)
         return RK_OK;
     Blob b;
     blob_init(&b, ctx->alloc);

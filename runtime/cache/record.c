@@ -1,5 +1,6 @@
 /* Serialised programs for the caches (record.h): the byte writer and reader, the record format, and
  * the check that a record's imports are unchanged. */
+#include "runtime/api/api_internal.h"
 #include "runtime/cache/record.h"
 
 #include <fcntl.h>

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "runtime/api/api_internal.h"
+#include "runtime/api/program_build.h"
 #include "runtime/cache/hash.h"
 
 typedef struct Blob {

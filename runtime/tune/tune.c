@@ -1,4 +1,5 @@
 /* Timing autotune candidates on the device, the key text, and the context's tuning memory (tune.h). */
+#include "runtime/api/api_internal.h"
 #include "runtime/tune/tune.h"
 
 #include <math.h>
@@ -121,7 +122,7 @@ rk_status tune_time(rk_ctx *ctx, const TuneJob *job, double *ms, int *best)
                 break; /* timing more would only fail again */
             continue;
         }
-        if (ctx->print_autotuning)
+        if (ctx->settings.print_autotuning)
             rt_log(ctx, RK_LOG_AUTOTUNE, "autotune %s [%s]: %s: %.4f ms (median of %d runs)", job->kernel,
                    job->key_text, job->labels[c], ms[c], nruns);
         if (*best < 0 || ms[c] < ms[*best])

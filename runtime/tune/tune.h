@@ -14,7 +14,7 @@
 
 #include <stdbool.h>
 
-#include "runtime/api/api_internal.h"
+#include "runtime/api/program_build.h"
 #include "runtime/cache/hash.h"
 
 /* What to time: candidate kernels with the same parameters, and how to report them. */
