@@ -890,12 +890,11 @@ static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const
     L->ring_of = ARENA_ARRAY(L->a, Ring *, n + 1);
     L->ring_slot = ARENA_ARRAY(L->a, int, n + 1);
     L->inflight = ARENA_ARRAY(L->a, bool, n + 1);
-    L->tma_of = ARENA_ARRAY(L->a, const TmaMatch *, n + 1);
     count_uses(f->body, L->uses);
     /* the stage buffers first: a ring filled by TMA adds a parameter (its tensor's map) */
     L->wgmma = L->t->wgmma && block_has_wgmma(f->body);
     L->lds_limit = L->t->lds_bytes;
-    async_plan(L, f);
+    async_setup(L, f);
 
     /* The signature: the GPUs' kernels take their parameters directly, the emulator's the kernarg
      * block and the lane (the target's hooks) */

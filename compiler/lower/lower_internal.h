@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "compiler/lower/lower.h"
-#include "compiler/passes/tma_match.h"
 #include "compiler/target/target.h"
 #include "compiler/target/target_hooks.h"
 
@@ -21,12 +20,14 @@ typedef struct LVal {
 typedef struct Lower Lower;
 typedef struct Ring Ring; /* lower_async.c */
 
-/* A tensor whose boxes TMA copies into stage buffers (lower_tma.c). */
+/* A tensor whose boxes TMA copies into stage buffers (lower_tma.c), read from plan_async's
+ * description (Func.tma). */
 typedef struct TmaTensor {
-    TmaMatch m;      /* the first load's match (tensor fields shared by all its loads) */
+    int rank;        /* 2, or 3: a batch of matrices */
+    PlanLin dim[3];  /* elements along the inner, the outer and the batch dimension: kernel arguments */
+    bool open[3];    /* the dimension is as long as the allocation */
     int box[2];      /* elements: inner (one copy's line), outer (lines) */
     int swizzle;     /* bytes: 32, 64, 128 */
-    int cols;        /* copies per tile (128-byte columns of the buffer) */
     int param;       /* the LLVM parameter holding its map */
     const char *spec; /* the runtime's description */
 } TmaTensor;
@@ -84,7 +85,6 @@ struct Lower {
     bool *inflight;       /* by value id: a dot result whose wgmma group may still be running */
     TmaTensor *tma;       /* tensors copied by TMA: one hidden kernel parameter each (lower_tma.c) */
     int ntma, tma_cap;
-    const TmaMatch **tma_of; /* by value id: a ring load's match when its ring uses TMA */
 #define MAX_TMA_RINGS 16
     Ring *tma_rings[MAX_TMA_RINGS]; /* the rings filled by TMA (their barriers) */
     int ntma_rings;
@@ -227,7 +227,7 @@ LLVMValueRef fp_const(Lower *L, double v, ScalarKind sk);
 
 /* ---- lower_async.c: cp.async stage buffers (sm_90) ---- */
 bool lower_is_shared_tile(const Type *t); /* a tile in shared memory: its value is a byte offset */
-void async_plan(Lower *L, Func *f);       /* allocates the stage buffers, before lowering */
+void async_setup(Lower *L, Func *f);      /* the stage buffers as plan_async placed them, before lowering */
 void lower_async_load(Lower *L, Op *op);
 void async_wait(Lower *L, const Op *reader); /* before `reader` reads its shared tile operand */
 void async_after_loop(Lower *L, const Op *loop);
@@ -244,9 +244,9 @@ void async_release(Lower *L, bool synced);
 LLVMValueRef stage_chunk_offset(Lower *L, LLVMValueRef line, LLVMValueRef chunk, int64_t pitch, int64_t lines);
 
 /* ---- lower_tma.c: stage buffers filled by TMA (sm_90) ---- */
-/* The tensor index when every load of a ring (tile: its shared type) is a box of one tensor TMA can
- * copy, else -1. Before the signature is built: each tensor becomes a parameter. */
-int tma_ring(Lower *L, const Type *tile, Op **loads, int n);
+/* The tensors of plan_async's descriptions (Func.tma), before the signature is built: each becomes a
+ * parameter. */
+void tma_setup(Lower *L, Func *f);
 void tma_bind_params(Lower *L, int np); /* the tensor map parameters' attributes, after np real ones */
 const char *tma_spec(Lower *L);         /* the runtime's description of the parameters, NULL if none */
 /* The S barriers at byte offset bars: initialised at the kernel's start, invalidated before their
@@ -257,7 +257,8 @@ void tma_inval(Lower *L, int bars, int S);
 /* The negative-coordinate flag: cleared at the start, checked at every return (a trap if set). */
 void tma_flag_init(Lower *L);
 void tma_check(Lower *L);
-/* Thread 0 copies load's box into buffer buf (byte offset), completing on barrier `slot` (i32). */
+/* Thread 0 copies load's box (its plan's coordinates) into buffer buf (byte offset), completing on
+ * barrier `slot` (i32). */
 void tma_issue(Lower *L, const Op *load, int tensor, int bars, LLVMValueRef slot, LLVMValueRef buf);
 /* Every thread waits for phase `parity` (i32 0/1) of barrier `slot`. */
 void tma_wait(Lower *L, int bars, LLVMValueRef slot, LLVMValueRef parity);

@@ -62,6 +62,12 @@ static bool run_remove_converts(PassState *s, Func **f)
     return true;
 }
 
+static bool run_plan_async(PassState *s, Func **f)
+{
+    plan_async(s->a, *f, s->lo.target);
+    return true;
+}
+
 static const Pass pipeline[] = {
     {"pipeline_loads", run_pipeline_loads, NULL, PASS_TIR | PASS_KERNEL},
     {"canonicalize", run_canonicalize, "pipeline", 0},
@@ -69,7 +75,8 @@ static const Pass pipeline[] = {
     {"compute_remarks", run_remarks, NULL, PASS_TIR | PASS_ANALYSIS | PASS_REMARKS | PASS_KERNEL},
     {"assign_layouts", run_assign_layouts, "assign_layouts", PASS_TIR | PASS_KERNEL},
     {"canonicalize", run_canonicalize, NULL, 0},
-    {"remove_converts", run_remove_converts, "remove_converts,lir", PASS_LIR | PASS_KERNEL},
+    {"remove_converts", run_remove_converts, "remove_converts", PASS_LIR | PASS_KERNEL},
+    {"plan_async", run_plan_async, "plan_async,lir", PASS_LIR | PASS_KERNEL},
 };
 enum { NPASSES = sizeof pipeline / sizeof pipeline[0] };
 

@@ -12,6 +12,7 @@
  *                                                                   dot_choice.c)
  *   canonicalize
  *   remove_converts     cancels conversion chains                  (remove_converts.c)
+ *   plan_async          sm_90's stage buffers, cp.async or TMA     (plan_async.c, tma_match.c)
  */
 #ifndef RK_PASSES_H
 #define RK_PASSES_H
@@ -34,6 +35,9 @@ typedef struct LirOptions {
 Func *assign_layouts(Arena *a, Func *tir, AxisTab *ax, Module *dst, LayoutTab *lt, const LirOptions *o,
                      Diags *diags);
 void remove_converts(Func *f);
+/* sm_90's stage buffers (their shared memory) and how they are filled (cp.async, TMA), as plan
+ * attributes on the loads and the kernel (plan_async.c). */
+void plan_async(Arena *a, Func *f, const Target *t);
 /* Software pipelining of the loads feeding a dot, num_stages - 1 iterations ahead (TIR, before
  * layouts). */
 void pipeline_loads(Func *f);

@@ -29,9 +29,11 @@
  *   func      := ('kernel' | 'grid') '@' (IDENT | STRING) '(' [param (',' param)*] ')' [optdict] [loc]
  *                '{' op* '}'
  *   param     := VALUE ':' type
- *   optdict   := '{' NAME '=' INT (',' NAME '=' INT)* '}'      kernels only; names: num_warps,
+ *   optdict   := '{' NAME '=' optval (',' NAME '=' optval)* '}'  kernels only; names: num_warps,
  *                                                            num_stages, waves_per_eu,
- *                                                            matrix_instr_nonkdim, kpack
+ *                                                            matrix_instr_nonkdim, kpack; plan_async's
+ *                                                            stage_lds, tma_flag, tma
+ *   optval    := INT | '[' [STRING (',' STRING)*] ']'       tma: the TMA tensors
  *   op        := [VALUE (',' VALUE)* '='] OPNAME [VALUE (',' VALUE)*] [attrs] [':' type (',' type)*]
  *                region* [loc]
  *   attrs     := '{' NAME '=' attrval (',' NAME '=' attrval)* '}'
@@ -40,6 +42,12 @@
  *              | IDENT | INT                           pred kind sem scope (by name)
  *              | STRING                                msg
  *              | '[' [INT (',' INT)*] ']'              dims
+ *              | INT                                   plan: stage_buffer stage stages stage_bytes
+ *                                                      copy_groups tma tma_bars (any op)
+ *              | VALUE                                 plan: front
+ *              | '[' [lin (',' lin)*] ']'              plan: tma_coord
+ *              | '[' [VALUE (',' VALUE)*] ']'          plan: tma_pred
+ *   lin       := INT (('+' | '-') INT '*' VALUE ['*' VALUE])*   values defined before the op
  *   region    := '{' ['^' '(' [VALUE ':' type (',' VALUE ':' type)*] ')' ':'] op* '}'
  *   loc       := 'loc' '(' [INT ':'] INT ':' INT ')'
  *   type      := ['*'] SCALAR ['[' INT (',' INT)* ']' ['#' LAYOUT]]
@@ -198,7 +206,7 @@ static Tok lex_at(P *p, uint32_t *pos)
             fail(p, i, "unterminated string");
         j++;
         t.kind = T_STRING;
-    } else if (c && strchr("(){}[],:=*^@-#", c)) {
+    } else if (c && strchr("(){}[],:=*^@-#+", c)) {
         t.kind = T_PUNCT;
     } else if (c > 0x20 && c < 0x7F) {
         fail(p, i, "unexpected character '%c'", c);
@@ -556,12 +564,88 @@ static const char *kind_name(int i) { return tir_kind_name((OpKind)i); }
 static const char *sem_name(int i) { return tir_sem_name((MemSem)i); }
 static const char *scope_name(int i) { return tir_scope_name((MemScope)i); }
 
-static void parse_attrs(P *p, OpCode code, Attrs *at, unsigned *seen, RawValue *raw)
+/* A value that a plan names: defined before the op. */
+static Value *plan_value(P *p)
+{
+    Tok t = expect_value(p, "a value");
+    Value *v = lookup(p, t);
+    if (!v)
+        fail(p, t.off, "unknown value %s", describe(p, t));
+    return v;
+}
+
+/*   lin := INT (('+' | '-') INT '*' VALUE ['*' VALUE])* */
+static void parse_lin(P *p, PlanLin *l)
+{
+    l->k = expect_int(p, INT64_MIN, INT64_MAX, "an integer");
+    while (at_punct(p, '+') || at_punct(p, '-')) {
+        bool neg = at_punct(p, '-');
+        if (l->n == PLAN_LIN_MAX)
+            fail(p, p->tok.off, "at most %d terms", PLAN_LIN_MAX);
+        next(p);
+        int64_t c = expect_int(p, 0, INT64_MAX, "a coefficient");
+        l->t[l->n].c = neg ? -c : c;
+        expect(p, '*', " after the coefficient");
+        l->t[l->n].a = plan_value(p);
+        l->t[l->n].b = NULL;
+        if (at_punct(p, '*')) {
+            next(p);
+            l->t[l->n].b = plan_value(p);
+        }
+        l->n++;
+    }
+}
+
+/* One plan key's value (after '='): an integer, a value, or a list of coordinates or values. */
+static void parse_plan_key(P *p, OpPlan *pl, int k, uint32_t off)
+{
+    if (pl->set & (1u << k))
+        fail(p, off, "duplicate attribute '%s'", tir_plan_names[k]);
+    pl->set |= 1u << k;
+    if (k < PK_NINT) {
+        pl->v[k] = expect_int(p, INT64_MIN, INT64_MAX, "an integer");
+        return;
+    }
+    if (k == PK_FRONT) {
+        pl->front = plan_value(p);
+        return;
+    }
+    expect(p, '[', " before the list");
+    int *n = k == PK_TMA_COORD ? &pl->ncoord : &pl->npred, max = k == PK_TMA_COORD ? 3 : PLAN_MAX_PRED;
+    while (!at_punct(p, ']')) {
+        if (*n == max)
+            fail(p, p->tok.off, "at most %d elements", max);
+        if (k == PK_TMA_COORD)
+            parse_lin(p, &pl->coord[(*n)++]);
+        else
+            pl->pred[(*n)++] = plan_value(p);
+        if (!at_punct(p, ','))
+            break;
+        next(p);
+    }
+    expect(p, ']', " after the list");
+}
+
+static void parse_attrs(P *p, OpCode code, Attrs *at, unsigned *seen, RawValue *raw, OpPlan **plan)
 {
     const char *opname = tir_op_info[code].name;
     next(p); /* '{' */
     for (;;) {
         Tok t = p->tok;
+        int pk = 0;
+        while (t.kind == T_IDENT && pk < PK_COUNT && !tok_is(p, t, tir_plan_names[pk]))
+            pk++;
+        if (t.kind == T_IDENT && pk < PK_COUNT) {
+            if (!*plan)
+                *plan = ARENA_NEW(p->a, OpPlan);
+            next(p);
+            expect(p, '=', " after the attribute name");
+            parse_plan_key(p, *plan, pk, t.off);
+            if (!at_punct(p, ','))
+                break;
+            next(p);
+            continue;
+        }
         int k = 0;
         if (t.kind == T_IDENT)
             while (k < TIR_NATTRS && !(strlen(tir_attr_names[k]) == t.len && memcmp(tir_attr_names[k], p->text + t.off, t.len) == 0))
@@ -759,8 +843,9 @@ static void parse_op(P *p, Block *b)
     memset(&at, 0, sizeof at);
     unsigned seen = 0;
     RawValue raw = {0};
+    OpPlan *plan = NULL;
     if (at_punct(p, '{') && peek(p, 1).kind == T_IDENT && is_punct(peek(p, 2), p, '='))
-        parse_attrs(p, code, &at, &seen, &raw);
+        parse_attrs(p, code, &at, &seen, &raw, &plan);
     unsigned missing = info->attrs & ~seen;
     for (int k = 0; missing && k < TIR_NATTRS; k++)
         if (missing & (1u << k))
@@ -798,6 +883,7 @@ static void parse_op(P *p, Block *b)
     if (raw.present)
         convert_value(p, &raw, nres ? p->types_[0] : NULL, &at);
     op->at = at;
+    op->plan = plan;
     tir_insert_end(b, op);
     for (int i = 0; i < nres; i++)
         define(p, p->res[i], &op->results[i]);
@@ -823,9 +909,11 @@ static void parse_ops(P *p, Block *b)
 
 static void parse_options(P *p, Func *f)
 {
-    static const char *const names[] = {"num_warps", "num_stages", "waves_per_eu", "matrix_instr_nonkdim", "kpack"};
+    static const char *const names[] = {"num_warps",   "num_stages", "waves_per_eu", "matrix_instr_nonkdim",
+                                        "kpack",       "stage_lds",  "tma_flag",     "tma"};
     int *slots[] = {&f->opts.num_warps, &f->opts.num_stages, &f->opts.waves_per_eu, &f->opts.matrix_instr_nonkdim,
-                    &f->opts.kpack};
+                    &f->opts.kpack,     &f->stage_lds,       &f->tma_flag,         NULL};
+    int cap = 0;
     unsigned seen = 0;
     if (f->kind != FUNC_KERNEL)
         fail(p, p->tok.off, "only kernels have options");
@@ -833,16 +921,29 @@ static void parse_options(P *p, Func *f)
     for (;;) {
         Tok t = p->tok;
         int k = 0;
-        while (k < 5 && !tok_is(p, t, names[k]))
+        while (k < 8 && !tok_is(p, t, names[k]))
             k++;
-        if (k == 5)
+        if (k == 8)
             fail(p, t.off, "unknown option %s", describe(p, t));
         if (seen & (1u << k))
             fail(p, t.off, "duplicate option '%s'", names[k]);
         seen |= 1u << k;
         next(p);
         expect(p, '=', " after the option name");
-        *slots[k] = (int)expect_int(p, INT32_MIN, INT32_MAX, "an integer");
+        if (k == 7) { /* plan_async's tensors: a list of strings */
+            expect(p, '[', " before the tensors");
+            while (p->tok.kind == T_STRING) {
+                f->tma = reserve(p, f->tma, &cap, f->ntma + 1, sizeof(char *));
+                f->tma[f->ntma++] = decode_string(p, p->tok);
+                next(p);
+                if (!at_punct(p, ','))
+                    break;
+                next(p);
+            }
+            expect(p, ']', " after the tensors");
+        } else {
+            *slots[k] = (int)expect_int(p, INT32_MIN, INT32_MAX, "an integer");
+        }
         if (!at_punct(p, ','))
             break;
         next(p);

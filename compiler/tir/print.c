@@ -323,6 +323,50 @@ static void put_enum(Out *o, int64_t v, int64_t count, const char *name)
         out_fmt(o, "%lld", (long long)v);
 }
 
+static void put_lin(Printer *p, const PlanLin *l)
+{
+    out_fmt(&p->out, "%lld", (long long)l->k);
+    for (int i = 0; i < l->n; i++) {
+        int64_t c = l->t[i].c;
+        out_fmt(&p->out, " %c %llu*", c < 0 ? '-' : '+', c < 0 ? 0ull - (unsigned long long)c : (unsigned long long)c);
+        put_value(p, l->t[i].a);
+        if (l->t[i].b) {
+            out_ch(&p->out, '*');
+            put_value(p, l->t[i].b);
+        }
+    }
+}
+
+/* The plan's keys, after the op's attributes in the same braces. */
+static void put_plan(Printer *p, const OpPlan *pl, bool first)
+{
+    Out *o = &p->out;
+    for (int k = 0; k < PK_COUNT; k++) {
+        if (!(pl->set & (1u << k)))
+            continue;
+        out_str(o, first ? "" : ", ");
+        first = false;
+        out_str(o, tir_plan_names[k]);
+        out_str(o, " = ");
+        if (k < PK_NINT) {
+            out_fmt(o, "%lld", (long long)pl->v[k]);
+        } else if (k == PK_FRONT) {
+            put_value(p, pl->front);
+        } else {
+            int n = k == PK_TMA_COORD ? pl->ncoord : pl->npred;
+            out_ch(o, '[');
+            for (int i = 0; i < n; i++) {
+                out_str(o, i ? ", " : "");
+                if (k == PK_TMA_COORD)
+                    put_lin(p, &pl->coord[i]);
+                else
+                    put_value(p, pl->pred[i]);
+            }
+            out_ch(o, ']');
+        }
+    }
+}
+
 static void put_attrs(Printer *p, const Op *op, unsigned mask)
 {
     Out *o = &p->out;
@@ -357,6 +401,8 @@ static void put_attrs(Printer *p, const Op *op, unsigned mask)
         default: break;
         }
     }
+    if (op->plan)
+        put_plan(p, op->plan, first);
     out_ch(o, '}');
 }
 
@@ -391,7 +437,7 @@ static void print_op(Printer *p, const Op *op, int indent)
         out_str(o, i ? ", " : " ");
         put_value(p, op->operands[i]);
     }
-    if (info && info->attrs)
+    if (info && (info->attrs || op->plan))
         put_attrs(p, op, info->attrs);
     for (int i = 0; i < op->nres; i++) {
         out_str(o, i ? ", " : " : ");
@@ -459,7 +505,16 @@ static void print_func(Printer *p, const Func *f)
         const KernelOptions *k = &f->opts;
         out_fmt(o, " {num_warps = %d, num_stages = %d, ", k->num_warps, k->num_stages);
         out_fmt(o, "waves_per_eu = %d, matrix_instr_nonkdim = %d, ", k->waves_per_eu, k->matrix_instr_nonkdim);
-        out_fmt(o, "kpack = %d}", k->kpack);
+        out_fmt(o, "kpack = %d", k->kpack);
+        if (f->stage_lds > 0) {
+            out_fmt(o, ", stage_lds = %d, tma_flag = %d, tma = [", f->stage_lds, f->tma_flag);
+            for (int i = 0; i < f->ntma; i++) {
+                out_str(o, i ? ", " : "");
+                out_quoted(o, f->tma[i]);
+            }
+            out_ch(o, ']');
+        }
+        out_ch(o, '}');
     }
     put_loc(p, f->pos);
     out_str(o, " {\n");

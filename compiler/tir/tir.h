@@ -121,6 +121,49 @@ typedef struct Attrs {
     int64_t dims[TIR_MAX_RANK];
 } Attrs;
 
+/* ---- plan attributes ----
+ * What a planning pass decided for the lowering to translate (plan_async: sm_90's stage buffers and
+ * their TMA copies), kept on the op it concerns, printed and parsed with the op's attributes; NULL on
+ * ops without one. Values named here (a ring's front, a copy's coordinates and conditions) are
+ * defined before the op. */
+enum { PLAN_LIN_MAX = 6, PLAN_MAX_PRED = 4 };
+
+/* k + the sum of c * a (* b when b is set) over i32 scalar values: `k + c*%a*%b - c2*%d` in text. */
+typedef struct PlanLin {
+    int64_t k;
+    int n;
+    struct {
+        int64_t c;
+        Value *a, *b;
+    } t[PLAN_LIN_MAX];
+} PlanLin;
+
+typedef enum PlanKey {
+    PK_STAGE_BUFFER, /* load: byte offset in shared memory of its ring's buffer 0 */
+    PK_STAGE,        /* load: its buffer in the ring (the prologue's), or -1 (the loop's: the one before front's) */
+    PK_STAGES,       /* load: buffers in the ring */
+    PK_STAGE_BYTES,  /* load: bytes per buffer */
+    PK_COPY_GROUPS,  /* load: cp.async commit groups its loop issues per iteration */
+    PK_TMA,          /* load: the tensor its copies come from by TMA (Func.tma), absent for cp.async */
+    PK_TMA_BARS,     /* load, TMA: byte offset of its ring's barriers (8 bytes per buffer) */
+    PK_NINT,
+    PK_FRONT = PK_NINT, /* load of a loop: the carried handle its dot reads */
+    PK_TMA_COORD,       /* load, TMA: the box's first element, inner dimension first */
+    PK_TMA_PRED,        /* load, TMA: the copy happens when all hold (uniform bools) */
+    PK_COUNT
+} PlanKey;
+
+typedef struct OpPlan {
+    unsigned set; /* 1 << PlanKey: the keys present */
+    int64_t v[PK_NINT];
+    Value *front;
+    int ncoord, npred;
+    PlanLin coord[3];
+    Value *pred[PLAN_MAX_PRED];
+} OpPlan;
+
+extern const char *const tir_plan_names[PK_COUNT];
+
 struct Op {
     OpCode code;
     SrcPos pos;
@@ -131,6 +174,7 @@ struct Op {
     Block **regions;
     int nregions;
     Attrs at;
+    OpPlan *plan; /* NULL unless a planning pass set one */
     Op *prev, *next;
     Block *parent;
     int64_t scratch;
@@ -157,6 +201,11 @@ struct Func {
     Block *body; /* args = parameters, named */
     SrcPos pos;
     KernelOptions opts;
+    /* plan_async's, printed with the options when stage_lds > 0: the bytes at the bottom of shared
+     * memory that the stage buffers (and TMA's barriers and flag) reserve, the flag's offset, and the
+     * TMA tensors, one kernel parameter each, as the runtime's descriptions (lower_tma.c) */
+    int stage_lds, tma_flag, ntma;
+    const char **tma;
     Module *module;
 };
 

@@ -81,7 +81,7 @@ static void usage(FILE *f)
           "                   and RK_DUMP_IR print it; it is verified and printed back\n"
           "  --passes=NAME,...  with -x tir: run these passes, in this order, before printing:\n"
           "                   pipeline_loads, canonicalize, compute_axis_info, compute_remarks,\n"
-          "                   assign_layouts, remove_converts\n",
+          "                   assign_layouts, remove_converts, plan_async\n",
           f);
 }
 

@@ -19,8 +19,11 @@
  * the loop, cp.async.wait_all. A shared tile outside such a ring (a direct load feeding a dot) has a
  * buffer of its own, written after a barrier and waited for completely.
  *
- * The buffers are allocated before anything else in shared memory (their region stays reserved for
- * the whole kernel; transfers use what lies above). On the emulator (emu_sm90) the copies, groups and
+ * Where the buffers are and how they are filled was decided by the pass plan_async
+ * (compiler/passes/plan_async.c): its attributes on the loads (stage_buffer, stage, stages,
+ * stage_bytes, copy_groups, front, tma...) and on the kernel (stage_lds, tma_flag, tma) are what
+ * async_setup reads; this file only translates them. The buffers lie before anything else in shared
+ * memory (their region stays reserved for the whole kernel; transfers use what lies above). On the emulator (emu_sm90) the copies, groups and
  * waits are the emulator's (EmuFns.cp_async): a destination holds poison from the copy's issue until
  * a wait covers its group, so a read before its wait, or a copy into a buffer still being read, shows
  * in the results. */
@@ -48,129 +51,86 @@ static bool is_shared(const Type *t)
 
 bool lower_is_shared_tile(const Type *t) { return is_shared(t); }
 
-static Ring *new_ring(Lower *L, const Type *t, int S, const Value *front, const Op *loop)
-{
-    Ring *r = ARENA_NEW(L->a, Ring);
-    /* buffers at multiples of 1024 bytes: wgmma's 128-byte swizzle is a function of the address */
-    r->slot_bytes = (int)((ty_numel(t) * 2 + 1023) / 1024 * 1024);
-    L->lds_static = (L->lds_static + 1023) / 1024 * 1024;
-    r->base = L->lds_static;
-    r->S = S;
-    r->front = front;
-    r->loop = loop;
-    r->tma = -1;
-    L->lds_static += r->slot_bytes * S;
-    return r;
-}
-
 static bool in_loop(const Op *op);
 static void tma_restart(Lower *L, const Op *loop);
 
-/* The rings of one loop: from each carried handle that a convert reads (the front), back through the
- * yields to the load in the body; the loop inputs of the chain are the prologue's loads. */
-static void plan_loop(Lower *L, Op *loop)
+static const Value *strip_hints(const Value *v)
 {
-    Block *body = op_block(loop, 0);
-    Op *y = body->last;
-    if (!y || y->code != OP_YIELD)
-        return;
-    Ring *rings[16];
-    int nr = 0;
-    for (int i = 1; i < body->nargs && nr < 16; i++) {
-        Value *front = &body->args[i];
-        if (!is_shared(front->type))
-            continue;
-        bool read = false;
-        for (Op *op = body->first; op; op = op->next)
-            for (int k = 0; k < op->nopnds; k++)
-                read |= op->operands[k] == front && op->code == OP_CONVERT_LAYOUT;
-        if (!read)
-            continue;
-        /* the chain, front first: each carried value is the yield of the one before it */
-        const Value *chain[16];
-        int n = 0;
-        const Value *cur = front;
-        const Op *load = NULL;
-        while (n < 16) {
-            chain[n++] = cur;
-            const Value *prev = y->operands[cur->index - 1];
-            if (prev->owner == body && !prev->def) {
-                cur = prev;
-                continue;
-            }
-            if (prev->def && prev->def->code == OP_LOAD && prev->def->parent == body)
-                load = prev->def;
-            break;
-        }
-        if (!load)
-            continue;
-        Ring *r = new_ring(L, front->type, n + 1, front, loop);
-        rings[nr++] = r;
-        L->ring_of[load->results[0].scratch] = r;
-        L->ring_slot[load->results[0].scratch] = -1;
-        /* the prologue's loads: chain position d holds the tile of iteration d, in buffer d */
-        Op *loads[17];
-        int nloads = 0;
-        loads[nloads++] = (Op *)load;
-        for (int d = 0; d < n; d++) {
-            const Value *init = loop->operands[3 + chain[d]->index - 1];
-            if (init->def && init->def->code == OP_LOAD && is_shared(init->type)) {
-                L->ring_of[init->scratch] = r;
-                L->ring_slot[init->scratch] = d;
-                loads[nloads++] = init->def;
-            }
-        }
-        L->ring_of[front->scratch] = r;
-        const Value *st = tma_strip(loop->operands[2]);
-        bool const_step = st->def && st->def->code == OP_CONST && st->def->at.value.i > 0;
-        /* in a loop nested in another, each run of it starts its barriers again (tma_restart) */
-        r->nested = in_loop(loop);
-        if (const_step && nloads == n + 1 && L->ntma_rings < MAX_TMA_RINGS &&
-            (r->tma = tma_ring(L, front->type, loads, nloads)) >= 0) {
-            L->lds_static = (L->lds_static + 7) / 8 * 8;
-            r->bars = L->lds_static;
-            L->lds_static += 8 * r->S;
-            L->tma_rings[L->ntma_rings++] = r;
-        }
-    }
-    int ncp = 0; /* copy groups per iteration: the cp.async rings' */
-    for (int i = 0; i < nr; i++)
-        ncp += rings[i]->tma < 0;
-    L->cp_buffers += ncp;
-    for (int i = 0; i < nr; i++)
-        rings[i]->per_iter = ncp;
+    while (v->def && v->def->code == OP_HINT)
+        v = v->def->operands[0];
+    return v;
 }
 
-static void plan_block(Lower *L, Block *b)
+/* The ring whose buffer 0 is at `base`, made from the load's plan when first seen. */
+static Ring *ring_at(Lower *L, const OpPlan *pl, Ring ***rings, int *nrings, int *cap)
+{
+    for (int i = 0; i < *nrings; i++)
+        if ((*rings)[i]->base == pl->v[PK_STAGE_BUFFER])
+            return (*rings)[i];
+    if (*nrings == *cap) {
+        int c = *cap ? 2 * *cap : 8;
+        Ring **x = ARENA_ARRAY(L->a, Ring *, c);
+        if (*nrings)
+            memcpy(x, *rings, sizeof *x * (size_t)*nrings);
+        *rings = x;
+        *cap = c;
+    }
+    Ring *r = ARENA_NEW(L->a, Ring);
+    r->base = (int)pl->v[PK_STAGE_BUFFER];
+    r->slot_bytes = (int)pl->v[PK_STAGE_BYTES];
+    r->S = (int)pl->v[PK_STAGES];
+    r->per_iter = pl->set & (1u << PK_COPY_GROUPS) ? (int)pl->v[PK_COPY_GROUPS] : 0;
+    r->tma = pl->set & (1u << PK_TMA) ? (int)pl->v[PK_TMA] : -1;
+    r->bars = r->tma >= 0 ? (int)pl->v[PK_TMA_BARS] : 0;
+    (*rings)[(*nrings)++] = r;
+    return r;
+}
+
+static void setup_block(Lower *L, Block *b, Ring ***rings, int *nrings, int *cap)
 {
     for (Op *op = b->first; op; op = op->next) {
-        if (op->code == OP_FOR)
-            plan_loop(L, op);
         for (int r = 0; r < op->nregions; r++)
-            plan_block(L, op->regions[r]);
-    }
-    for (Op *op = b->first; op; op = op->next)
-        if (op->code == OP_LOAD && is_shared(op->results[0].type))
-            L->shared_loads++;
-    /* shared tiles outside rings: a buffer each */
-    for (Op *op = b->first; op; op = op->next)
-        if (op->code == OP_LOAD && is_shared(op->results[0].type) && !L->ring_of[op->results[0].scratch]) {
-            Ring *r = new_ring(L, op->results[0].type, 1, NULL, NULL);
-            L->cp_buffers++;
-            L->ring_of[op->results[0].scratch] = r;
-            L->ring_slot[op->results[0].scratch] = 0;
+            setup_block(L, op->regions[r], rings, nrings, cap);
+        if (op->code != OP_LOAD || !is_shared(op->results[0].type))
+            continue;
+        L->shared_loads++;
+        const OpPlan *pl = op->plan;
+        if (!pl || !(pl->set & (1u << PK_STAGE_BUFFER)))
+            continue; /* lower_async_load reports it */
+        Ring *r = ring_at(L, pl, rings, nrings, cap);
+        L->ring_of[op->results[0].scratch] = r;
+        L->ring_slot[op->results[0].scratch] = (int)pl->v[PK_STAGE];
+        if (pl->v[PK_STAGE] < 0 && pl->front) { /* the loop's load: its ring's front and loop */
+            r->front = pl->front;
+            r->loop = op->parent->parent;
+            r->nested = in_loop(r->loop); /* each run of a nested loop starts its barriers again */
+            L->ring_of[pl->front->scratch] = r;
         }
+    }
 }
 
-void async_plan(Lower *L, Func *f)
+/* The stage buffers as plan_async placed them (its attributes on the loads and the kernel). */
+void async_setup(Lower *L, Func *f)
 {
-    plan_block(L, f->body);
-    if (L->ntma_rings) {
-        L->lds_static = (L->lds_static + 7) / 8 * 8;
-        L->tma_flag = L->lds_static;
-        L->lds_static += 8;
+    Ring **rings = NULL;
+    int nrings = 0, cap = 0;
+    setup_block(L, f->body, &rings, &nrings, &cap);
+    /* in the order of their buffers, which is the order plan_async made them in */
+    for (int i = 1; i < nrings; i++)
+        for (int j = i; j > 0 && rings[j - 1]->base > rings[j]->base; j--) {
+            Ring *x = rings[j];
+            rings[j] = rings[j - 1];
+            rings[j - 1] = x;
+        }
+    for (int i = 0; i < nrings; i++) {
+        if (rings[i]->tma < 0)
+            L->cp_buffers++;
+        else if (L->ntma_rings < MAX_TMA_RINGS)
+            L->tma_rings[L->ntma_rings++] = rings[i];
     }
-    L->lds_static = (L->lds_static + 15) / 16 * 16;
+    tma_setup(L, f);
+    L->tma_flag = f->tma_flag;
+    L->lds_static = f->stage_lds;
     L->lds_pending = L->lds_floor = L->lds_static;
     if (L->lds_static > L->lds_bytes)
         L->lds_bytes = L->lds_static;
@@ -333,7 +293,7 @@ static void tma_read(Lower *L, const Ring *r, const Value *src, const Op *reader
     LLVMValueRef slot = LLVMBuildUDiv(L->b, LLVMBuildSub(L->b, handle, const_i32(L, r->base), ""),
                                       const_i32(L, r->slot_bytes), "");
     const Block *body = op_block((Op *)r->loop, 0);
-    const Value *stv = tma_strip(r->loop->operands[2]);
+    const Value *stv = strip_hints(r->loop->operands[2]);
     LLVMValueRef t = LLVMBuildSub(L->b, lval(L, &body->args[0])->r[0], lval(L, r->loop->operands[0])->r[0], "");
     t = LLVMBuildUDiv(L->b, t, const_i32(L, stv->def->at.value.i), "");
     LLVMValueRef parity = LLVMBuildAnd(L->b, LLVMBuildUDiv(L->b, t, const_i32(L, r->S), ""), const_i32(L, 1), "");

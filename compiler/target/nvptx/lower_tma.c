@@ -1,11 +1,14 @@
 /* sm_90: the stage buffers of a ring filled by the bulk tensor copy engine (TMA) instead of cp.async.
  *
- * A ring's loads (the prologue's and the loop's) qualify when tma_match (passes/tma_match.h) finds
- * the same tensor behind each: a 2-byte element tile whose contiguous dimension is the stage
- * buffer's lines (32, 64 or 128 bytes, or 128-byte columns), 8 to 256 lines. The tensor's map is a
- * kernel parameter the runtime builds at launch (a CUtensorMap, 128 bytes, `.param .align 64`, read
- * through its generic address: nvvm.grid_constant) from the description this file leaves in the
- * kernel's `tma` string (LowerResult); the copy lands exactly where stage_chunk_offset puts the cp.async
+ * Which rings TMA fills is plan_async's decision (compiler/passes/plan_async.c: a ring's loads, the
+ * prologue's and the loop's, qualify when tma_match finds the same tensor behind each: a 2-byte
+ * element tile whose contiguous dimension is the stage buffer's lines, 32, 64 or 128 bytes or
+ * 128-byte columns, 8 to 256 lines); this file translates its attributes: the kernel's tensors
+ * (Func.tma, the runtime's descriptions, read by tma_setup) and each copy's coordinates and
+ * conditions (the load's tma_coord, tma_pred). The tensor's map is a kernel parameter the runtime
+ * builds at launch (a CUtensorMap, 128 bytes, `.param .align 64`, read through its generic address:
+ * nvvm.grid_constant) from the description this file passes on in the kernel's `tma` string
+ * (LowerResult); the copy lands exactly where stage_chunk_offset puts the cp.async
  * chunks, since TMA's 32/64/128-byte swizzles are wgmma's.
  *
  * Completion: one mbarrier per buffer (8 bytes of shared memory after the ring's buffers),
@@ -26,120 +29,62 @@
 
 #include "compiler/lower/lower_internal.h"
 
-/* A dimension or stride as the runtime reads it: K+C*P (or +C*P*Q) for constant K, C and parameters
- * P, Q; "*" for an open dimension. */
-static void lin_text(char *buf, size_t cap, const Func *f, const TmaLin *l, bool open)
+/* One dimension of a tensor's description: K+C*P (or +C*P*Q) over parameter indices, "*" open. */
+static const char *parse_dim(Lower *L, const char *s, PlanLin *l, bool *open)
 {
-    if (open) {
-        snprintf(buf, cap, "*");
-        return;
+    memset(l, 0, sizeof *l);
+    while (*s == ' ')
+        s++;
+    if (*s == '*') {
+        *open = true;
+        return s + 1;
     }
-    int w = snprintf(buf, cap, "%lld", (long long)l->k);
-    for (int i = 0; i < l->n && w > 0 && (size_t)w < cap; i++) {
-        w += snprintf(buf + w, cap - (size_t)w, "%+lld*%d", (long long)l->t[i].c, tma_param_index(f, l->t[i].a));
-        if (l->t[i].b && w > 0 && (size_t)w < cap)
-            w += snprintf(buf + w, cap - (size_t)w, "*%d", tma_param_index(f, l->t[i].b));
-    }
-}
-
-/* The runtime's description of tensor i: one line, see runtime/api/tma.c. */
-static const char *spec_of(Lower *L, const TmaTensor *t)
-{
-    char d0[160], d1[160], s1[160], d2[160] = "", s2[160] = "";
-    const TmaMatch *m = &t->m;
-    lin_text(d0, sizeof d0, L->f, &m->dim[0], m->open[0]);
-    lin_text(d1, sizeof d1, L->f, &m->dim[1], m->open[1]);
-    lin_text(s1, sizeof s1, L->f, &m->stride[0], false);
-    if (m->rank == 3) {
-        d2[0] = s2[0] = ' ';
-        lin_text(d2 + 1, sizeof d2 - 1, L->f, &m->dim[2], m->open[2]);
-        lin_text(s2 + 1, sizeof s2 - 1, L->f, &m->stride[1], false);
-    }
-    return arena_printf(L->a, "tma %d %d %d %d %d %s %s %s%s%s", m->ptr_param, m->esize, t->box[0], t->box[1],
-                        t->swizzle, d0, d1, s1, d2, s2);
-}
-
-/* What the kernel's multiple_of hints on argument v promise to divide it where `at` runs: the hints
- * that run before it every time, those earlier in its block or in a block around it (a hint in a
- * branch not taken promises nothing). */
-static int64_t hinted_div(const Op *at, const Value *v)
-{
-    int64_t d = 1;
-    for (const Op *in = at; in && in->parent; in = in->parent->parent)
-        for (const Op *op = in->parent->first; op && op != in; op = op->next)
-            if (op->code == OP_HINT && op->at.kind == KIND_MULTIPLE_OF && op->operands[0] == v && op->at.n > d)
-                d = op->at.n;
-    return d;
-}
-
-static int64_t gcd64(int64_t a, int64_t b)
-{
-    a = a < 0 ? -a : a;
-    b = b < 0 ? -b : b;
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
-/* The stride's bytes must be a multiple of 16 for every launch of `load`: from its constants and the
- * hints. */
-static bool stride_aligned(const Op *load, const TmaMatch *m)
-{
-    const TmaLin *s = &m->stride[0]; /* the batch stride is a multiple of it */
-    int64_t g = s->k;
-    for (int i = 0; i < s->n; i++)
-        g = gcd64(g, s->t[i].c * hinted_div(load, tma_strip(s->t[i].a)));
-    return g != 0 && (g * m->esize) % 16 == 0;
-}
-
-int tma_ring(Lower *L, const Type *tile, Op **loads, int n)
-{
-    if (!L->t->tma || !L->wgmma || getenv("RK_NO_TMA"))
-        return -1;
-    const Layout *lay = tile->layout;
-    int fast = lay->order[0], slow = 1 - fast;
-    int64_t lines = tile->shape[slow], pitch = tile->shape[fast] * 2;
-    if (tile->rank != 2 || lines % 8 || lines > 256 || !(pitch == 32 || pitch == 64 || pitch % 128 == 0))
-        return -1;
-    TmaMatch *ms = ARENA_ARRAY(L->a, TmaMatch, n);
-    const char *spec = NULL;
-    TmaTensor t;
-    memset(&t, 0, sizeof t);
-    for (int i = 0; i < n; i++) {
-        if (!tma_match(L->f, loads[i], &ms[i]) || ms[i].esize != 2 || ms[i].inner != fast || !stride_aligned(loads[i], &ms[i]))
-            return -1;
-        t.m = ms[i];
-        t.box[0] = (int)(pitch > 128 ? 64 : pitch / 2);
-        t.box[1] = (int)lines;
-        t.swizzle = (int)(pitch > 128 ? 128 : pitch);
-        t.cols = (int)(pitch > 128 ? pitch / 128 : 1);
-        const char *s = spec_of(L, &t);
-        if (spec && strcmp(spec, s) != 0)
-            return -1;
-        spec = s;
-    }
-    /* the same tensor as an earlier ring's: one parameter */
-    int k = 0;
-    while (k < L->ntma && strcmp(L->tma[k].spec, spec) != 0)
-        k++;
-    if (k == L->ntma) {
-        if (L->ntma == L->tma_cap) {
-            int cap = L->tma_cap ? 2 * L->tma_cap : 4;
-            TmaTensor *x = ARENA_ARRAY(L->a, TmaTensor, cap);
-            if (L->ntma)
-                memcpy(x, L->tma, sizeof *x * (size_t)L->ntma);
-            L->tma = x;
-            L->tma_cap = cap;
+    *open = false;
+    char *e;
+    l->k = strtoll(s, &e, 10);
+    s = e;
+    Block *body = L->f->body;
+    while ((*s == '+' || *s == '-') && l->n < PLAN_LIN_MAX) {
+        l->t[l->n].c = strtoll(s, &e, 10);
+        long p = *e == '*' ? strtol(e + 1, &e, 10) : -1, q = -1;
+        if (*e == '*')
+            q = strtol(e + 1, &e, 10);
+        if (p < 0 || p >= body->nargs || q >= body->nargs) {
+            lower_error(L, "internal error: a TMA tensor's description names no parameter");
+            return "";
         }
-        t.spec = spec;
-        L->tma[L->ntma++] = t;
+        l->t[l->n].a = &body->args[p];
+        l->t[l->n].b = q >= 0 ? &body->args[q] : NULL;
+        l->n++;
+        s = e;
     }
-    for (int i = 0; i < n; i++)
-        L->tma_of[loads[i]->results[0].scratch] = &ms[i];
-    return k;
+    return s;
+}
+
+/* The tensors of plan_async's descriptions (Func.tma): "tma P E B0 B1 SW D0 D1 S1 [D2 S2]". */
+void tma_setup(Lower *L, Func *f)
+{
+    L->ntma = L->tma_cap = f->ntma;
+    L->tma = ARENA_ARRAY(L->a, TmaTensor, f->ntma + 1);
+    for (int i = 0; i < f->ntma; i++) {
+        TmaTensor *t = &L->tma[i];
+        int ptr, esize, used = 0;
+        t->spec = f->tma[i];
+        if (sscanf(t->spec, "tma %d %d %d %d %d%n", &ptr, &esize, &t->box[0], &t->box[1], &t->swizzle, &used) != 5) {
+            lower_error(L, "internal error: a TMA tensor's description does not read");
+            return;
+        }
+        PlanLin stride;
+        bool open;
+        const char *s = parse_dim(L, t->spec + used, &t->dim[0], &t->open[0]);
+        s = parse_dim(L, s, &t->dim[1], &t->open[1]);
+        s = parse_dim(L, s, &stride, &open);
+        t->rank = 2;
+        if (*s == ' ') {
+            parse_dim(L, s, &t->dim[2], &t->open[2]);
+            t->rank = 3;
+        }
+    }
 }
 
 void tma_bind_params(Lower *L, int np)
@@ -219,8 +164,8 @@ void tma_inval(Lower *L, int bars, int S)
     }
 }
 
-/* A TmaLin of the kernel's values at this point (i32). */
-static LLVMValueRef lin_value(Lower *L, const TmaLin *l)
+/* A linear form of the kernel's values at this point (i32). */
+static LLVMValueRef lin_value(Lower *L, const PlanLin *l)
 {
     LLVMValueRef v = const_i32(L, l->k);
     for (int i = 0; i < l->n; i++) {
@@ -243,14 +188,21 @@ static LLVMValueRef lin_value(Lower *L, const TmaLin *l)
 void tma_issue(Lower *L, const Op *load, int tensor, int bars, LLVMValueRef slot, LLVMValueRef buf)
 {
     const TmaTensor *t = &L->tma[tensor];
-    const TmaMatch *m = L->tma_of[load->results[0].scratch];
+    const OpPlan *m = load->plan; /* plan_async's coordinates and conditions */
+    const Type *tile = load->results[0].type;
+    int64_t pitch = tile->shape[tile->layout->order[0]] * 2;
+    int cols = (int)(pitch > 128 ? pitch / 128 : 1); /* copies per tile: 128-byte columns of the buffer */
+    if (m->ncoord != t->rank) {
+        lower_error(L, "internal error: a TMA copy's coordinates are not its tensor's");
+        return;
+    }
     LLVMValueRef c[3], zero = const_i32(L, 0);
     char ctext[3][24];
-    for (int k = 0; k < m->rank; k++) {
+    for (int k = 0; k < t->rank; k++) {
         c[k] = lin_value(L, &m->coord[k]);
         /* a dimension of 0 or less: nothing is in bounds (the map's dimension is 1, the coordinate 1) */
-        if (!m->open[k] && !(m->dim[k].n == 0 && m->dim[k].k > 0)) {
-            LLVMValueRef empty = LLVMBuildICmp(L->b, LLVMIntSLE, lin_value(L, &m->dim[k]), zero, "");
+        if (!t->open[k] && !(t->dim[k].n == 0 && t->dim[k].k > 0)) {
+            LLVMValueRef empty = LLVMBuildICmp(L->b, LLVMIntSLE, lin_value(L, &t->dim[k]), zero, "");
             c[k] = LLVMBuildSelect(L->b, empty, const_i32(L, 1), c[k], "");
         }
     }
@@ -258,14 +210,14 @@ void tma_issue(Lower *L, const Op *load, int tensor, int bars, LLVMValueRef slot
     for (int i = 0; i < m->npred; i++)
         go = LLVMBuildAnd(L->b, go, lval(L, m->pred[i])->r[0], "");
     LLVMValueRef any = LLVMBuildOr(L->b, c[0], c[1], "");
-    if (m->rank == 3)
+    if (t->rank == 3)
         any = LLVMBuildOr(L->b, any, c[2], "");
     LLVMValueRef neg = LLVMBuildAnd(L->b, go, LLVMBuildICmp(L->b, LLVMIntSLT, any, zero, ""), "");
     LLVMValueRef issue = LLVMBuildZExt(L->b, go, L->i32, ""), negative = LLVMBuildZExt(L->b, neg, L->i32, "");
     LLVMValueRef flag = tgt_smem_addr(L, const_i32(L, L->tma_flag));
     LLVMValueRef map = LLVMBuildPtrToInt(L->b, LLVMGetParam(L->fn, (unsigned)t->param), L->i64, "");
     LLVMValueRef bar = bar_addr(L, bars, slot);
-    int bytes = t->box[0] * t->box[1] * t->cols * 2;
+    int bytes = t->box[0] * t->box[1] * cols * 2;
     LLVMValueRef warp0 = LLVMBuildICmp(L->b, LLVMIntEQ, tgt_shuffle(L, L->warp, zero), zero, "");
     LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "tma.issue");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "tma.issued");
@@ -283,7 +235,7 @@ void tma_issue(Lower *L, const Op *load, int tensor, int bars, LLVMValueRef slot
         args[n] = in[i];
         pt[n++] = LLVMTypeOf(in[i]);
     }
-    for (int k = 0; k < m->rank; k++) {
+    for (int k = 0; k < t->rank; k++) {
         if (LLVMIsAConstantInt(c[k])) {
             snprintf(ctext[k], sizeof ctext[k], "%lld", (long long)LLVMConstIntGetSExtValue(c[k]));
         } else {
@@ -301,7 +253,7 @@ void tma_issue(Lower *L, const Op *load, int tensor, int bars, LLVMValueRef slot
                      "@p mbarrier.arrive.expect_tx.shared::cta.b64 st, [$2], %d; "
                      "@q mbarrier.arrive.shared::cta.b64 st, [$2]; ",
                      bytes);
-    for (int col = 0; col < t->cols && n < 16; col++) {
+    for (int col = 0; col < cols && n < 16; col++) {
         LLVMValueRef dst = LLVMBuildAdd(L->b, buf, const_i32(L, (int64_t)col * t->box[1] * 128), "");
         args[n] = tgt_smem_addr(L, dst);
         pt[n] = L->i32;
@@ -319,7 +271,7 @@ void tma_issue(Lower *L, const Op *load, int tensor, int bars, LLVMValueRef slot
         w += snprintf(text + w, sizeof text - (size_t)w,
                       "@p cp.async.bulk.tensor.%dd.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
                       "[$%d], [$3, {%s, %s%s%s}], [$2]; ",
-                      m->rank, n, inner, ctext[1], m->rank == 3 ? ", " : "", m->rank == 3 ? ctext[2] : "");
+                      t->rank, n, inner, ctext[1], t->rank == 3 ? ", " : "", t->rank == 3 ? ctext[2] : "");
         n++;
     }
     snprintf(text + w, sizeof text - (size_t)w, "}");
