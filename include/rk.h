@@ -210,8 +210,9 @@ typedef struct rk_define {
 /* Options of one compile. Zero-initialise; every zero or NULL field means the default. */
 typedef struct rk_compile_options {
     const char *filename;  /* shown in diagnostics and the base of relative imports (NULL: "<source>") */
-    /* "gfx942", "gfx90a", "gfx950", "emu", "interp" (later "sm_90"). NULL: the context device's own
-     * target (a HIP GPU's processor, "emu", "interp"); "gfx942" when the context has no device. */
+    /* "gfx942", "gfx90a", "gfx950", "emu", "sm_90", "emu_sm90", "interp". NULL: the context device's
+     * own target (a HIP GPU's processor, "sm_90" for CUDA, "emu", "emu_sm90", "interp"); "gfx942" when
+     * the context has no device. */
     const char *target;
     const rk_define *defines;
     int ndefines;

@@ -148,7 +148,13 @@ static bool run_pool(Shared *sh, Worker *ws, int nthreads, int nitems, void (*it
         }
         pthread_cond_wait(&sh->changed, &sh->lock);
     }
+    /* the last workers may finish between two reports: the final counts are always reported */
+    bool final = vs->on_progress && (sh->lowered != lowered || sh->generated != generated);
+    lowered = sh->lowered;
+    generated = sh->generated;
     pthread_mutex_unlock(&sh->lock);
+    if (final)
+        vs->on_progress(vs->progress_ud, lowered, generated, vs->n);
     for (int t = 0; t < started; t++)
         pthread_join(ws[t].thread, NULL);
     return true;

@@ -99,7 +99,11 @@ static void dump(Arena *a, Diags *diags, const DriverOptions *o, DriverResult *r
         return;
     if (o->dump_dir && *o->dump_dir) {
         mkdir(o->dump_dir, 0777);
-        const char *path = arena_printf(a, "%s/%s.%s.%s", o->dump_dir, kernel, stage, dump_ext(stage));
+        /* KERNEL.STAGE.EXT (vecadd.pipeline.tir, vecadd.llvm.ll), or KERNEL.EXT where the stage names its
+         * own extension (vecadd.tir, vecadd.lir) */
+        const char *ext = dump_ext(stage);
+        const char *path = strcmp(stage, ext) == 0 ? arena_printf(a, "%s/%s.%s", o->dump_dir, kernel, ext)
+                                                   : arena_printf(a, "%s/%s.%s.%s", o->dump_dir, kernel, stage, ext);
         FILE *f = fopen(path, "wb");
         if (!f || fputs(text, f) < 0)
             diag_plain(diags, DIAG_WARNING, "cannot write the IR dump %s", path);

@@ -558,6 +558,7 @@ static int compile(const Options *o)
     bool ok = driver_compile(&arena, &strs, &src, &diags, &d, stop, &r);
     /* the default output of a binary: FILE.hsaco (gfx), FILE.so (emu), FILE.ptx (sm_90), FILE.tir (interp) */
     Options oo = *o;
+    const char *asked_output = o->output;
     if (ok && !o->output && r.binary) {
         const char *dot = strrchr(o->input, '.');
         size_t stem = dot && !strchr(dot, '/') ? (size_t)(dot - o->input) : strlen(o->input);
@@ -578,8 +579,8 @@ static int compile(const Options *o)
                                                  : report_text(&arena, &rep),
                   stdout);
         }
-        /* the code object itself is written only when asked for with -o */
-        if (!o->output)
+        /* the code object itself is written only when asked for with -o, never beside the source */
+        if (!asked_output)
             ok = false, r.binary = NULL;
     }
     if (ok) {

@@ -751,6 +751,15 @@ static int launch(rk_ctx *ctx, rk_kernel *k, RunOptions *o, const char *text, si
             rk_kernel *best = NULL;
             if (st == RK_OK && rk_autotune(ctx, text, len, o->kernel, args, np, co, &best) == RK_OK)
                 k = best; /* remembered by the context: --bench times the tuned kernel */
+            /* a winner from the cache prints no per-config lines: say where it came from */
+            rk_stats stats;
+            const char *pa = getenv("RK_PRINT_AUTOTUNING");
+            if (st == RK_OK && best && *rk_kernel_config(best) && pa && *pa && strcmp(pa, "0") != 0 &&
+                rk_get_stats(ctx, &stats) == RK_OK && stats.tunings == 0)
+                fprintf(stderr,
+                        "rkc run: autotune %s: %s from the cache (tuned earlier for these key values; "
+                        "RK_ALWAYS_COMPILE=1 or another RK_CACHE_DIR tunes again)\n",
+                        o->kernel, rk_kernel_config(best));
         }
         if (st == RK_OK)
             st = rk_synchronize(ctx);
