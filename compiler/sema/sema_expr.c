@@ -579,6 +579,21 @@ SVal sema_eval_cast(Sema *S, SVal v, const Type *to, Loc loc)
 
 /* Short-circuit && and ||: scalar bools only. A constant left side decides alone; otherwise the right
  * side is evaluated inside an `if`, so its loads and atomics happen only when they should. */
+/* The stdlib module that defines a fn, for the hint on an unknown function (stdlib/std). */
+static const char *stdlib_module_of(const char *name)
+{
+    static const struct {
+        const char *fn, *module;
+    } fns[] = {{"grouped_pid", "std/pid"}, {"xcd_remap", "std/pid"},    {"xcd_remap_n", "std/pid"},
+               {"sigmoid", "std/math"},    {"tanh", "std/math"},       {"erf", "std/math"},
+               {"gelu", "std/math"},       {"silu", "std/math"},       {"softplus", "std/math"},
+               {"pow", "std/math"},        {"softmax", "std/reduce"},  {"logsumexp", "std/reduce"}};
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+        if (strcmp(name, fns[i].fn) == 0)
+            return fns[i].module;
+    return NULL;
+}
+
 static SVal eval_logical(Sema *S, Node *e)
 {
     bool is_and = e->op == TOK_ANDAND;
@@ -775,6 +790,10 @@ SVal sema_eval_expr(Sema *S, Node *e)
         SVal out;
         if (sema_eval_builtin(S, name, e, &out))
             return out;
+        const char *module = stdlib_module_of(name);
+        if (module)
+            return sema_error(S, e->loc, "unknown function '%s'; it is in the standard library: add import \"%s\";",
+                              name, module);
         return sema_error(S, e->loc, "unknown function '%s'", name);
     }
     case AST_NAMED:

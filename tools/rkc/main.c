@@ -81,7 +81,25 @@ static void usage(FILE *f)
           "                   and RK_DUMP_IR print it; it is verified and printed back\n"
           "  --passes=NAME,...  with -x tir: run these passes, in this order, before printing:\n"
           "                   pipeline_loads, canonicalize, compute_axis_info, compute_remarks,\n"
-          "                   assign_layouts, remove_converts, plan_async\n",
+          "                   assign_layouts, remove_converts, plan_async\n"
+          "\n"
+          "environment (docs/api.md says more):\n"
+          "  RK_DUMP_IR=1|STAGE,...  print the IR after each stage (tir, pipeline, assign_layouts,\n"
+          "                   remove_converts, lir, llvm, asm) to stderr\n"
+          "  RK_DUMP_DIR=DIR  write those dumps to DIR/KERNEL.STAGE.EXT instead\n"
+          "  RK_DEVICE=D      rkc run's device: hip, cuda, emu, emu_sm90, interp (default: a GPU, else emu)\n"
+          "  RK_PRINT_AUTOTUNING=1  rkc run prints each config's time and the winner, or that the cache\n"
+          "                   gave it\n"
+          "  RK_CACHE_DIR=DIR the compile and autotune cache (default $XDG_CACHE_HOME/rk, ~/.cache/rk)\n"
+          "  RK_ALWAYS_COMPILE=1  never read the cache\n"
+          "  RK_NO_SPECIALIZE=1  launches do not specialise on their arguments\n"
+          "  RK_CHECK_RACES=1 emu and emu_sm90 report data races\n"
+          "  RK_EMU_TIMEOUT=S emu and interp stop a launch after S seconds\n"
+          "  RK_PROFILE=FILE  a Chrome/Perfetto trace of compiles, tuning and launches\n"
+          "  RK_STDLIB_DIR=DIR  the standard library's folder\n"
+          "  RK_CODEGEN_THREADS=N  threads for code generation\n"
+          "  RK_LLVM_ARGS, RK_LLVM_PASSES, RK_LLVM_CODEGEN_OPT  LLVM's options, pass pipeline, codegen level\n"
+          "  RK_HIP_LIB, RK_CUDA_LIB  the vendor library to load; RK_LLD, RK_PTXAS  the tools to run\n",
           f);
 }
 
