@@ -87,6 +87,7 @@ typedef struct KernelReport {
                                                only in mfma_total */
     int nmfma;
     int global_loads[NWIDTHS], global_stores[NWIDTHS];
+    int global_atomics[NWIDTHS]; /* global_atomic_*: 64 bits for _x2, else 32 (split-K's atomic_add) */
     int buffer_loads[NWIDTHS], buffer_stores[NWIDTHS];
     int flat_loads[NWIDTHS], flat_stores[NWIDTHS];
     int scratch_loads[NWIDTHS], scratch_stores[NWIDTHS];

@@ -277,6 +277,8 @@ void report_isa_count(IsaDisasm *d, Arena *a, const uint8_t *code, size_t size, 
             int w = width_index(bits);
             if (w >= 0)
                 mem_counts(k, cls)[w]++;
+        } else if (starts(mn, "global_atomic_")) {
+            k->global_atomics[width_index(strstr(mn, "_x2") ? 64 : 32)]++;
         } else if (starts(mn, "v_mfma_") || starts(mn, "v_smfmac_")) {
             count_mfma(k, mn);
         } else if (starts(mn, "s_waitcnt") || (starts(mn, "s_wait_") && strstr(mn, "cnt"))) {

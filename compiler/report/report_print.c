@@ -77,6 +77,22 @@ static void text_mem(StrBuf *b, const char *label, const char *in, const int *lo
     strbuf_printf(b, "\n");
 }
 
+/* The global line: loads, stores, then atomics (which are neither) */
+static void text_global(StrBuf *b, const KernelReport *k)
+{
+    if (!any(k->global_atomics)) {
+        text_mem(b, "global", "load", k->global_loads, "store", k->global_stores);
+        return;
+    }
+    strbuf_printf(b, "  %-10s ", "global");
+    if (any(k->global_loads))
+        text_widths(b, "load", k->global_loads), strbuf_printf(b, "   ");
+    if (any(k->global_stores))
+        text_widths(b, "store", k->global_stores), strbuf_printf(b, "   ");
+    text_widths(b, "atomic", k->global_atomics);
+    strbuf_printf(b, "\n");
+}
+
 static int percent(int part, int whole)
 {
     return whole > 0 ? (int)((200LL * part + whole) / (2LL * whole)) : 0;
@@ -113,7 +129,7 @@ char *report_text(Arena *a, const CodeReport *r)
         if (listed < k->mfma_total)
             strbuf_printf(&b, "  other x%d", k->mfma_total - listed);
         strbuf_printf(&b, "\n");
-        text_mem(&b, "global", "load", k->global_loads, "store", k->global_stores);
+        text_global(&b, k);
         text_mem(&b, "buffer", "load", k->buffer_loads, "store", k->buffer_stores);
         text_mem(&b, "flat", "load", k->flat_loads, "store", k->flat_stores);
         text_mem(&b, "scratch", "load", k->scratch_loads, "store", k->scratch_stores);
@@ -212,6 +228,7 @@ char *report_json(Arena *a, const CodeReport *r)
         strbuf_printf(&b, "}");
         json_widths(&b, "global_loads", k->global_loads);
         json_widths(&b, "global_stores", k->global_stores);
+        json_widths(&b, "global_atomics", k->global_atomics);
         json_widths(&b, "buffer_loads", k->buffer_loads);
         json_widths(&b, "buffer_stores", k->buffer_stores);
         json_widths(&b, "flat_loads", k->flat_loads);
