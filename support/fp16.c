@@ -85,37 +85,3 @@ float bf16_to_f32(uint16_t h)
     memcpy(&f, &bits, sizeof f);
     return f;
 }
-
-double fp_round(ScalarKind sk, double x)
-{
-    switch (sk) {
-    case SK_F16:
-        return (double)f16_to_f32(f64_to_f16(x));
-    case SK_BF16:
-        return (double)bf16_to_f32(f64_to_bf16(x));
-    case SK_F32:
-        return (double)(float)x;
-    default:
-        return x;
-    }
-}
-
-static uint64_t dbits(double x)
-{
-    uint64_t b;
-    memcpy(&b, &x, sizeof b);
-    return b;
-}
-
-double fp_fma(double a, double b, double c, ScalarKind sk)
-{
-    if (sk == SK_F64)
-        return fma(a, b, c);
-    double p = a * b, s = p + c;
-    if (!isfinite(s))
-        return fp_round(sk, s);
-    double bb = s - p, err = (p - (s - bb)) + (c - bb);
-    if (err != 0 && !(dbits(s) & 1))
-        s = nextafter(s, err > 0 ? INFINITY : -INFINITY); /* round to odd */
-    return fp_round(sk, s);
-}

@@ -14,20 +14,11 @@
 
 #include <stdint.h>
 
-#include "compiler/tir/type.h"
-
 uint16_t f64_to_f16(double x);
 uint16_t f64_to_bf16(double x);
 static inline uint16_t f32_to_f16(float x) { return f64_to_f16((double)x); }
 static inline uint16_t f32_to_bf16(float x) { return f64_to_bf16((double)x); }
 float f16_to_f32(uint16_t h);
 float bf16_to_f32(uint16_t h);
-
-/* x rounded to the float kind sk (SK_F16, SK_BF16, SK_F32 or SK_F64), returned as a double;
- * x itself for any other kind. */
-double fp_round(ScalarKind sk, double x);
-
-/* a * b + c rounded once to the float kind sk, the operands being values of that kind. */
-double fp_fma(double a, double b, double c, ScalarKind sk);
 
 #endif

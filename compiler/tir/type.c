@@ -2,8 +2,11 @@
  * keyed by their structure. */
 #include "compiler/tir/type.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "support/fp16.h"
 
 static const char *const sk_names[SK_COUNT] = {"bool", "i8",  "i16", "i32",  "i64", "u8", "u16",
                                                "u32",  "u64", "f16", "bf16", "f32", "f64"};
@@ -179,4 +182,40 @@ char *ty_str(Arena *a, const TypeTab *tt, const Type *t)
     if (t->kind == TY_TILE && t->layout && tt && tt->print_layout)
         return arena_printf(a, "%s#%s", buf, tt->print_layout(a, t->layout));
     return arena_strdup(a, buf);
+}
+
+/* ---- rounding to a float kind ---- */
+
+double fp_round(ScalarKind sk, double x)
+{
+    switch (sk) {
+    case SK_F16:
+        return (double)f16_to_f32(f64_to_f16(x));
+    case SK_BF16:
+        return (double)bf16_to_f32(f64_to_bf16(x));
+    case SK_F32:
+        return (double)(float)x;
+    default:
+        return x;
+    }
+}
+
+static uint64_t dbits(double x)
+{
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+double fp_fma(double a, double b, double c, ScalarKind sk)
+{
+    if (sk == SK_F64)
+        return fma(a, b, c);
+    double p = a * b, s = p + c;
+    if (!isfinite(s))
+        return fp_round(sk, s);
+    double bb = s - p, err = (p - (s - bb)) + (c - bb);
+    if (err != 0 && !(dbits(s) & 1))
+        s = nextafter(s, err > 0 ? INFINITY : -INFINITY); /* round to odd */
+    return fp_round(sk, s);
 }

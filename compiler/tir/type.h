@@ -88,6 +88,11 @@ bool sk_is_float(ScalarKind sk);
 const char *sk_name(ScalarKind sk);
 /* Parses a scalar type name ("f32"); -1 when it is not one. */
 int sk_from_name(const char *name);
+/* x rounded to the float kind sk (SK_F16, SK_BF16, SK_F32 or SK_F64; support/fp16.h's formats),
+ * returned as a double; x itself for any other kind. */
+double fp_round(ScalarKind sk, double x);
+/* a * b + c rounded once to the float kind sk, the operands being values of that kind. */
+double fp_fma(double a, double b, double c, ScalarKind sk);
 
 /* "f32", "*bf16", "f32[64, 32]"; a tile's layout follows as "#<layout>" when tt can print it. */
 char *ty_str(Arena *a, const TypeTab *tt, const Type *t);

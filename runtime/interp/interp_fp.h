@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 
+#include "compiler/tir/type.h"
 #include "support/fp16.h"
 
 /* An f32 value rounded to tf32 (f32's exponent range, 10 explicit mantissa bits), nearest even. */
