@@ -26,7 +26,8 @@
 # %T the folder of the whole file's run (shared by its cases: a cache they may share).
 #
 # Every case, whatever it says, must also: leave /dev/null, /dev/full and /dev/zero character devices
-# with the same numbers; print nothing of a sanitizer ("runtime error:", "Sanitizer"); never say
+# with the same numbers; print no sanitizer report ("runtime error:", "ERROR: AddressSanitizer", a
+# SUMMARY line; a case that asks for memory past the machine sets allocator_may_return_null); never say
 # "internal error"; and not be killed by a signal. RK_CACHE_DIR is the case's own folder.
 set -u
 cases=$(realpath "$1") rkc=$(realpath "$2") bin=$(realpath -m "$3")
@@ -105,7 +106,7 @@ run_case() {
   [ "$size" -le "$maxout" ] || fail "printed $size bytes, limit $maxout"
   for s in "${says[@]}"; do grep -qF -- "$(subst "$s")" "$out" || fail "does not say: $s"; done
   for s in "${notsays[@]}"; do ! grep -qF -- "$(subst "$s")" "$out" || fail "says: $s"; done
-  grep -qE 'runtime error:|Sanitizer' "$out" && fail "a sanitizer report"
+  grep -qE 'runtime error:|ERROR: [A-Za-z]+Sanitizer|SUMMARY: [A-Za-z]+Sanitizer' "$out" && fail "a sanitizer report"
   grep -q 'internal error' "$out" && fail "an internal error"
   [ "$(devices)" = "$dev_before" ] || fail "a device node changed: $(devices | tr '\n' ' ')"
   i=0
