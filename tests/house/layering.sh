@@ -2,9 +2,10 @@
 # layering.sh: the libraries use only the ones below them (docs/internals.md, "Layering"):
 #   rk_support (support/) <- rk_ir (isa/, compiler/tir/, compiler/layout/) <- rk_runtime (runtime/)
 #   <- rk_compiler (the rest of compiler/, and tools/).
-# Checks the quoted #includes of each folder against that order, that the compiler reaches none of the
-# runtime's private headers (the emulator, api_internal.h, devices, the interpreter) even through the
-# runtime headers it may include, and that no library declares a weak symbol.
+# Checks the quoted #includes of each folder against that order (and that the emulator reads neither
+# the IR nor the compiler's layouts), that the compiler reaches none of the runtime's private headers
+# (the emulator, api_internal.h, devices, the interpreter) even through the runtime headers it may
+# include, and that no library declares a weak symbol.
 #
 #   bash tests/house/layering.sh [ROOT]      (exit 0: clean; 1: the offending lines are printed)
 set -u
@@ -25,6 +26,8 @@ check isa/ 'isa/'
 check compiler/tir/ 'compiler/tir/|compiler/layout/|isa/|support/'
 check compiler/layout/ 'compiler/tir/|compiler/layout/|isa/|support/'
 check runtime/ 'runtime/|compiler/tir/|compiler/layout/|isa/|support/|rk.h'
+# the emulator checks the compiler: it derives its register layouts itself, never from compiler/layout
+check runtime/emu/ 'runtime/|isa/|support/'
 
 # Every header the compiler and rkc reach, through any chain of quoted includes.
 declare -A seen
