@@ -4,8 +4,10 @@
 # operators (tests/fuzz/tile.dict); the tile IR's text form seeded with the golden .tir files, with a
 # dictionary of its op names and keywords (tests/fuzz/tir.dict); then the whole pipeline (source to
 # gfx942 and emu code objects, tests/fuzz/fuzz_pipeline.c) seeded like the front end, and the same
-# stopping at the verified LLVM module (fuzz_lower: every stage rk owns, far more inputs a second). A crash, leak,
-# hang or internal error fails the run. docs/reliability.md has the longer campaigns.
+# stopping at the verified LLVM module (fuzz_lower: every stage rk owns, far more inputs a second); and the
+# pipeline held to resource bounds (fuzz_budget: a compile over 20 s, an input over 30 s or 2 GB is a
+# finding), seeded with tests/fuzz/budget's kernels near the budgets. A crash, leak, hang or internal
+# error fails the run. docs/reliability.md has the longer campaigns.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-asan}
@@ -28,3 +30,8 @@ find tests/golden \( -name '*.tir' -o -name '*.tir.pending' \) -exec cp {} "$tir
   -dict=tests/fuzz/tile.dict "$corpus" 2>&1 | tail -n 12
 "$build"/tests/fuzz/fuzz_lower -max_total_time="$secs" -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$artifacts" \
   -dict=tests/fuzz/tile.dict "$corpus" 2>&1 | tail -n 12
+budgetcorpus=$(mktemp -d)
+trap 'rm -rf "$corpus" "$tircorpus" "$budgetcorpus"' EXIT
+cp tests/fuzz/budget/*.tile "$budgetcorpus"/
+"$build"/tests/fuzz/fuzz_budget -max_total_time="$secs" -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 \
+  -artifact_prefix="$artifacts" -dict=tests/fuzz/tile.dict "$budgetcorpus" 2>&1 | tail -n 12
