@@ -105,6 +105,12 @@ bool lay_linear(const Layout *l, int rank, const int64_t *shape, int wave, int n
 void lin_reg_coords(const LinLayout *ll, int r, int64_t *coords);
 /* Register count (2^nreg). */
 static inline int lin_nregs(const LinLayout *ll) { return 1 << ll->nreg; }
+/* The register of ll holding the element whose register-part coordinates are c (the lane and wave
+ * parts are this lane's own); -1 if none. Separable layouts decode it bit by bit. */
+int lin_reg_of(const LinLayout *ll, const int64_t *c);
+/* Whether every lane and wave holds in dst elements it holds in src: a conversion only renames
+ * registers. */
+bool lin_renames(const LinLayout *src, const LinLayout *dst);
 /* Two linear layouts equal (same bases, same shape). */
 bool lin_equal(const LinLayout *a, const LinLayout *b);
 

@@ -365,6 +365,40 @@ void lin_reg_coords(const LinLayout *ll, int r, int64_t *coords)
                 coords[i] ^= ll->reg[b][i];
 }
 
+int lin_reg_of(const LinLayout *ll, const int64_t *c)
+{
+    int r = 0;
+    for (int b = 0; b < ll->nreg; b++)
+        for (int d = 0; d < ll->rank; d++)
+            if (ll->reg[b][d] && (c[d] & ll->reg[b][d]))
+                r |= 1 << b;
+    int64_t back[LAY_MAX_RANK];
+    lin_reg_coords(ll, r, back);
+    for (int d = 0; d < ll->rank; d++)
+        if (back[d] != c[d])
+            return -1;
+    return r;
+}
+
+bool lin_renames(const LinLayout *src, const LinLayout *dst)
+{
+    if (src->rank != dst->rank || src->nlane != dst->nlane || src->nwarp != dst->nwarp)
+        return false;
+    for (int b = 0; b < src->nlane; b++)
+        if (memcmp(src->lane[b], dst->lane[b], sizeof(int32_t) * (size_t)dst->rank))
+            return false;
+    for (int b = 0; b < src->nwarp; b++)
+        if (memcmp(src->warp[b], dst->warp[b], sizeof(int32_t) * (size_t)dst->rank))
+            return false;
+    for (int r = 0; r < lin_nregs(dst); r++) {
+        int64_t c[LAY_MAX_RANK];
+        lin_reg_coords(dst, r, c);
+        if (lin_reg_of(src, c) < 0)
+            return false;
+    }
+    return true;
+}
+
 bool lin_equal(const LinLayout *a, const LinLayout *b)
 {
     if (a->rank != b->rank || a->nreg != b->nreg || a->nlane != b->nlane || a->nwarp != b->nwarp)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "compiler/lower/lower_internal.h"
+#include "compiler/passes/passes.h"
 #include "isa/emu_abi.h"
 
 static int elem_bytes(const Type *t)
@@ -576,15 +577,11 @@ LLVMValueRef deferred_chunk_ptr(Lower *L, const Deferred *d, LLVMValueRef row, L
 /* Is this convert's result a dot operand that the dot can read from LDS itself? */
 static bool deferrable(Lower *L, Op *op)
 {
-    const Layout *to = op->results[0].type->layout;
-    if (!to || to->kind != LAY_DOT_OP || (to->parent->kind != LAY_MFMA && to->parent->kind != LAY_MMA) || L->uses[op->results[0].scratch] != 1)
+    if (!dot_operand_candidate(op, L->uses[op->results[0].scratch]))
         return false;
     /* a conversion that only renames registers (a chained dot's accumulator as the next A) stays there */
     const LayInfo *si = lay_info(L, op->operands[0]->type), *di = lay_info(L, op->results[0].type);
-    if (register_map(&si->ll, &di->ll, NULL, ARENA_ARRAY(L->a, int, lin_nregs(&di->ll) + 1)))
+    if (lin_renames(&si->ll, &di->ll))
         return false;
-    for (Op *n = op->next; n; n = n->next)
-        if (n->code == OP_DOT)
-            return n->operands[0] == op_result(op, 0) || n->operands[1] == op_result(op, 0);
-    return false;
+    return dot_operand_next_dot(op);
 }

@@ -111,21 +111,6 @@ LLVMTypeRef llvm_type(Lower *L, const Type *t)
 
 /* ---- layouts ---- */
 
-int lin_reg_of(const LinLayout *ll, const int64_t *c)
-{
-    int r = 0;
-    for (int b = 0; b < ll->nreg; b++)
-        for (int d = 0; d < ll->rank; d++)
-            if (ll->reg[b][d] && (c[d] & ll->reg[b][d]))
-                r |= 1 << b;
-    int64_t back[TIR_MAX_RANK];
-    lin_reg_coords(ll, r, back);
-    for (int d = 0; d < ll->rank; d++)
-        if (back[d] != c[d])
-            return -1;
-    return r;
-}
-
 static LLVMBuilderRef setup_builder(Lower *L);
 
 /* Sum of the id's bits times their bases along dim (bases of a dimension are distinct powers of two,

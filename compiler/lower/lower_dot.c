@@ -268,9 +268,13 @@ static void dot_mma(Lower *L, Op *op)
 {
     const Type *ta = op->operands[0]->type, *tb = op->operands[1]->type, *tc = op->results[0].type;
     const Layout *cl = tc->layout;
-    if (nv_is_wgmma(cl->instr) && lower_dot_wgmma(L, op))
+    /* plan_async chose wgmma or, for a wgmma layout whose operands wgmma cannot read, mma.sync */
+    if (nv_is_wgmma(cl->instr) && op->plan && (op->plan->set & (1u << PK_WGMMA)) && op->plan->v[PK_WGMMA]) {
+        if (!lower_dot_wgmma(L, op))
+            lower_error(L, "internal error: a dot planned as wgmma whose operands wgmma cannot read");
         return;
-    int instr = nv_mma_sync_op(cl->instr); /* a wgmma layout whose operands wgmma cannot read: mma.sync */
+    }
+    int instr = nv_mma_sync_op(cl->instr);
     const LinLayout *la = &lay_info(L, ta)->ll, *lb = &lay_info(L, tb)->ll, *lc = &lay_info(L, tc)->ll;
     LVal *A = lval(L, op->operands[0]), *B = lval(L, op->operands[1]), *C = lval(L, op->operands[2]);
     const Deferred *da = L->deferred[op->operands[0]->scratch], *db = L->deferred[op->operands[1]->scratch];

@@ -116,9 +116,6 @@ LVal lval_new(Lower *L, int n, const LinLayout *ll);
 bool lower_budget(Lower *L, int n, bool access);
 LLVMTypeRef llvm_type(Lower *L, const Type *t); /* element type for tiles */
 const LayInfo *lay_info(Lower *L, const Type *t);
-/* The register of ll holding the element whose register-part coordinates are c (the lane and wave
- * parts are this lane's own); -1 if none. Separable layouts decode it bit by bit. */
-int lin_reg_of(const LinLayout *ll, const int64_t *c);
 /* This lane's coordinate along dim for register r, as an i32 value. */
 LLVMValueRef reg_coord(Lower *L, const LayInfo *li, int r, int dim);
 LLVMValueRef const_i32(Lower *L, int64_t v);
@@ -318,8 +315,9 @@ void mma_a_fragment(Lower *L, const LinLayout *la, const LVal *A, int instr, int
 /* tgt_wgmma with A from registers (a[4]: this thread's fragment, mma.sync's A fragment of its warp's
  * 16 rows) instead of a descriptor. */
 void tgt_wgmma_rs(Lower *L, int instr, int n, LLVMValueRef *a, LLVMValueRef b_desc, bool trans_b, LLVMValueRef *acc);
-/* lower_wgmma.c: a dot whose layout is a wgmma one; false (nothing emitted) when an operand is not in
- * a stage buffer wgmma can read, and the caller issues mma.sync instead. */
+/* lower_wgmma.c: a dot that plan_async planned as wgmma (`wgmma = 1`: otherwise lower_dot.c issues
+ * mma.sync on the same layouts); false (nothing emitted) when its operands are not what that plan
+ * saw, an internal error. */
 bool lower_dot_wgmma(Lower *L, Op *op);
 bool is_wgmma_dot(const Op *op); /* a dot whose accumulator layout is a wgmma one */
 /* Around a loop: wgmma_loop_begin before its body (holds the ring copies when its wgmma will stay in

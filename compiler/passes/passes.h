@@ -12,7 +12,8 @@
  *                                                                   dot_choice.c)
  *   canonicalize
  *   remove_converts     cancels conversion chains                  (remove_converts.c)
- *   plan_async          sm_90's stage buffers, cp.async or TMA     (plan_async.c, tma_match.c)
+ *   plan_async          sm_90's stage buffers, cp.async or TMA,    (plan_async.c, tma_match.c)
+ *                       wgmma or mma.sync
  */
 #ifndef RK_PASSES_H
 #define RK_PASSES_H
@@ -35,9 +36,17 @@ typedef struct LirOptions {
 Func *assign_layouts(Arena *a, Func *tir, AxisTab *ax, Module *dst, LayoutTab *lt, const LirOptions *o,
                      Diags *diags);
 void remove_converts(Func *f);
-/* sm_90's stage buffers (their shared memory) and how they are filled (cp.async, TMA), as plan
- * attributes on the loads and the kernel (plan_async.c). */
+/* sm_90's stage buffers (their shared memory) and how they are filled (cp.async, TMA), and each wgmma
+ * layout's dot (wgmma, or mma.sync), as plan attributes on the loads, the dots and the kernel
+ * (plan_async.c). */
 void plan_async(Arena *a, Func *f, const Target *t);
+/* A dot operand that the lowering leaves in LDS for its dot to read k step by k step (lower_convert.c,
+ * deferred operands) is a convert_layout for which dot_operand_candidate holds (a dot_op layout of a
+ * matrix instruction, `uses` 1), that does not only rename registers (lin_renames), and for which
+ * dot_operand_next_dot holds (the next dot of its block reads it); the lowering asks in that order,
+ * plan_async the same. */
+bool dot_operand_candidate(const Op *convert, int uses);
+bool dot_operand_next_dot(const Op *convert);
 /* Software pipelining of the loads feeding a dot, num_stages - 1 iterations ahead (TIR, before
  * layouts). */
 void pipeline_loads(Func *f);

@@ -15,7 +15,9 @@
  *  - TMA for a ring whose loads are all boxes of one tensor (tma_match), in a kernel with a wgmma dot,
  *    on a target that has TMA (RK_NO_TMA=1 keeps cp.async): `tma` the tensor (one kernel parameter,
  *    Func.tma its description for the runtime), `tma_bars` its S mbarriers, `tma_coord` the box's
- *    first element and `tma_pred` the conditions under which the copy happens.
+ *    first element and `tma_pred` the conditions under which the copy happens;
+ *  - on a dot of a wgmma layout, `wgmma`: 1 when wgmma reads its operands where they are (B in a stage
+ *    buffer, A too or in registers), 0 when the lowering issues mma.sync on the same layouts.
  *
  * Buffers are at 1024-byte boundaries (wgmma's 128-byte swizzle is a function of the address) from
  * the bottom of shared memory, in the order of the loops, rings before the standalone buffers; the
@@ -33,6 +35,7 @@ enum { MAX_RINGS = 16, MAX_TMA_RINGS = 16 };
 typedef struct Planner {
     Arena *a;
     Func *f;
+    int wave;
     bool tma_ok;     /* TMA may fill rings: the target has it, a dot is a wgmma, RK_NO_TMA unset */
     int lds;         /* bytes reserved so far */
     int ntma_rings;
@@ -45,17 +48,24 @@ static bool is_shared(const Type *t)
     return t->kind == TY_TILE && t->layout && t->layout->kind == LAY_SHARED;
 }
 
-static bool has_wgmma(const Block *b)
+static bool is_wgmma_dot(const Op *op)
 {
-    for (const Op *op = b->first; op; op = op->next) {
-        const Layout *l = op->code == OP_DOT ? op->results[0].type->layout : NULL;
-        if (l && l->kind == LAY_MMA && nv_is_wgmma(l->instr))
-            return true;
-        for (int r = 0; r < op->nregions; r++)
-            if (has_wgmma(op->regions[r]))
-                return true;
-    }
-    return false;
+    const Layout *l = op->code == OP_DOT ? op->results[0].type->layout : NULL;
+    return l && l->kind == LAY_MMA && nv_is_wgmma(l->instr);
+}
+
+/* What a kernel has to plan, found in one walk that also clears the plans of an earlier run. */
+typedef struct Scan {
+    bool shared, wgmma; /* a load of a shared tile, a dot of a wgmma layout */
+} Scan;
+
+static bool scan_op(Op *op, void *ud)
+{
+    Scan *sc = ud;
+    op->plan = NULL;
+    sc->shared |= op->code == OP_LOAD && is_shared(op->results[0].type);
+    sc->wgmma |= is_wgmma_dot(op);
+    return true;
 }
 
 static OpPlan *plan_of(Planner *P, Op *op)
@@ -324,20 +334,100 @@ static void plan_block(Planner *P, Block *b)
         }
 }
 
-static bool clear_plan(Op *op, void *ud)
+/* ---- the dot's instruction: wgmma, or mma.sync on the same layouts ---- */
+
+bool dot_operand_candidate(const Op *cv, int uses)
 {
-    (void)ud;
-    op->plan = NULL;
+    const Layout *to = cv->code == OP_CONVERT_LAYOUT ? cv->results[0].type->layout : NULL;
+    return to && to->kind == LAY_DOT_OP && (to->parent->kind == LAY_MFMA || to->parent->kind == LAY_MMA) && uses == 1;
+}
+
+bool dot_operand_next_dot(const Op *cv)
+{
+    for (const Op *n = cv->next; n; n = n->next)
+        if (n->code == OP_DOT)
+            return n->operands[0] == &cv->results[0] || n->operands[1] == &cv->results[0];
+    return false;
+}
+
+/* Bytes of a line of a stage buffer that wgmma's swizzles describe: 32, 64, or 128 per column. */
+static bool line_ok(int64_t pitch)
+{
+    return pitch == 32 || pitch == 64 || (pitch >= 128 && pitch % 128 == 0);
+}
+
+/* An operand wgmma reads through a descriptor: a stage buffer's tile (a convert of a shared tile, which
+ * the dot reads where it is), 16-bit, lines of 32, 64 or a multiple of 128 bytes, a multiple of 8
+ * lines; A K-major. */
+static bool descriptor_operand(const Value *v, bool is_b)
+{
+    const Op *cv = v->def;
+    if (!cv || cv->code != OP_CONVERT_LAYOUT || !is_shared(cv->operands[0]->type))
+        return false;
+    const Type *from = cv->operands[0]->type;
+    bool kmajor = from->layout->order[0] == 0;
+    int64_t lines = from->shape[kmajor ? 1 : 0], pitch = from->shape[kmajor ? 0 : 1] * 2;
+    return from->rank == 2 && ty_bits(ty_elem(from)) == 16 && (is_b || !kmajor) && line_ok(pitch) && lines % 8 == 0;
+}
+
+/* A in registers (wgmma's register form): not left in LDS for the dot (dot_operand_candidate, _next_dot
+ * and not a renaming of registers: a chained dot's accumulator is the next A as it is). */
+static bool in_registers(const Value *v, const Planner *P)
+{
+    const Op *cv = v->def;
+    if (!cv || cv->code != OP_CONVERT_LAYOUT)
+        return true;
+    if (is_shared(cv->operands[0]->type))
+        return false;
+    if (!dot_operand_candidate(cv, (int)v->scratch))
+        return true;
+    const Type *from = cv->operands[0]->type, *to = v->type;
+    LinLayout ls, ld;
+    if (lay_linear(from->layout, from->rank, from->shape, P->wave, P->f->opts.num_warps, &ls) &&
+        lay_linear(to->layout, to->rank, to->shape, P->wave, P->f->opts.num_warps, &ld) && lin_renames(&ls, &ld))
+        return true;
+    return !dot_operand_next_dot(cv);
+}
+
+/* wgmma when its operands are where it reads them (B in a stage buffer, A too or in registers) and the
+ * tile is its: warps stacked along M in warpgroups, M a multiple of 16 per warp, K of 16, N of 8 (and
+ * of 256 above 256); else the dot is mma.sync on the same layouts. */
+static void plan_dot(Planner *P, Op *dot)
+{
+    const Layout *cl = dot->results[0].type->layout;
+    if (!is_wgmma_dot(dot))
+        return;
+    const Type *ta = dot->operands[0]->type, *tb = dot->operands[1]->type;
+    int64_t M = ta->shape[0], K = ta->shape[1], N = tb->shape[1];
+    int nw = P->f->opts.num_warps;
+    bool a_ok = descriptor_operand(dot->operands[0], false) || in_registers(dot->operands[0], P);
+    bool ok = a_ok && descriptor_operand(dot->operands[1], true) && cl->wpc[0] == nw && cl->wpc[1] == 1 && nw % 4 == 0 &&
+              M % (16 * nw) == 0 && K % 16 == 0 && N % 8 == 0 && !(N > 256 && N % 256);
+    plan_set(plan_of(P, dot), PK_WGMMA, ok);
+}
+
+static bool plan_dots(Op *op, void *ud)
+{
+    if (op->code == OP_DOT)
+        plan_dot(ud, op);
     return true;
 }
 
 void plan_async(Arena *a, Func *f, const Target *t)
 {
-    Planner P = {a, f, false, 0, 0, NULL, 0, 0};
-    P.tma_ok = t->tma && t->wgmma && has_wgmma(f->body) && !getenv("RK_NO_TMA");
-    tir_walk_func(f, clear_plan, NULL); /* a second run plans afresh */
+    Scan sc = {false, false};
+    tir_walk_func(f, scan_op, &sc); /* a second run plans afresh */
+    f->stage_lds = f->tma_flag = f->ntma = 0;
+    f->tma = NULL;
+    if (!sc.shared && !sc.wgmma)
+        return;
+    Planner P = {a, f, t->wave_size, false, 0, 0, NULL, 0, 0};
+    P.tma_ok = t->tma && t->wgmma && sc.wgmma && !getenv("RK_NO_TMA");
     plan_block(&P, f->body);
-    f->tma_flag = 0;
+    if (sc.wgmma) {
+        tir_count_uses(f);
+        tir_walk_func(f, plan_dots, &P);
+    }
     if (P.ntma_rings) {
         P.lds = (P.lds + 7) / 8 * 8;
         f->tma_flag = P.lds;

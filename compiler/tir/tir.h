@@ -146,6 +146,7 @@ typedef enum PlanKey {
     PK_COPY_GROUPS,  /* load: cp.async commit groups its loop issues per iteration */
     PK_TMA,          /* load: the tensor its copies come from by TMA (Func.tma), absent for cp.async */
     PK_TMA_BARS,     /* load, TMA: byte offset of its ring's barriers (8 bytes per buffer) */
+    PK_WGMMA,        /* dot of a wgmma layout: 1 wgmma, 0 mma.sync on the same layouts */
     PK_NINT,
     PK_FRONT = PK_NINT, /* load of a loop: the carried handle its dot reads */
     PK_TMA_COORD,       /* load, TMA: the box's first element, inner dimension first */

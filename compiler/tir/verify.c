@@ -34,9 +34,9 @@
 
 const char *const tir_attr_names[TIR_NATTRS] = {"value", "axis", "pred", "kind", "start", "end",
                                                 "n",     "sem",  "scope", "msg", "dims"};
-const char *const tir_plan_names[PK_COUNT] = {"stage_buffer", "stage",    "stages",    "stage_bytes",
-                                              "copy_groups",  "tma",      "tma_bars",  "front",
-                                              "tma_coord",    "tma_pred"};
+const char *const tir_plan_names[PK_COUNT] = {"stage_buffer", "stage", "stages",    "stage_bytes", "copy_groups",
+                                              "tma",          "tma_bars", "wgmma", "front",     "tma_coord",
+                                              "tma_pred"};
 
 const char *tir_shape_problem(int rank, const int64_t *shape)
 {

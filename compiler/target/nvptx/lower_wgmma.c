@@ -6,8 +6,10 @@
  * that order (the PTX ISA's wgmma D fragment; lin_reg_of finds them). Instructions are at most N = 256
  * wide; wider tiles take several.
  *
- * The operands are the cp.async stage buffers the converts left in place (lower_convert.c: a
- * Deferred with `stage`), or for A its registers (wgmma's register form: a thread gives mma.sync's A
+ * Which dots of a wgmma layout are wgmma is plan_async's decision (compiler/passes/plan_async.c,
+ * `wgmma = 1` on the dot; `wgmma = 0`: mma.sync on the same layouts, lower_dot.c); the checks below
+ * only confirm it. The operands are the cp.async stage buffers the converts left in place
+ * (lower_convert.c: a Deferred with `stage`), or for A its registers (wgmma's register form: a thread gives mma.sync's A
  * fragment of its warp's 16 rows; attention's P, the previous dot's result), laid out by stage_chunk_offset: lines of 32, 64 or 128 bytes, or 128-byte
  * columns, swizzled as wgmma's 32/64/128-byte modes, at 1024-byte aligned addresses. A is K-major
  * (m along the lines); B is MN-major (k along the lines: imm-trans-b 1) when loaded row-major, K-major
