@@ -1,7 +1,7 @@
 /* Differential testing of the emulator against the reference interpreter on generated programs.
  *
  *   diff_tile [--seed S] [--count N] [--seconds T] [--data K] [--out DIR] [--print] [--reduce]
- *             [--no-barrier] [--timeout T1] [FILE...]
+ *             [--no-barrier] [--loops] [--timeout T1] [FILE...]
  *
  * Without files: programs from tests/fuzz/gen_tile.c with the seeds S, S + 1, ... (S from the clock
  * unless given), N of them or as many as fit in T seconds (both given: whichever ends first). With
@@ -17,7 +17,10 @@
  * generated program, the outputs that disagree alone (gen_tile's only_output); --reduce then deletes
  * lines while it still fails (a help to read it, not a proof: the tolerances are the original
  * program's; it keeps every `barrier();`, without which a program of several waves may race).
- * --no-barrier generates programs without barrier() (for a language without it; gen_tile.h). A
+ * --no-barrier generates programs without barrier() (for a language without it; gen_tile.h).
+ * --loops adds run-time loops whose bounds and step are arguments anywhere in i32 (next to INT32_MAX
+ * and INT32_MIN, a step of 0, bounds the wrong way round) and pointer arithmetic in other forms
+ * (gen_tile.h, rt_loops): another sequence of programs from the same seeds. A
  * program whose compiles and runs take more than T1 seconds (default 300; 0: no limit) ends the run
  * as a failure, its text written to DIR: LLVM has hung on generated programs, and a hang must not stop
  * a campaign without a word.
@@ -58,7 +61,7 @@ typedef struct Prog {
 } Prog;
 
 static rk_ctx *ctxs[NDEV];
-static bool print_programs, reduce, no_barrier;
+static bool print_programs, reduce, no_barrier, rt_loops;
 static const char *out_dir;
 static int data_rounds = 2;
 static long n_programs, n_runs, n_fail_compile, n_fail_launch, n_fail_diff;
@@ -414,11 +417,12 @@ static void report(const Prog *p, const char *label, int res, const char *log, c
 static bool run_generated(uint64_t seed)
 {
     int nout = 0;
-    GenOptions o = {-1, 0, no_barrier};
+    GenOptions o = {-1, 0, no_barrier, rt_loops};
     char *text = gen_tile_program(seed, &o, &nout);
     char label[64], replay[128];
     snprintf(label, sizeof label, "diff-%016" PRIx64 ".tile", seed);
-    snprintf(replay, sizeof replay, "diff_tile --seed 0x%016" PRIx64 " --count 1", seed);
+    snprintf(replay, sizeof replay, "diff_tile --seed 0x%016" PRIx64 " --count 1%s%s", seed,
+             rt_loops ? " --loops" : "", no_barrier ? " --no-barrier" : "");
     snprintf(wd_replay, sizeof wd_replay, "%s", replay);
     if (!text) {
         printf("FAIL %s: the generator made no program\n", label);
@@ -534,13 +538,15 @@ int main(int argc, char **argv)
             reduce = true;
         else if (strcmp(a, "--no-barrier") == 0)
             no_barrier = true;
+        else if (strcmp(a, "--loops") == 0)
+            rt_loops = true;
         else if (strcmp(a, "--timeout") == 0 && more)
             timeout_s = (unsigned)strtoul(argv[++i], NULL, 0);
         else if (a[0] != '-' && nfiles < 256)
             files[nfiles++] = a;
         else {
             fprintf(stderr, "usage: diff_tile [--seed S] [--count N] [--seconds T] [--data K] [--out DIR] "
-                            "[--print] [--reduce] [--no-barrier] [--timeout T1] [FILE...]\n");
+                            "[--print] [--reduce] [--no-barrier] [--loops] [--timeout T1] [FILE...]\n");
             return 2;
         }
     }

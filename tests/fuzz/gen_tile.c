@@ -203,6 +203,7 @@ int gt_stmt(G *g, int kind)
     memset(s, 0, sizeof *s);
     s->kind = kind;
     s->node = s->var = s->compound = s->harg = s->loopi = s->out = s->idx = s->mask = s->off = -1;
+    s->larg = s->sarg = -1;
     s->blk[0] = s->blk[1] = -1;
     return g->ns++;
 }
@@ -240,9 +241,19 @@ int gt_let(G *g, int id)
     return id;
 }
 
+/* Scalar arguments a program may still take: 5 (the sequence CI's batch knows), or with rt_loops as
+ * many as leave room, within the run harness's 16 parameters, for every buffer still to come. */
+static int arg_room(const G *g)
+{
+    if (!g->opt->rt_loops)
+        return 5 - g->narg;
+    int room = 16 - g->nparams - (MAXIN - g->nin) - (MAXOUT - g->nout);
+    return room < MAXARG - g->narg ? room : MAXARG - g->narg;
+}
+
 int gt_new_arg(G *g, int dt, double v)
 {
-    if (g->narg >= MAXARG)
+    if (arg_room(g) <= 0)
         return -1;
     g->arg[g->narg] = (Arg){dt, v};
     g->params[g->nparams++] = -1 - g->narg;
@@ -410,7 +421,7 @@ static int mk_load(G *g, Ty t, int depth, bool det)
     n->a[0] = b;
     n->a[1] = n->a[2] = -1;
     int loop = inner_for(g);
-    if (loop >= 0 && gt_chance(g, 50)) {
+    if (loop >= 0 && !g->st[loop].far && gt_chance(g, 50)) {
         Stmt *l = &g->st[loop];
         int span = g->nodes[l->loopi].a[2] - g->nodes[l->loopi].a[1] + 1;
         n->a[1] = loop;
@@ -448,6 +459,8 @@ static int mk_load(G *g, Ty t, int depth, bool det)
     if (ld < 0)
         return -1;
     memcpy(g->nodes[ld].a, g->nodes[id].a, sizeof g->nodes[ld].a);
+    if (g->opt->rt_loops && gt_chance(g, 60))
+        g->nodes[ld].pform = gt_ri(g, 1, NPF - 1);
     return gt_done(g, ld);
 }
 
@@ -1195,6 +1208,72 @@ static bool has_assign(G *g, int b)
     return false;
 }
 
+/* A range of `trips` values lo, lo + step, ... inside i32 and a bound hi that ends it there (the last
+ * value below hi counting up, above it counting down; with trips 0, hi on the wrong side of lo or a
+ * step of 0), placed next to INT32_MAX, next to INT32_MIN, around 0 or anywhere. A while loop's counter
+ * must also hold lo + trips * step, the value that ends it. */
+static void far_range(G *g, int trips, bool is_while, int64_t *lo, int64_t *hi, int64_t *step)
+{
+    static const int64_t STEPS[] = {1, 2, 3, 7, 100, 65536, 1 << 30};
+    const int64_t MIN = INT32_MIN, MAX = INT32_MAX;
+    int64_t s = STEPS[gt_ri(g, 0, 6)];
+    if (!is_while && trips == 0 && gt_chance(g, 30))
+        s = 0;
+    if (gt_chance(g, 40))
+        s = -s;
+    int64_t n = is_while ? trips : (trips > 0 ? trips - 1 : 0); /* steps the counter takes */
+    /* a for loop counting up needs its last value below hi <= INT32_MAX (down: above hi >= INT32_MIN) */
+    int64_t room = !is_while && trips > 0 ? 1 : 0;
+    int64_t span = n * (s < 0 ? -s : s) + room;
+    int64_t first = s >= 0 ? MIN : MIN + span, last = s >= 0 ? MAX - span : MAX; /* lo's range */
+    if (first > last) { /* the steps do not fit: steps of 1 */
+        s = 1;
+        first = MIN;
+        last = MAX - n - room;
+    }
+    int mode = gt_ri(g, 0, 3);
+    int64_t l = mode == 0 ? last - gt_ri(g, 0, 50) : mode == 1 ? first + gt_ri(g, 0, 50)
+              : mode == 2 ? gt_ri(g, -50, 50) : first + (int64_t)((double)(last - first) * gt_ri(g, 0, 1000) / 1000);
+    l = l < first ? first : l > last ? last : l;
+    int64_t end = l + n * s; /* a while loop's counter after the last iteration; a for loop's last value */
+    int64_t h;
+    if (trips == 0 || s == 0) { /* hi on the wrong side (or anywhere with a step of 0) */
+        int64_t a = s > 0 ? MIN : l, b = s > 0 ? l : MAX;
+        if (s == 0)
+            a = MIN, b = MAX;
+        h = a + (int64_t)((double)(b - a) * gt_ri(g, 0, 1000) / 1000);
+        if (gt_chance(g, 30))
+            h = l;
+    } else if (is_while) { /* the counter stops at end: hi in (end - step, end] counting up */
+        int64_t a = s > 0 ? end - s + 1 : end, b = s > 0 ? end : end - s - 1;
+        h = gt_chance(g, 50) ? (s > 0 ? b : a) : a + (int64_t)((double)(b - a) * gt_ri(g, 0, 1000) / 1000);
+    } else { /* the for loop's last value is end: hi in (end, end + step] counting up, clipped to i32 */
+        int64_t a = s > 0 ? end + 1 : end + s, b = s > 0 ? end + s : end - 1;
+        a = a < MIN ? MIN : a;
+        b = b > MAX ? MAX : b;
+        h = gt_chance(g, 50) ? (s > 0 ? b : a) : a + (int64_t)((double)(b - a) * gt_ri(g, 0, 1000) / 1000);
+    }
+    *lo = l;
+    *hi = h;
+    *step = s;
+}
+
+/* The values of a far loop's index, in order; their number. */
+static int far_values(int64_t lo, int64_t hi, int64_t step, int *vals)
+{
+    int n = 0;
+    if (step == 0)
+        return 0;
+    for (int64_t i = lo; step > 0 ? i < hi : i > hi; i += step) {
+        if (n == 16)
+            break;
+        vals[n++] = (int)i;
+        if (i + step > INT32_MAX || i + step < INT32_MIN)
+            break;
+    }
+    return n;
+}
+
 static void gen_loop(G *g, int nest, bool is_while)
 {
     if (g->nvscope == 0 || gt_chance(g, 50))
@@ -1203,7 +1282,27 @@ static void gen_loop(G *g, int nest, bool is_while)
     int s = gt_stmt(g, is_while ? S_WHILE : S_FOR);
     Stmt *l = &g->st[s];
     int vals[16], nv = 0;
-    if (is_while) {
+    bool far = false;
+    if (g->opt->rt_loops && arg_room(g) >= 3 && gt_chance(g, 50)) {
+        int64_t lo, hi, step;
+        int trips = gt_ri(g, 0, 4);
+        far_range(g, trips, is_while, &lo, &hi, &step);
+        l->far = far = true;
+        l->lo = (int)lo;
+        l->hi = (int)hi;
+        l->step = (int)step;
+        l->larg = gt_new_arg(g, RK_I32, (double)lo);
+        l->harg = gt_new_arg(g, RK_I32, (double)hi);
+        l->sarg = gt_new_arg(g, RK_I32, (double)step);
+        if (is_while) {
+            l->trips = step == 0 ? 0 : trips;
+        } else {
+            nv = far_values(lo, hi, step, vals);
+            l->trips = nv;
+        }
+    }
+    if (far) {
+    } else if (is_while) {
         int v = gt_ri(g, 0, 4);
         l->harg = gt_new_arg(g, RK_I32, v);
         l->hi = v;
@@ -1236,6 +1335,8 @@ static void gen_loop(G *g, int nest, bool is_while)
         for (int i = l->lo; l->step > 0 ? i < l->hi : i > l->hi; i += l->step)
             vals[nv++] = i;
         l->trips = nv;
+    }
+    if (!is_while) {
         int lo = nv ? vals[0] : 0, hi = nv ? vals[0] : 0;
         for (int i = 0; i < nv; i++) {
             lo = vals[i] < lo ? vals[i] : lo;
@@ -1326,6 +1427,8 @@ static void gen_store(G *g, int val)
     st->mask = mask;
     if (gt_chance(g, 10) && (st->off = gt_new_arg(g, RK_I32, gt_ri(g, 0, 7))) >= 0)
         g->buf[b].padded = true;
+    if (g->opt->rt_loops && gt_chance(g, 60))
+        st->pform = gt_ri(g, 1, NPF - 1);
     Buf *bf = &g->buf[b];
     bf->tail_arg = tail >= 0 && mask >= 0 && st->off < 0 ? tail : -2;
     if (unrolled)
@@ -1436,7 +1539,7 @@ static bool gen_all(G *g)
 
 char *gen_tile_program(uint64_t seed, const GenOptions *o, int *noutputs)
 {
-    static const GenOptions defaults = {-1, 0, false};
+    static const GenOptions defaults = {-1, 0, false, false};
     G *g = malloc(sizeof *g);
     if (!g)
         return NULL;

@@ -20,7 +20,9 @@
  * of the program (gen_tile_ab.c): every value carries an interval, a bound on how far two correct
  * implementations may differ, and whether it is exact (on a grid fine enough for its type), so that
  * sums and dots of exact values must agree bit for bit and the rest within a derived bound. The text
- * is self-contained: diff_tile replays a saved file (tests/regress/diff/) from the header alone. */
+ * is self-contained: diff_tile replays a saved file (tests/regress/diff/) from the header alone.
+ * With GenOptions.rt_loops (diff_tile --loops) programs also hold run-time loops over arbitrary i32
+ * ranges and pointer arithmetic in several forms (issue 23: interp and emu disagreed on such loops). */
 #ifndef RK_TESTS_FUZZ_GEN_TILE_H
 #define RK_TESTS_FUZZ_GEN_TILE_H
 
@@ -34,6 +36,13 @@ typedef struct GenOptions {
     int size;        /* statements at the top level (0: 6 .. 16 at random) */
     bool no_barrier; /* no barrier() (a language without it): overlapping accesses of an output by
                         different operations only in programs of one wave (num_warps = 1) */
+    bool rt_loops;   /* also run-time loops whose bounds and step are all arguments anywhere in i32
+                        (next to INT32_MAX and INT32_MIN, steps up to 2^30 either way, a step of 0,
+                        bounds the wrong way round: docs/language.md's semantics, 0 to 4 iterations),
+                        while loops over such a range, and pointer arithmetic in other forms (the
+                        pointer tile first, the offsets summed first, past the allocation and back,
+                        before it and forward, 64-bit offsets). Off: the sequence of programs from a
+                        seed is the one CI's fuzz/diff batch knows */
 } GenOptions;
 
 /* A program from the seed (the same seed gives the same text), malloc'd; NULL when no valid program

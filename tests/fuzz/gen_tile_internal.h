@@ -12,7 +12,7 @@
 
 enum {
     MAXNODE = 8000, MAXSTMT = 1500, MAXBLK = 400, MAXBODY = 96, MAXBUF = 12, MAXIN = 6, MAXOUT = 4,
-    MAXARG = 5, MAXVAR = 12, MAXAVAIL = 600, MAXELEMS = 4096,
+    MAXARG = 10, MAXVAR = 12, MAXAVAIL = 600, MAXELEMS = 4096,
 };
 
 /* A type: a scalar (rank 0) or a tile. dt is an rk_dtype. */
@@ -66,6 +66,10 @@ enum Bin {
 enum Un { U_NEG, U_NOT, U_LNOT, U_ABS, U_EXP, U_EXP2, U_LOG, U_LOG2, U_SQRT, U_RSQRT, U_FLOOR, U_CEIL, U_SIN, U_COS, NUN };
 enum Red { R_SUM, R_MAX, R_MIN, R_ARGMAX, R_ARGMIN };
 enum Pat { P_ROW, P_COL, P_REV, P_PERM, P_BCAST, P_SCALAR };
+/* How a pointer is written: base + offsets + index (the default); (base + index) + offsets; base +
+ * (offsets + index); (base + offsets + 2^20) + index - 2^20; (base + offsets - 7) + (index + 7); base +
+ * 64-bit offsets + 64-bit index. All address the same elements. */
+enum PForm { PF_PLAIN, PF_TILE_FIRST, PF_INT_FIRST, PF_PAST_BACK, PF_BEFORE_FWD, PF_WIDE, NPF };
 
 typedef struct Node {
     int op, sub;
@@ -76,6 +80,7 @@ typedef struct Node {
     double lit;
     int name; /* >= 0: bound by `let` as v<name> (index tiles: ix<name>) */
     int size; /* operators in its tree */
+    int pform; /* O_LOAD: how its pointer is written (PF_*; gen_tile_print.c), 0 unless rt_loops */
     int uses; /* let-bound: times it is referred to */
 } Node;
 
@@ -91,8 +96,12 @@ typedef struct Stmt {
      * iterations, the limit from arg `harg` */
     int lo, hi, step, harg, trips, loopi;
     bool is_static;
-    /* STORE: out buffer, index node, mask node (-1), runtime offset arg (-1) */
-    int out, idx, mask, off;
+    /* STORE: out buffer, index node, mask node (-1), runtime offset arg (-1), pointer form (PF_*) */
+    int out, idx, mask, off, pform;
+    /* FOR/WHILE over an arbitrary i32 range (GenOptions.rt_loops): lo and step are arguments `larg`
+     * and `sarg` too (hi is `harg`); lo, hi and step hold their values */
+    bool far;
+    int larg, sarg;
 } Stmt;
 
 typedef struct Block {

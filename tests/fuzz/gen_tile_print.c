@@ -128,26 +128,76 @@ static const char *const UN_SP[NUN] = {"-", "~", "!", "abs", "exp", "exp2", "log
                                        "sqrt", "rsqrt", "floor", "ceil", "sin", "cos"};
 static const char *const RED_SP[] = {"sum", "max", "min", "argmax", "argmin"};
 
-static void put_ptr(G *g, Str *s, int buf, int idx, int slot_loop, int off, bool hint)
+/* The scalar offsets of a pointer: the program's part, the loop's slot, a run-time offset; each term
+ * converted to i64 when `wide`. */
+static void put_offsets(G *g, Str *s, const Buf *b, int slot_loop, int off, bool hint, bool wide)
 {
-    const Buf *b = &g->buf[buf];
     int per = b->size * b->slots;
-    put(s, "%c%d + ", b->out ? 'o' : 'x', buf);
+    const char *w0 = wide ? "(" : "", *w1 = wide ? " as i64)" : "";
     if (hint && per % 16 == 0)
-        put(s, "multiple_of(pid * %d, 16)", per);
+        put(s, "%smultiple_of(pid * %d, 16)%s", w0, per, w1);
     else if (per == 1)
-        put(s, "pid");
+        put(s, "%spid%s", w0, w1);
     else
-        put(s, "pid * %d", per);
+        put(s, "%spid * %d%s", w0, per, w1);
     if (slot_loop >= 0) {
         const Stmt *l = &g->st[slot_loop];
         const Node *li = &g->nodes[l->loopi];
-        put(s, l->is_static ? " + ((k%d as i32) - %d) * %d" : " + (k%d - %d) * %d", slot_loop, li->a[1], b->size);
+        put(s, " + %s", w0);
+        put(s, l->is_static ? "((k%d as i32) - %d) * %d" : "(k%d - %d) * %d", slot_loop, li->a[1], b->size);
+        put(s, "%s", w1);
     }
     if (off >= 0)
-        put(s, " + a%d", off);
-    put(s, " + ");
-    pe(g, s, idx, false);
+        put(s, " + %sa%d%s", w0, off, w1);
+}
+
+/* A pointer to buffer `buf` at its elements `idx`, written in form `form` (PF_*: every form addresses
+ * the same elements; the generator's --loops programs draw them). */
+static void put_ptr(G *g, Str *s, int buf, int idx, int slot_loop, int off, bool hint, int form)
+{
+    const Buf *b = &g->buf[buf];
+    char base = b->out ? 'o' : 'x';
+    switch (form) {
+    case PF_TILE_FIRST:
+        put(s, "(%c%d + ", base, buf);
+        pe(g, s, idx, false);
+        put(s, ") + ");
+        put_offsets(g, s, b, slot_loop, off, hint, false);
+        break;
+    case PF_INT_FIRST:
+        put(s, "%c%d + (", base, buf);
+        put_offsets(g, s, b, slot_loop, off, hint, false);
+        put(s, " + ");
+        pe(g, s, idx, false);
+        put(s, ")");
+        break;
+    case PF_PAST_BACK:
+        put(s, "(%c%d + ", base, buf);
+        put_offsets(g, s, b, slot_loop, off, hint, false);
+        put(s, " + 1048576) + ");
+        pe(g, s, idx, false);
+        put(s, " - 1048576");
+        break;
+    case PF_BEFORE_FWD:
+        put(s, "(%c%d + ", base, buf);
+        put_offsets(g, s, b, slot_loop, off, hint, false);
+        put(s, " - 7) + (");
+        pe(g, s, idx, false);
+        put(s, " + 7)");
+        break;
+    case PF_WIDE:
+        put(s, "%c%d + ", base, buf);
+        put_offsets(g, s, b, slot_loop, off, hint, true);
+        put(s, " + ((");
+        pe(g, s, idx, false);
+        put(s, ") as i64)");
+        break;
+    default:
+        put(s, "%c%d + ", base, buf);
+        put_offsets(g, s, b, slot_loop, off, hint, false);
+        put(s, " + ");
+        pe(g, s, idx, false);
+    }
 }
 
 static void pe(G *g, Str *s, int id, bool root)
@@ -161,7 +211,7 @@ static void pe(G *g, Str *s, int id, bool root)
     switch (n->op) {
     case O_LOAD:
         put(s, "load(");
-        put_ptr(g, s, n->a[0], n->k[0], n->a[1], n->a[2], n->a[3]);
+        put_ptr(g, s, n->a[0], n->k[0], n->a[1], n->a[2], n->a[3], n->pform);
         if (n->k[1] >= 0) {
             put(s, ", mask = ");
             pe(g, s, n->k[1], false);
@@ -384,7 +434,9 @@ static void ps(G *g, Str *s, int id, int d)
     case S_FOR:
         indent(s, d);
         put(s, "%sfor k%d in ", t->is_static ? "static " : "", id);
-        if (t->step < 0) {
+        if (t->far) {
+            put(s, "a%d .. a%d step a%d", t->larg, t->harg, t->sarg);
+        } else if (t->step < 0) {
             put(s, t->harg >= 0 ? "a%d" : "%d", t->harg >= 0 ? t->harg : t->lo);
             put(s, " .. %d step -1", t->hi);
         } else {
@@ -400,14 +452,23 @@ static void ps(G *g, Str *s, int id, int d)
         break;
     case S_WHILE:
         indent(s, d);
-        put(s, "var c%d = 0;\n", id);
-        indent(s, d);
-        put(s, "while c%d < ", id);
-        put(s, t->harg >= 0 ? "a%d" : "%d", t->harg >= 0 ? t->harg : t->hi);
-        put(s, " {\n");
+        if (t->far) { /* counts from lo by step while below (above) hi: 0 .. 4 times, never overflowing */
+            put(s, "var c%d = a%d;\n", id, t->larg);
+            indent(s, d);
+            put(s, "while c%d %s a%d {\n", id, t->step > 0 ? "<" : ">", t->harg);
+        } else {
+            put(s, "var c%d = 0;\n", id);
+            indent(s, d);
+            put(s, "while c%d < ", id);
+            put(s, t->harg >= 0 ? "a%d" : "%d", t->harg >= 0 ? t->harg : t->hi);
+            put(s, " {\n");
+        }
         pb(g, s, t->blk[0], d + 1);
         indent(s, d + 1);
-        put(s, "c%d += 1;\n", id);
+        if (t->far)
+            put(s, "c%d += a%d;\n", id, t->sarg);
+        else
+            put(s, "c%d += 1;\n", id);
         indent(s, d);
         put(s, "}\n");
         break;
@@ -426,7 +487,7 @@ static void ps(G *g, Str *s, int id, int d)
             break; /* an output loaded back keeps its stores: the loads would read the poison */
         indent(s, d);
         put(s, "store(");
-        put_ptr(g, s, t->out, t->idx, -1, t->off, false);
+        put_ptr(g, s, t->out, t->idx, -1, t->off, false, t->pform);
         put(s, ", ");
         pe(g, s, t->node, false);
         if (t->mask >= 0) {
