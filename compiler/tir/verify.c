@@ -783,6 +783,28 @@ static OpCode region_terminator(const Op *op, int region)
     return op->code == OP_WHILE && region == 0 ? OP_CONDITION : OP_YIELD;
 }
 
+/* Plan attributes (tir.h, OpPlan): the loads' stage buffers and copies, the dots' wgmma; the values
+ * they name are in scope at the op. */
+static void verify_plan(V *v, const Op *op)
+{
+    const OpPlan *pl = op->plan;
+    unsigned allowed = op->code == OP_LOAD ? ((1u << PK_COUNT) - 1) & ~(1u << PK_WGMMA)
+                       : op->code == OP_DOT ? 1u << PK_WGMMA
+                                            : 0;
+    for (int k = 0; k < PK_COUNT; k++)
+        if ((pl->set & (1u << k)) && !(allowed & (1u << k)))
+            err(v, op, "has no plan attribute '%s'", tir_plan_names[k]);
+    bool live = !(pl->set & (1u << PK_FRONT)) || (pl->front && is_live(v, pl->front));
+    for (int i = 0; i < pl->ncoord && i < 3; i++)
+        for (int j = 0; j < pl->coord[i].n && j < PLAN_LIN_MAX; j++)
+            live = live && pl->coord[i].t[j].a && is_live(v, pl->coord[i].t[j].a) &&
+                   (!pl->coord[i].t[j].b || is_live(v, pl->coord[i].t[j].b));
+    for (int i = 0; i < pl->npred && i < PLAN_MAX_PRED; i++)
+        live = live && pl->pred[i] && is_live(v, pl->pred[i]);
+    if (!live)
+        err(v, op, "its plan names a value outside the scope of its definition");
+}
+
 static void verify_op(V *v, const Op *op, int depth)
 {
     if ((unsigned)op->code >= OP_COUNT) {
@@ -815,6 +837,8 @@ static void verify_op(V *v, const Op *op, int depth)
             sound = false; /* reported where it was defined */
         }
     }
+    if (op->plan)
+        verify_plan(v, op);
     for (int i = 0; i < op->nres; i++) {
         const Value *r = &op->results[i];
         const char *why = type_problem(r->type);
