@@ -65,33 +65,9 @@ static LLVMValueRef amdgpu_shuffle(Lower *L, LLVMValueRef value, LLVMValueRef sr
     return lower_call(L, "llvm.amdgcn.ds.bpermute", L->i32, pt, args, 2);
 }
 
-/* The LLVM intrinsic of each matrix instruction the lowering emits. */
-static const char *mfma_intrinsic(int instr)
-{
-    switch (instr) {
-    case MFMA_F32_16X16X16_F16: return "llvm.amdgcn.mfma.f32.16x16x16f16";
-    case MFMA_F32_32X32X8_F16: return "llvm.amdgcn.mfma.f32.32x32x8f16";
-    case MFMA_F32_16X16X16_BF16: return "llvm.amdgcn.mfma.f32.16x16x16bf16.1k";
-    case MFMA_F32_32X32X8_BF16: return "llvm.amdgcn.mfma.f32.32x32x8bf16.1k";
-    case MFMA_F32_16X16X4_F32: return "llvm.amdgcn.mfma.f32.16x16x4f32";
-    case MFMA_F32_32X32X2_F32: return "llvm.amdgcn.mfma.f32.32x32x2f32";
-    case MFMA_F32_16X16X8_XF32: return "llvm.amdgcn.mfma.f32.16x16x8.xf32";
-    case MFMA_F32_32X32X4_XF32: return "llvm.amdgcn.mfma.f32.32x32x4.xf32";
-    case MFMA_I32_16X16X32_I8: return "llvm.amdgcn.mfma.i32.16x16x32.i8";
-    case MFMA_I32_32X32X16_I8: return "llvm.amdgcn.mfma.i32.32x32x16.i8";
-    case MFMA_I32_16X16X16_I8: return "llvm.amdgcn.mfma.i32.16x16x16i8";
-    case MFMA_I32_32X32X8_I8: return "llvm.amdgcn.mfma.i32.32x32x8i8";
-    case MFMA_F32_16X16X32_F16: return "llvm.amdgcn.mfma.f32.16x16x32.f16";
-    case MFMA_F32_32X32X16_F16: return "llvm.amdgcn.mfma.f32.32x32x16.f16";
-    case MFMA_F32_16X16X32_BF16: return "llvm.amdgcn.mfma.f32.16x16x32.bf16";
-    case MFMA_F32_32X32X16_BF16: return "llvm.amdgcn.mfma.f32.32x32x16.bf16";
-    default: return NULL;
-    }
-}
-
 static LLVMValueRef amdgpu_mfma(Lower *L, int instr, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c)
 {
-    const char *name = mfma_intrinsic(instr);
+    const char *name = target_has_mfma(L->t, (MfmaOp)instr) ? target_mfma_intrinsic((MfmaOp)instr) : NULL;
     if (!name) {
         lower_error(L, "internal error: no intrinsic for matrix instruction %d", instr);
         return c;
