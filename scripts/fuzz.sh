@@ -33,5 +33,5 @@ find tests/golden \( -name '*.tir' -o -name '*.tir.pending' \) -exec cp {} "$tir
 budgetcorpus=$(mktemp -d)
 trap 'rm -rf "$corpus" "$tircorpus" "$budgetcorpus"' EXIT
 cp tests/fuzz/budget/*.tile "$budgetcorpus"/
-"$build"/tests/fuzz/fuzz_budget -max_total_time="$secs" -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 \
+"$build"/tests/fuzz/fuzz_budget -max_total_time="$secs" -timeout=30 -rss_limit_mb=2048 -len_control=0 -print_final_stats=1 \
   -artifact_prefix="$artifacts" -dict=tests/fuzz/tile.dict "$budgetcorpus" 2>&1 | tail -n 12
