@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "compiler/lower/lower_internal.h"
-#include "compiler/passes/passes.h"
 #include "isa/emu_abi.h"
 
 static int elem_bytes(const Type *t)
@@ -412,7 +411,8 @@ void lower_convert(Lower *L, Op *op)
 
 int lds_free_offset(Lower *L)
 {
-    return L->lds_pending;
+    const OpPlan *pl = L->op ? L->op->plan : NULL; /* allocate_lds's offset for the op being lowered */
+    return pl && (pl->set & (1u << PK_LDS)) ? (int)pl->v[PK_LDS] : 0;
 }
 
 /* Writes a tile into a fresh LDS region for a dot to read later; a barrier before the first write
@@ -425,10 +425,13 @@ static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, cons
     const LayInfo *si = lay_info(L, from);
     int bytes = elem_bytes(from);
     int64_t need = ty_numel(from) * bytes;
-    int base = (L->lds_pending + 15) / 16 * 16;
-    if (base + need > L->lds_limit)
+    int base = (lds_free_offset(L) + 15) / 16 * 16;
+    if (base + need > L->lds_limit) {
+        lower_error(L, "internal error: a deferred dot operand that does not fit in LDS");
         return NULL;
-    if (L->lds_pending == L->lds_floor || L->lds_read)
+    }
+    /* the first region above the floor (the ones before were freed by their dot), or LDS was read */
+    if (lds_free_offset(L) == L->lds_floor || L->lds_read)
         tgt_barrier(L);
     Deferred *d = ARENA_NEW(L->a, Deferred);
     d->to = to;
@@ -522,9 +525,8 @@ static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, cons
         LLVMSetAlignment(s, (unsigned)(run * bytes));
     }
     copies_end(L, copies);
-    L->lds_pending = (int)(base + need);
-    if (L->lds_pending > L->lds_bytes)
-        L->lds_bytes = L->lds_pending;
+    if (base + need > L->lds_bytes)
+        L->lds_bytes = (int)(base + need);
     return d;
 }
 
@@ -577,11 +579,9 @@ LLVMValueRef deferred_chunk_ptr(Lower *L, const Deferred *d, LLVMValueRef row, L
 /* Is this convert's result a dot operand that the dot can read from LDS itself? */
 static bool deferrable(Lower *L, Op *op)
 {
-    if (!dot_operand_candidate(op, L->uses[op->results[0].scratch]))
-        return false;
-    /* a conversion that only renames registers (a chained dot's accumulator as the next A) stays there */
-    const LayInfo *si = lay_info(L, op->operands[0]->type), *di = lay_info(L, op->results[0].type);
-    if (lin_renames(&si->ll, &di->ll))
-        return false;
-    return dot_operand_next_dot(op);
+    if (!op->plan || !(op->plan->set & (1u << PK_DEFER)) || !op->plan->v[PK_DEFER])
+        return false; /* allocate_lds's decision */
+    lay_info(L, op->operands[0]->type); /* both layouts' lane coordinates first, as a transfer makes them */
+    lay_info(L, op->results[0].type);
+    return true;
 }

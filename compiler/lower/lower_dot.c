@@ -199,8 +199,6 @@ static void dot_mfma(Lower *L, Op *op)
                 acc[t] = cl->transposed ? tgt_mfma(L, cl->instr, fb[ni[t]], fa[mi[t]], acc[t])
                                         : tgt_mfma(L, cl->instr, fa[mi[t]], fb[ni[t]], acc[t]);
         }
-    if (da || db)
-        L->lds_pending = L->lds_floor; /* the regions are free again (the next writer waits at a barrier first) */
     LVal out = lval_new(L, C->n, C->ll);
     for (int t = 0; t < ntiles; t++)
         for (int j = 0; j < nacc; j++)
@@ -357,8 +355,6 @@ static void dot_mma(Lower *L, Op *op)
         for (int t = 0; t < ntiles && !L->failed; t++)
             tgt_mma_sync(L, instr, fa[mi[t]], fb[ni[t]], &acc[t * 4]);
     }
-    if (da || db)
-        L->lds_pending = L->lds_floor;
     LVal out = lval_new(L, C->n, C->ll);
     memcpy(out.r, acc, sizeof(LLVMValueRef) * (size_t)C->n);
     lval_set(L, op_result(op, 0), out);

@@ -66,7 +66,8 @@ struct Lower {
     LLVMBasicBlockRef fence_block;
     LLVMValueRef check_or; /* emu: i32 flags or'ed into every check while set (EMU_ACCESS_REPLICA) */
     int lds_static;       /* bytes at the bottom reserved for the stage buffers (cp.async) */
-    int lds_floor;        /* where free LDS starts: lds_static, or 0 once no stage buffer is used again */
+    int lds_floor;        /* where free LDS starts: lds_static, or 0 once no stage buffer is used again (as
+                           * allocate_lds has it: a deferred operand's first region there needs a barrier) */
     bool lds_read;        /* an LDS read was emitted since the last barrier (its readers may still run) */
     int shared_loads;     /* loads into stage buffers not lowered yet */
     Ring **ring_of;       /* by value id: the stage buffers of a shared tile (lower_async.c) */
@@ -98,7 +99,6 @@ struct Lower {
     int *uses;  /* by value id: number of uses */
     /* dot operands left in LDS for the dot to read k step by k step (lower_convert.c): by value id */
     struct Deferred **deferred;
-    int lds_pending; /* bytes of LDS reserved by deferred operands not yet consumed */
     LayInfo *lays;
     /* common types */
     LLVMTypeRef i1, i8, i16, i32, i64, f16, bf16, f32, f64, ptr_g, ptr_lds, ptr0, void_t;
@@ -330,7 +330,8 @@ typedef struct WgmmaLoop {
 WgmmaLoop wgmma_loop_begin(Lower *L, const Block *body);
 void wgmma_loop_end(Lower *L, WgmmaLoop outer);
 void wgmma_after_loop(Lower *L, Op *loop);
-/* The first LDS byte free for a transfer (above the regions of deferred operands). */
+/* The first LDS byte free for the op being lowered (above the stage buffers and the regions of
+ * deferred operands): allocate_lds's `lds` on it, 0 when absent. */
 int lds_free_offset(Lower *L);
 
 #endif

@@ -68,6 +68,12 @@ static bool run_plan_async(PassState *s, Func **f)
     return true;
 }
 
+static bool run_allocate_lds(PassState *s, Func **f)
+{
+    allocate_lds(s->a, *f, s->lo.target);
+    return true;
+}
+
 static const Pass pipeline[] = {
     {"pipeline_loads", run_pipeline_loads, NULL, PASS_TIR | PASS_KERNEL},
     {"canonicalize", run_canonicalize, "pipeline", 0},
@@ -76,7 +82,8 @@ static const Pass pipeline[] = {
     {"assign_layouts", run_assign_layouts, "assign_layouts", PASS_TIR | PASS_KERNEL},
     {"canonicalize", run_canonicalize, NULL, 0},
     {"remove_converts", run_remove_converts, "remove_converts", PASS_LIR | PASS_KERNEL},
-    {"plan_async", run_plan_async, "plan_async,lir", PASS_LIR | PASS_KERNEL},
+    {"plan_async", run_plan_async, "plan_async", PASS_LIR | PASS_KERNEL},
+    {"allocate_lds", run_allocate_lds, "allocate_lds,lir", PASS_LIR | PASS_KERNEL},
 };
 enum { NPASSES = sizeof pipeline / sizeof pipeline[0] };
 

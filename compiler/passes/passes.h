@@ -14,6 +14,7 @@
  *   remove_converts     cancels conversion chains                  (remove_converts.c)
  *   plan_async          sm_90's stage buffers, cp.async or TMA,    (plan_async.c, tma_match.c)
  *                       wgmma or mma.sync
+ *   allocate_lds        LDS offsets, deferred dot operands         (allocate_lds.c)
  */
 #ifndef RK_PASSES_H
 #define RK_PASSES_H
@@ -40,12 +41,14 @@ void remove_converts(Func *f);
  * layout's dot (wgmma, or mma.sync), as plan attributes on the loads, the dots and the kernel
  * (plan_async.c). */
 void plan_async(Arena *a, Func *f, const Target *t);
-/* A dot operand that the lowering leaves in LDS for its dot to read k step by k step (lower_convert.c,
- * deferred operands) is a convert_layout for which dot_operand_candidate holds (a dot_op layout of a
- * matrix instruction, `uses` 1), that does not only rename registers (lin_renames), and for which
- * dot_operand_next_dot holds (the next dot of its block reads it); the lowering asks in that order,
- * plan_async the same. */
+/* A dot operand left in LDS for its dot to read k step by k step (allocate_lds's `defer`, the
+ * lowering's deferred operands) is a convert_layout for which dot_operand_candidate holds (a dot_op
+ * layout of a matrix instruction, `uses` 1), that does not only rename registers (lin_renames), for
+ * which dot_operand_next_dot holds (the next dot of its block reads it), and that fits; plan_async
+ * asks the same but for the fit. */
 bool dot_operand_candidate(const Op *convert, int uses);
+/* LDS scratch offsets and deferred dot operands, as plan attributes (allocate_lds.c). */
+void allocate_lds(Arena *a, Func *f, const Target *t);
 bool dot_operand_next_dot(const Op *convert);
 /* Software pipelining of the loads feeding a dot, num_stages - 1 iterations ahead (TIR, before
  * layouts). */

@@ -122,8 +122,8 @@ typedef struct Attrs {
 } Attrs;
 
 /* ---- plan attributes ----
- * What a planning pass decided for the lowering to translate (plan_async: sm_90's stage buffers and
- * their TMA copies), kept on the op it concerns, printed and parsed with the op's attributes; NULL on
+ * What a planning pass decided for the lowering to translate (plan_async: sm_90's stage buffers, their
+ * TMA copies, wgmma or mma.sync; allocate_lds: LDS offsets and deferred dot operands), kept on the op it concerns, printed and parsed with the op's attributes; NULL on
  * ops without one. Values named here (a ring's front, a copy's coordinates and conditions) are
  * defined before the op. */
 enum { PLAN_LIN_MAX = 6, PLAN_MAX_PRED = 4 };
@@ -147,6 +147,8 @@ typedef enum PlanKey {
     PK_TMA,          /* load: the tensor its copies come from by TMA (Func.tma), absent for cp.async */
     PK_TMA_BARS,     /* load, TMA: byte offset of its ring's barriers (8 bytes per buffer) */
     PK_WGMMA,        /* dot of a wgmma layout: 1 wgmma, 0 mma.sync on the same layouts */
+    PK_LDS,          /* op that may use LDS scratch (allocate_lds): where the free LDS starts; absent: 0 */
+    PK_DEFER,        /* convert_layout (allocate_lds): 1, the dot operand is left in LDS for its dot */
     PK_NINT,
     PK_FRONT = PK_NINT, /* load of a loop: the carried handle its dot reads */
     PK_TMA_COORD,       /* load, TMA: the box's first element, inner dimension first */

@@ -34,9 +34,9 @@
 
 const char *const tir_attr_names[TIR_NATTRS] = {"value", "axis", "pred", "kind", "start", "end",
                                                 "n",     "sem",  "scope", "msg", "dims"};
-const char *const tir_plan_names[PK_COUNT] = {"stage_buffer", "stage", "stages",    "stage_bytes", "copy_groups",
-                                              "tma",          "tma_bars", "wgmma", "front",     "tma_coord",
-                                              "tma_pred"};
+const char *const tir_plan_names[PK_COUNT] = {"stage_buffer", "stage", "stages", "stage_bytes", "copy_groups",
+                                              "tma",          "tma_bars", "wgmma", "lds",    "defer",
+                                              "front",        "tma_coord", "tma_pred"};
 
 const char *tir_shape_problem(int rank, const int64_t *shape)
 {
@@ -783,14 +783,29 @@ static OpCode region_terminator(const Op *op, int region)
     return op->code == OP_WHILE && region == 0 ? OP_CONDITION : OP_YIELD;
 }
 
-/* Plan attributes (tir.h, OpPlan): the loads' stage buffers and copies, the dots' wgmma; the values
- * they name are in scope at the op. */
+/* Plan attributes (tir.h, OpPlan): the loads' stage buffers and copies, the dots' wgmma, the LDS
+ * offsets of the ops that may take scratch and the deferred converts; the values they name are in
+ * scope at the op. */
 static void verify_plan(V *v, const Op *op)
 {
     const OpPlan *pl = op->plan;
-    unsigned allowed = op->code == OP_LOAD ? ((1u << PK_COUNT) - 1) & ~(1u << PK_WGMMA)
-                       : op->code == OP_DOT ? 1u << PK_WGMMA
-                                            : 0;
+    unsigned stage = (1u << PK_STAGE_BUFFER | 1u << PK_STAGE | 1u << PK_STAGES | 1u << PK_STAGE_BYTES |
+                      1u << PK_COPY_GROUPS | 1u << PK_TMA | 1u << PK_TMA_BARS | 1u << PK_FRONT | 1u << PK_TMA_COORD |
+                      1u << PK_TMA_PRED);
+    unsigned allowed = 0;
+    switch (op->code) {
+    case OP_LOAD: allowed = stage; break;
+    case OP_DOT: allowed = 1u << PK_WGMMA; break;
+    case OP_CONVERT_LAYOUT: allowed = 1u << PK_LDS | 1u << PK_DEFER; break;
+    case OP_RESHAPE:
+    case OP_PERMUTE:
+    case OP_REDUCE:
+    case OP_ARGREDUCE:
+    case OP_SCAN:
+    case OP_ATOMIC_RMW:
+    case OP_ATOMIC_CAS: allowed = 1u << PK_LDS; break;
+    default: break;
+    }
     for (int k = 0; k < PK_COUNT; k++)
         if ((pl->set & (1u << k)) && !(allowed & (1u << k)))
             err(v, op, "has no plan attribute '%s'", tir_plan_names[k]);

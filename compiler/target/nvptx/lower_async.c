@@ -131,7 +131,7 @@ void async_setup(Lower *L, Func *f)
     tma_setup(L, f);
     L->tma_flag = f->tma_flag;
     L->lds_static = f->stage_lds;
-    L->lds_pending = L->lds_floor = L->lds_static;
+    L->lds_floor = L->lds_static;
     if (L->lds_static > L->lds_bytes)
         L->lds_bytes = L->lds_static;
     if (L->lds_static > L->lds_limit)
@@ -391,11 +391,8 @@ void async_after_loop(Lower *L, const Op *loop)
              * copies into them again. */
             bool freed = L->shared_loads == 0 && L->lds_floor && !in_loop(loop);
             tma_after_loop(L, loop, freed);
-            if (freed) {
-                if (L->lds_pending == L->lds_floor)
-                    L->lds_pending = 0;
-                L->lds_floor = 0;
-            }
+            if (freed)
+                L->lds_floor = 0; /* allocate_lds frees it the same way */
             return;
         }
 }

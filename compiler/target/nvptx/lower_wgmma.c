@@ -188,7 +188,6 @@ bool lower_dot_wgmma(Lower *L, Op *op)
         tgt_barrier(L);
         async_release(L, true);
     }
-    L->lds_pending = L->lds_floor;
     LVal out = lval_new(L, C->n, C->ll);
     for (int t = 0; t < ntiles * nacc; t++)
         out.r[reg[t]] = acc[t];

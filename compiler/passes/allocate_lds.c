@@ -1,0 +1,163 @@
+/* allocate_lds: where each op's LDS scratch goes, and which dot operands wait in LDS for their dot
+ * (LIR, kernels; after plan_async, whose stage buffers it builds on).
+ *
+ * Shared memory is used as a stack that the lowering's ops take in program order (the order in which
+ * the lowering emits them: each block in order, a region's blocks in order):
+ *  - the bottom, [0, Func.stage_lds), is sm_90's stage buffers (plan_async) until the kernel's last
+ *    loop that reads them is done: then it is free too (the floor drops to 0);
+ *  - above the floor, dot operands that a convert writes to LDS for its dot to read k step by k step
+ *    (a `defer = 1` convert: a dot operand of a matrix instruction, used once, by the next dot of its
+ *    block, whose conversion does not only rename registers, and that fits: dot_operand_candidate,
+ *    lin_renames, dot_operand_next_dot) each take a region at a 16-byte boundary, until the dot that
+ *    reads them (a dot with such an operand, or a wgmma) frees them all;
+ *  - every op that may move data through LDS for itself (a conversion, reshape or permute through
+ *    LDS, a reduction across waves, a scan, a replicated atomic's result) writes its scratch from
+ *    the free offset up, `lds` (absent when 0): the region ends with the op, the next one reuses it.
+ * The lowering (lower_convert.c, lower_reduce.c, lower_mem.c) takes these offsets and `defer` as
+ * given; it aligns an offset as its own accesses need (16 or 8 bytes) and sizes its region, the
+ * kernel's LDS being the largest end. */
+#include "compiler/passes/passes.h"
+
+typedef struct Alloc {
+    Arena *a;
+    int wave, nw, limit;
+    int pending;      /* the free offset: stage buffers and deferred operands below */
+    int floor;        /* the stage buffers' end while they are used, then 0 */
+    int shared_loads; /* loads into stage buffers not reached yet */
+} Alloc;
+
+static bool is_shared(const Type *t)
+{
+    return t->kind == TY_TILE && t->layout && t->layout->kind == LAY_SHARED;
+}
+
+static void set_key(Alloc *A, Op *op, PlanKey k, int64_t v)
+{
+    if (!op->plan)
+        op->plan = ARENA_NEW(A->a, OpPlan);
+    op->plan->set |= 1u << k;
+    op->plan->v[k] = v;
+}
+
+static void take_scratch(Alloc *A, Op *op)
+{
+    if (A->pending)
+        set_key(A, op, PK_LDS, A->pending);
+}
+
+static int elem_bytes(const Type *t)
+{
+    const Type *e = ty_elem(t);
+    return e->kind == TY_PTR ? 8 : e->sk == SK_BOOL ? 1 : sk_bits(e->sk) / 8;
+}
+
+/* A convert whose dot operand waits in LDS for its dot: its region, if it fits. */
+static void convert(Alloc *A, Op *op)
+{
+    const Type *from = op->operands[0]->type, *to = op->results[0].type;
+    if (from->kind == TY_TILE && is_shared(from))
+        return; /* a stage buffer's tile: the dot reads it where it is */
+    take_scratch(A, op);
+    if (from->kind != TY_TILE || to->kind != TY_TILE || !dot_operand_candidate(op, (int)op->results[0].scratch))
+        return;
+    LinLayout ls, ld;
+    if (lay_linear(from->layout, from->rank, from->shape, A->wave, A->nw, &ls) &&
+        lay_linear(to->layout, to->rank, to->shape, A->wave, A->nw, &ld) && lin_renames(&ls, &ld))
+        return; /* a chained dot's accumulator as the next A: the registers as they are */
+    if (!dot_operand_next_dot(op))
+        return;
+    int64_t need = ty_numel(from) * elem_bytes(from);
+    int64_t base = (A->pending + 15) / 16 * 16;
+    if (base + need > A->limit)
+        return; /* converted through LDS instead, its result in registers */
+    set_key(A, op, PK_DEFER, 1);
+    A->pending = (int)(base + need);
+}
+
+static bool deferred(const Value *v)
+{
+    const Op *cv = v->def;
+    if (!cv || cv->code != OP_CONVERT_LAYOUT)
+        return false;
+    return is_shared(cv->operands[0]->type) || (cv->plan && (cv->plan->set & (1u << PK_DEFER)));
+}
+
+static void alloc_block(Alloc *A, Block *b);
+
+/* Whether op is inside a loop. */
+static bool in_loop(const Op *op)
+{
+    for (const Block *b = op->parent; b && b->parent; b = b->parent->parent)
+        if (b->parent->code == OP_FOR || b->parent->code == OP_WHILE)
+            return true;
+    return false;
+}
+
+static void alloc_op(Alloc *A, Op *op)
+{
+    switch (op->code) {
+    case OP_FOR: {
+        alloc_block(A, op_block(op, 0));
+        /* the kernel's last stage buffers are dead after their loop, unless it runs again */
+        Block *body = op_block(op, 0);
+        for (int i = 1; i < body->nargs; i++)
+            if (is_shared(body->args[i].type)) {
+                if (A->shared_loads == 0 && A->floor && !in_loop(op)) {
+                    if (A->pending == A->floor)
+                        A->pending = 0;
+                    A->floor = 0;
+                }
+                break;
+            }
+        return;
+    }
+    case OP_IF:
+    case OP_WHILE:
+        for (int r = 0; r < op->nregions; r++)
+            alloc_block(A, op->regions[r]);
+        return;
+    case OP_LOAD:
+        A->shared_loads -= is_shared(op->results[0].type);
+        return;
+    case OP_CONVERT_LAYOUT: convert(A, op); return;
+    case OP_RESHAPE:
+    case OP_PERMUTE:
+    case OP_REDUCE:
+    case OP_ARGREDUCE:
+    case OP_SCAN:
+    case OP_ATOMIC_RMW:
+    case OP_ATOMIC_CAS: take_scratch(A, op); return;
+    case OP_DOT: {
+        /* the operands' regions are free once the dot has read them (so are they after a wgmma) */
+        const OpPlan *pl = op->plan;
+        bool wgmma = pl && (pl->set & (1u << PK_WGMMA)) && pl->v[PK_WGMMA];
+        if (wgmma || deferred(op->operands[0]) || deferred(op->operands[1]))
+            A->pending = A->floor;
+        return;
+    }
+    default: return;
+    }
+}
+
+static void alloc_block(Alloc *A, Block *b)
+{
+    for (Op *op = b->first; op; op = op->next)
+        alloc_op(A, op);
+}
+
+static bool clear_op(Op *op, void *ud)
+{
+    Alloc *A = ud;
+    if (op->plan)
+        op->plan->set &= ~(1u << PK_LDS | 1u << PK_DEFER); /* a second run allocates afresh */
+    A->shared_loads += op->code == OP_LOAD && is_shared(op->results[0].type);
+    return true;
+}
+
+void allocate_lds(Arena *a, Func *f, const Target *t)
+{
+    Alloc A = {a, t->wave_size, f->opts.num_warps, t->lds_bytes, f->stage_lds, f->stage_lds, 0};
+    tir_walk_func(f, clear_op, &A);
+    tir_count_uses(f);
+    alloc_block(&A, f->body);
+}
