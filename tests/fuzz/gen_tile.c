@@ -313,11 +313,11 @@ int gt_lit(G *g, int t, double v, bool typed)
 static int in_buf(G *g, int dt, int elems)
 {
     for (int i = 0; i < g->nbuf; i++)
-        if (!g->buf[i].out && g->buf[i].dt == dt && g->buf[i].size >= elems && gt_chance(g, 60))
+        if (!g->buf[i].out && !g->buf[i].own && g->buf[i].dt == dt && g->buf[i].size >= elems && gt_chance(g, 60))
             return i;
     if (g->nin >= MAXIN || g->nbuf >= MAXBUF) {
         for (int i = 0; i < g->nbuf; i++)
-            if (!g->buf[i].out && g->buf[i].dt == dt && g->buf[i].size >= elems)
+            if (!g->buf[i].out && !g->buf[i].own && g->buf[i].dt == dt && g->buf[i].size >= elems)
                 return i;
         return -1;
     }
@@ -1467,6 +1467,53 @@ static int pick_value(G *g)
     return gt_done(g, id);
 }
 
+/* A pointer walk (rt_loops): a loop of a run-time number of trips carries a pointer into an input of
+ * its own, loading a slot and stepping the pointer by a slot each trip (forwards or backwards, by a
+ * literal or a run-time step, in a for or a while, maybe broken off at a run-time index), summing the
+ * slots into an output of its own: i32 values in [-1000, 1000], so the sum is exact. */
+static void gen_pwalk(G *g)
+{
+    bool unrolled = false;
+    for (int i = 0; i < g->nloops; i++)
+        unrolled |= g->st[g->loops[i]].is_static;
+    if ((unrolled && g->warps > 1) || arg_room(g) < 3 || g->nin >= MAXIN || g->nout >= MAXOUT - 1 ||
+        g->nbuf >= MAXBUF - 1)
+        return;
+    static const int N[] = {1, 16, 64, 256};
+    int n = N[gt_ri(g, 0, 3)], trips = gt_ri(g, 0, 4);
+    Buf *b = &g->buf[g->nbuf];
+    memset(b, 0, sizeof *b);
+    b->dt = RK_I32;
+    b->size = n;
+    b->slots = trips > 0 ? trips : 1;
+    b->tail_arg = -1;
+    b->tol = -1;
+    b->lo = -1000;
+    b->hi = 1000;
+    b->q = 1;
+    b->own = true;
+    g->params[g->nparams++] = g->nbuf;
+    g->nin++;
+    int in = g->nbuf++;
+    int out = gt_new_out(g, RK_I32, n);
+    if (out < 0)
+        return;
+    g->buf[out].tol = 0;
+    g->buf[out].cont_set = true;
+    g->buf[out].cont = (Ab){-1000.0 * 4, 1000.0 * 4, 0, 1, false};
+    int s = gt_stmt(g, S_PWALK);
+    Stmt *w = &g->st[s];
+    w->idx = in;
+    w->out = out;
+    w->lo = n;
+    w->step = gt_chance(g, 30) ? -1 : 1;
+    w->is_static = gt_chance(g, 30); /* a while */
+    w->harg = gt_new_arg(g, RK_I32, trips);
+    w->sarg = gt_chance(g, 50) ? gt_new_arg(g, RK_I32, w->step * n) : -1;
+    w->larg = !w->is_static && gt_chance(g, 30) ? gt_new_arg(g, RK_I32, gt_ri(g, 0, trips)) : -1;
+    gt_append(g, g->cur, s);
+}
+
 static void gen_block(G *g, int b, int n, int nest)
 {
     int saved = g->cur;
@@ -1474,6 +1521,10 @@ static void gen_block(G *g, int b, int n, int nest)
     for (int i = 0; i < n && !g->bad; i++) {
         if (g->overlap && g->nout < MAXOUT - 1 && gt_chance(g, 7)) {
             gt_gen_overlap(g);
+            continue;
+        }
+        if (g->opt->rt_loops && gt_chance(g, 6)) {
+            gen_pwalk(g);
             continue;
         }
         int r = gt_ri(g, 0, 99);

@@ -84,7 +84,8 @@ typedef struct Node {
     int uses; /* let-bound: times it is referred to */
 } Node;
 
-enum StKind { S_LET, S_VAR, S_ASSIGN, S_IF, S_FOR, S_WHILE, S_BREAK, S_CONTINUE, S_RETURN, S_STORE, S_BARRIER };
+enum StKind { S_LET, S_VAR, S_ASSIGN, S_IF, S_FOR, S_WHILE, S_BREAK, S_CONTINUE, S_RETURN, S_STORE, S_BARRIER,
+              S_PWALK };
 
 typedef struct Stmt {
     int kind;
@@ -102,6 +103,9 @@ typedef struct Stmt {
      * and `sarg` too (hi is `harg`); lo, hi and step hold their values */
     bool far;
     int larg, sarg;
+    /* PWALK (rt_loops): a pointer carried through a run-time loop. `idx` the input buffer, `out` the
+     * output, `lo` the elements a step, `harg` the trips, `sarg` the step argument (-1: the literal),
+     * `larg` the break index argument (-1: none), `step` -1 walking backwards, `is_static` a while */
 } Stmt;
 
 typedef struct Block {
@@ -120,6 +124,7 @@ typedef struct Buf {
     int tail_arg;   /* every access is masked by idx < this arg (-1 none yet, -2 not all) */
     bool padded;    /* accessed at a runtime offset: 8 more elements */
     bool used;
+    bool own;       /* a pointer walk's input (gen_pwalk): no other load takes it */
     /* outputs of overlapping accesses (gen_tile_mem.c) */
     bool readback;  /* loaded by the program: its stores are printed under only_output too */
     bool cont_set;  /* cont holds every value stored so far (else nothing was stored yet) */

@@ -472,6 +472,51 @@ static void ps(G *g, Str *s, int id, int d)
         indent(s, d);
         put(s, "}\n");
         break;
+    case S_PWALK: {
+        if (g->opt->only_output >= 0 && g->opt->only_output != t->out)
+            break;
+        const Buf *in = &g->buf[t->idx];
+        int n = t->lo, per = in->size * in->slots;
+        indent(s, d);
+        put(s, "var q%d = x%d + pid * %d", id, t->idx, per);
+        if (t->step < 0)
+            put(s, " + %d", per - n);
+        put(s, ";\n");
+        indent(s, d);
+        put(s, "var t%d = zeros([%d], i32);\n", id, n);
+        indent(s, d);
+        if (t->is_static) {
+            put(s, "var c%d = 0;\n", id);
+            indent(s, d);
+            put(s, "while c%d < a%d {\n", id, t->harg);
+        } else {
+            put(s, "for j%d in 0 .. a%d {\n", id, t->harg);
+        }
+        if (t->larg >= 0) {
+            indent(s, d + 1);
+            put(s, "if j%d == a%d {\n", id, t->larg);
+            indent(s, d + 2);
+            put(s, "break;\n");
+            indent(s, d + 1);
+            put(s, "}\n");
+        }
+        indent(s, d + 1);
+        put(s, "t%d = t%d + load(q%d + arange(%d));\n", id, id, id, n);
+        indent(s, d + 1);
+        if (t->sarg >= 0)
+            put(s, "q%d = q%d + a%d;\n", id, id, t->sarg);
+        else
+            put(s, "q%d = q%d %c %d;\n", id, id, t->step < 0 ? '-' : '+', n);
+        if (t->is_static) {
+            indent(s, d + 1);
+            put(s, "c%d += 1;\n", id);
+        }
+        indent(s, d);
+        put(s, "}\n");
+        indent(s, d);
+        put(s, "store(o%d + pid * %d + arange(%d), t%d);\n", t->out, n, n, id);
+        break;
+    }
     case S_BREAK:
     case S_CONTINUE:
     case S_RETURN:
