@@ -1,4 +1,4 @@
-/* loop_model: rk's loop cycle model (compiler/report/report_loop.c) on a loop body given as text,
+/* loop_model: rk's loop cycle model (compiler/target/amdgpu/report_loop.c) on a loop body given as text,
  * one instruction a line as llvm-objdump or LLVM's disassembler prints it (comments after "//" or
  * ";" and blank lines are dropped; the last line should be the backward branch). For comparing the
  * model with llvm-mca on the same lines (bench/loop_mca/compare.py).
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/report/report.h"
+#include "compiler/target/amdgpu/report.h"
 
 int main(int argc, char **argv)
 {

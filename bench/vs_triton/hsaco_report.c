@@ -1,4 +1,4 @@
-/* hsaco_report: rk's ISA report (compiler/report) for an existing code object, so that rk's and
+/* hsaco_report: rk's ISA report (compiler/target/amdgpu) for an existing code object, so that rk's and
  * Triton's .hsaco files are measured by the same ruler. rkc --report reads only what rkc has just
  * compiled; this reads any AMDGPU code object from a file.
  *
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/report/report.h"
+#include "compiler/target/amdgpu/report.h"
 
 static void *read_all(const char *path, size_t *size)
 {

@@ -379,7 +379,7 @@ def write_docs(a, when, mach, ch, cr, qh, qr, xh, xr, mh, mr, vs):
              "branch) and in the whole kernel.", "",
              md_table(xh, xr), "",
              "### Main loops by the cycle model", "",
-             "rk's loop cycle model (`rkc --report`, compiler/report/report_loop.c, docs/internals.md \"The "
+             "rk's loop cycle model (`rkc --report`, compiler/target/amdgpu/report_loop.c, docs/internals.md \"The "
              "loop cycle model\") on each kernel's largest loop, the same ruler for both sides: cycles per "
              "steady-state iteration of one wave (estimated latencies: global 500 cycles, LDS 64, LDS 128 "
              "B/clk per CU shared by the workgroup's waves), rk's over Triton's, the share of those cycles "

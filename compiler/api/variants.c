@@ -24,7 +24,7 @@
 #include <time.h>
 
 #include "compiler/codegen/codegen.h"
-#include "compiler/report/report.h"
+#include "compiler/target/amdgpu/report.h"
 #include "isa/emu_abi.h"
 #include "runtime/profile/profile.h"
 

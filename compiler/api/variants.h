@@ -14,7 +14,7 @@
  * whose code generation fails is split: each of its variants is generated alone, so one bad config
  * cannot take the others with it.
  *
- * For AMDGPU targets each group's code object is read back with the ISA report (compiler/report), and
+ * For AMDGPU targets each group's code object is read back with the ISA report (compiler/target/amdgpu), and
  * every variant gets its spill counts and scratch size, for the autotuner's pruning.
  *
  * The memory of workers comes from the context's allocator hook, behind a mutex. Workers never touch

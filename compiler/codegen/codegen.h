@@ -72,7 +72,7 @@ typedef struct CodegenResult {
 } CodegenResult;
 
 /* Registers the AMDGPU, NVPTX and X86 back ends (target info, MC, code generator, asm printer,
- * asm parser for inline assembly, and the AMDGPU disassembler used by compiler/report). Thread-safe
+ * asm parser for inline assembly, and the AMDGPU disassembler used by the ISA report, compiler/target/amdgpu). Thread-safe
  * and idempotent; every entry point here calls it, and so does the ISA report. */
 void codegen_init_llvm(void);
 

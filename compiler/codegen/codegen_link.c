@@ -10,7 +10,7 @@
  * called as a library from C (its API is C++ only), so rk keeps the process and runs it once per
  * compile. ld.lld takes exactly one AMDGPU object: it concatenates the objects' NT_AMDGPU_METADATA
  * notes, and a code object with two of them lists only the first object's kernels to the loader
- * (and to compiler/report); so cg_link first merges several AMDGPU objects into one (elf_merge.c,
+ * (and to the ISA report, compiler/target/amdgpu); so cg_link first merges several AMDGPU objects into one (elf_merge.c,
  * one note listing every kernel), or the kernels go into one LLVM module (LLVMLinkModules2). emu
  * takes several. */
 #include <errno.h>

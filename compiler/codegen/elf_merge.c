@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "compiler/codegen/codegen.h"
-#include "compiler/report/msgpack.h"
+#include "compiler/target/amdgpu/msgpack.h"
 #include "support/strbuf.h"
 
 enum { NT_AMDGPU_METADATA_ = 32 };

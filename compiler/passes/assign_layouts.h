@@ -1,5 +1,5 @@
 /* assign_layouts' shared state: the files of the layout assignment (assign_layouts.c drives it in
- * program order; layout_anchors.c chooses the anchors' layouts, layout_async.c NVIDIA's asynchronous
+ * program order; layout_anchors.c chooses the anchors' layouts, compiler/target/nvptx/layout_async.c NVIDIA's asynchronous
  * copies, layout_remat.c the preferences and the rematerialisation of cheap values). Internal to
  * compiler/passes. */
 #ifndef RK_ASSIGN_LAYOUTS_H
@@ -74,7 +74,7 @@ const Layout *al_mem_layout(Ctx *c, const Op *op);
 void al_dot_layouts(Ctx *c, const Op *dot, const Layout **acc, const Layout **la, const Layout **lb);
 const Layout *al_store_in_place(Ctx *c, const Op *st);
 
-/* layout_async.c: sm_90's loads copied asynchronously into shared memory */
+/* compiler/target/nvptx/layout_async.c: sm_90's loads copied asynchronously into shared memory */
 bool al_async_load(Ctx *c, const Op *op);
 const Layout *al_async_shared_layout(Ctx *c, const Op *op);
 bool al_async_live_at(Ctx *c, const Op *op);

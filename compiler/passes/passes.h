@@ -8,11 +8,11 @@
  *   compute_axis_info   contiguity, divisibility, constancy        (axis_info.c)
  *   compute_remarks     accesses narrower than the widest, and why (remarks.c, rkc --remarks)
  *   assign_layouts      TIR -> LIR: anchors and rematerialisation  (assign_layouts.c, layout_anchors.c,
- *                                                                   layout_prefs.c, layout_async.c,
+ *                                                                   layout_remat.c, target/nvptx/layout_async.c,
  *                                                                   dot_choice.c)
  *   canonicalize
  *   remove_converts     cancels conversion chains                  (remove_converts.c)
- *   plan_async          sm_90's stage buffers, cp.async or TMA,    (plan_async.c, tma_match.c)
+ *   plan_async          sm_90's stage buffers, cp.async or TMA,    (target/nvptx: plan_async.c, tma_match.c)
  *                       wgmma or mma.sync
  *   allocate_lds        LDS offsets, deferred dot operands         (allocate_lds.c)
  */

@@ -1,7 +1,7 @@
 /* The target table, the MFMA map and the intrinsic allow-lists (target.h says why they exist).
  *
  * Sources of the figures:
- *   AMDGPU limits: LLVM 22 AMDGPUBaseInfo.cpp and the subtarget features (compiler/report/
+ *   AMDGPU limits: LLVM 22 AMDGPUBaseInfo.cpp and the subtarget features (compiler/target/amdgpu/
  *     report_occupancy.c cites each: VGPR file 512 unified, granule 8, 8 waves per SIMD; LDS 64 KiB
  *     on gfx90a/gfx942, 160 KiB on gfx950 with a 1280-byte granule). Checked here with llc-22: an
  *     80000-byte LDS array fails on gfx942 ("local memory (80000) exceeds limit (65536)") and

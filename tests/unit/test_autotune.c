@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "compiler/report/report.h"
+#include "compiler/target/amdgpu/report.h"
 #include "runtime/bundle/json.h"
 #include "tests/unit/test_api_util.h"
 

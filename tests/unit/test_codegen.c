@@ -2,7 +2,7 @@
  *
  * Modules are built through the LLVM C API, as the lowering will build them, and compiled by
  * codegen_module. The outputs are checked by independent means: the ELF headers by hand, the code
- * objects through compiler/report (its disassembler gives the instruction mix and the MFMA
+ * objects through the ISA report (compiler/target/amdgpu: its disassembler gives the instruction mix and the MFMA
  * mnemonics, which are compared with the emulator's names for each MfmaOp), the emu shared
  * object by dlopen'ing it and running it for fake lanes with a stub EmuFns. Then every refusal:
  * invalid modules, an MFMA the target lacks, an external call, a forged CPU, LDS over the limit
@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "compiler/codegen/codegen.h"
-#include "compiler/report/report.h"
+#include "compiler/target/amdgpu/report.h"
 #include "compiler/target/target.h"
 #include "isa/emu_abi.h"
 #include "runtime/emu/mfma_ref.h"
@@ -258,7 +258,7 @@ static void test_table(void)
     CHECK(target_supports_intrinsic(sm90, "llvm.nvvm.read.ptx.sreg.tid.x"), "nvvm on sm_90");
     CHECK(!target_supports_intrinsic(g942, "llvm.amdgcn.bogus") && !target_supports_intrinsic(g942, "malloc"), "bogus");
     CHECK(!target_supports_intrinsic(NULL, "llvm.fma"), "null target");
-    /* the same facts as compiler/report's occupancy model, which keeps its own table */
+    /* the same facts as the ISA report's occupancy model (compiler/target/amdgpu), which keeps its own table */
     for (int i = 0; i < 3; i++) {
         const Target *t = i == 0 ? g942 : i == 1 ? g90a : g950;
         const char *lim;

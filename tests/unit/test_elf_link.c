@@ -21,7 +21,7 @@
 
 #include "compiler/codegen/codegen.h"
 #include "compiler/driver/driver.h"
-#include "compiler/report/report.h"
+#include "compiler/target/amdgpu/report.h"
 #include "compiler/target/target.h"
 
 static int failures, compared;

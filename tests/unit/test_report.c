@@ -1,4 +1,4 @@
-/* Tests of the ISA report (compiler/report): real code objects built at test time from the LLVM IR
+/* Tests of the ISA report (compiler/target/amdgpu): real code objects built at test time from the LLVM IR
  * in tests/data/report/ with llc and ld.lld, read by report_code_object, and checked against
  * independent sources: llvm-readobj --notes for the resources, llvm-objdump -d (parsed as text)
  * and llvm-readelf -s for the instruction mix and the loop, and figures verified by hand from
@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "compiler/report/msgpack.h"
-#include "compiler/report/report.h"
+#include "compiler/target/amdgpu/msgpack.h"
+#include "compiler/target/amdgpu/report.h"
 
 static int failures;
 

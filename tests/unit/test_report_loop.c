@@ -1,4 +1,4 @@
-/* Tests of the loop cycle model (compiler/report/report_loop.c) on hand-written loop bodies whose
+/* Tests of the loop cycle model (compiler/target/amdgpu/report_loop.c) on hand-written loop bodies whose
  * answers follow from the model's rules by hand: back-to-back MFMAs, a load waited at once, a load
  * waited a full iteration later, lgkmcnt that must not wait for global loads (llvm-mca 22 does),
  * FLAT that must, the LDS's bandwidth shared by a workgroup's waves, a VALU reading an MFMA's result,
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "compiler/report/report.h"
+#include "compiler/target/amdgpu/report.h"
 
 static int failures;
 

@@ -16,7 +16,7 @@
 #include "compiler/front/parse.h"
 #include "compiler/driver/driver.h"
 #include "compiler/passes/passes.h"
-#include "compiler/report/report.h"
+#include "compiler/target/amdgpu/report.h"
 #include "compiler/target/target.h"
 #include "parser.h"
 #include "rk.h"

@@ -37,7 +37,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "compiler/report/report.h"
+#include "compiler/target/amdgpu/report.h"
 #include "rk.h"
 #include "support/files.h"
 #include "tools/rkc/run.h"

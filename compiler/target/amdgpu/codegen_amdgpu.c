@@ -4,7 +4,7 @@
 
 /* rk's middle end for AMDGPU at -O2 and -O3: the passes of LLVM's default<O3> that change the code of
  * rk's kernels, found by removing the others one at a time and keeping a removal only when the ISA
- * report (compiler/report) of every kernel of examples/, bench/kernels/, bench/vs_triton/kernels/ and
+ * report (compiler/target/amdgpu) of every kernel of examples/, bench/kernels/, bench/vs_triton/kernels/ and
  * tests/golden/isa/ stayed identical (docs/performance.md, "Compile time"). The same code as
  * default<O3> in 40 to 60% of its time. The lowering's IR is already free of allocas, calls and
  * dead code; what it leaves to LLVM is redundant lane-coordinate arithmetic (early-cse, instcombine),

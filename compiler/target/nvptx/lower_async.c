@@ -20,7 +20,7 @@
  * buffer of its own, written after a barrier and waited for completely.
  *
  * Where the buffers are and how they are filled was decided by the pass plan_async
- * (compiler/passes/plan_async.c): its attributes on the loads (stage_buffer, stage, stages,
+ * (compiler/target/nvptx/plan_async.c): its attributes on the loads (stage_buffer, stage, stages,
  * stage_bytes, copy_groups, front, tma...) and on the kernel (stage_lds, tma_flag, tma) are what
  * async_setup reads; this file only translates them. The buffers lie before anything else in shared
  * memory (their region stays reserved for the whole kernel; transfers use what lies above). On the emulator (emu_sm90) the copies, groups and

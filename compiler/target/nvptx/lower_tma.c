@@ -1,6 +1,6 @@
 /* sm_90: the stage buffers of a ring filled by the bulk tensor copy engine (TMA) instead of cp.async.
  *
- * Which rings TMA fills is plan_async's decision (compiler/passes/plan_async.c: a ring's loads, the
+ * Which rings TMA fills is plan_async's decision (compiler/target/nvptx/plan_async.c: a ring's loads, the
  * prologue's and the loop's, qualify when tma_match finds the same tensor behind each: a 2-byte
  * element tile whose contiguous dimension is the stage buffer's lines, 32, 64 or 128 bytes or
  * 128-byte columns, 8 to 256 lines); this file translates its attributes: the kernel's tensors

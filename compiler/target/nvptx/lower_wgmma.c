@@ -6,7 +6,7 @@
  * that order (the PTX ISA's wgmma D fragment; lin_reg_of finds them). Instructions are at most N = 256
  * wide; wider tiles take several.
  *
- * Which dots of a wgmma layout are wgmma is plan_async's decision (compiler/passes/plan_async.c,
+ * Which dots of a wgmma layout are wgmma is plan_async's decision (compiler/target/nvptx/plan_async.c,
  * `wgmma = 1` on the dot; `wgmma = 0`: mma.sync on the same layouts, lower_dot.c); the checks below
  * only confirm it. The operands are the cp.async stage buffers the converts left in place
  * (lower_convert.c: a Deferred with `stage`), or for A its registers (wgmma's register form: a thread gives mma.sync's A

@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "compiler/passes/passes.h"
-#include "compiler/passes/tma_match.h"
+#include "compiler/target/nvptx/tma_match.h"
 
 enum { MAX_RINGS = 16, MAX_TMA_RINGS = 16 };
 

@@ -7,7 +7,7 @@
  * and advanced by a uniform amount each iteration is its initial form plus that amount times the
  * iteration number, (iv - lo) / step. Anything else is not recognised, and the load keeps its
  * per-thread copies. */
-#include "compiler/passes/tma_match.h"
+#include "compiler/target/nvptx/tma_match.h"
 
 #include <math.h>
 #include <string.h>
