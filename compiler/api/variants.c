@@ -56,6 +56,7 @@ typedef struct Group {
     void **split_bins;
     size_t *split_sizes;
     int *split_of; /* split_of[k]: which split member k went to (-1: failed) */
+    const char *why; /* when split: why the group together failed */
 } Group;
 
 typedef struct Worker Worker;
@@ -440,6 +441,7 @@ static void generate_group(Worker *w, int gi)
         v->why = why;
     } else {
         /* One bad variant must not take the group down: generate each alone. */
+        g->why = why;
         g->split_bins = ARENA_ARRAY(&w->a, void *, g->n);
         g->split_sizes = ARENA_ARRAY(&w->a, size_t, g->n);
         g->split_of = ARENA_ARRAY(&w->a, int, g->n);
@@ -536,6 +538,15 @@ static rk_status collect(rk_ctx *ctx, Shared *sh)
                 vs->sizes[vs->nbins++] = gp->split_sizes[s];
             }
         }
+    }
+    if (vs->link_all && single_image(vs->cs->target) && vs->nbins > 1) {
+        /* every config compiles alone, but not all of them as the one image a bundle is (its link
+         * could not write its files, say): the group's failure is the answer */
+        const char *why = NULL;
+        for (int g = 0; g < sh->ngroups && !why; g++)
+            why = sh->groups[g].why;
+        return rt_fail(ctx, RK_ECOMPILE, "the configs do not compile into one code object: %s",
+                       why ? why : "(no reason given)");
     }
     if (!vs->link_all || single_image(vs->cs->target) || vs->nbins == 0)
         return RK_OK;
