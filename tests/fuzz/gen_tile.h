@@ -39,9 +39,10 @@ typedef struct GenOptions {
     bool rt_loops;   /* also run-time loops whose bounds and step are all arguments anywhere in i32
                         (next to INT32_MAX and INT32_MIN, steps up to 2^30 either way, a step of 0,
                         bounds the wrong way round: docs/language.md's semantics, 0 to 4 iterations),
-                        while loops over such a range, and pointer arithmetic in other forms (the
+                        while loops over such a range, pointer arithmetic in other forms (the
                         pointer tile first, the offsets summed first, past the allocation and back,
-                        before it and forward, 64-bit offsets). Off: the sequence of programs from a
+                        before it and forward, 64-bit offsets), and pointers carried through run-time
+                        loops (walks: gen_tile.c, gen_pwalk). Off: the sequence of programs from a
                         seed is the one CI's fuzz/diff batch knows */
 } GenOptions;
 
