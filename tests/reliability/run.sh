@@ -21,6 +21,8 @@
 #   see: PATH          a test elsewhere that checks the same finding more closely (must exist)
 #   known: TEXT        an open finding: the case fails today (reported, not counted); when it passes,
 #                      that is a failure until the line is removed
+#   known-sanitized: TEXT   the same, in a sanitizer build only (REL_SANITIZED=1, set by CMake for
+#                      RK_SANITIZE builds): a finding only a sanitizer sees; elsewhere the case must pass
 # Substitutions: %rkc the rkc binary, %bin the drivers built by tests/reliability/CMakeLists.txt,
 # %in tests/reliability/inputs, %root the source tree, %t the case's scratch folder (also its cwd),
 # %T the folder of the whole file's run (shared by its cases: a cache they may share).
@@ -162,6 +164,7 @@ while IFS= read -r line || [ -n "$line" ]; do
     check) checks+=("$val") ;;
     see) sees+=("$val") ;;
     known) known=$val ;;
+    known-sanitized) [ "${REL_SANITIZED:-0}" = 1 ] && known=$val ;;
     *) echo "$cases:$lineno: unknown key '$key'"; exit 2 ;;
   esac
 done < "$cases"
