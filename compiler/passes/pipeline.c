@@ -320,7 +320,8 @@ static bool pipeline_for(Func *f, Op *loop, int stages)
         fresh[l] = clone_load(&in, loads.items[l], &slices[l], &m, exists);
     /* the yield: old values, the carried tiles shifted, the fresh loads last */
     Value **yv = ARENA_ARRAY(a, Value *, yield->nopnds + nl * ahead + 1);
-    memcpy(yv, yield->operands, sizeof(Value *) * (size_t)yield->nopnds);
+    if (yield->nopnds) /* a loop that carries nothing has no operands (NULL) */
+        memcpy(yv, yield->operands, sizeof(Value *) * (size_t)yield->nopnds);
     for (int s = 0; s + 1 < ahead; s++)
         for (int l = 0; l < nl; l++)
             yv[yield->nopnds + s * nl + l] = &nb->args[body->nargs + (s + 1) * nl + l];
