@@ -317,7 +317,10 @@ def check_c(doc, block, src, work, env, build, cc, seq):
         exe = os.path.join(work, f"snippet{seq}")
         with open(name, "w") as f:
             f.write(text)
-        p = subprocess.run([cc, "-std=c11", "-Wall", "-Werror", "-I", inc, name, "-o", exe,
+        # RK_DOCS_CFLAGS: what a program linking this build's librk needs (the sanitizers' flags in a
+        # sanitizer build: tests/CMakeLists.txt sets it as for the install test's consumer)
+        extra = os.environ.get("RK_DOCS_CFLAGS", "").split()
+        p = subprocess.run([cc, "-std=c11", "-Wall", "-Werror", *extra, "-I", inc, name, "-o", exe,
                             "-L", build, "-lrk", f"-Wl,-rpath,{os.path.abspath(build)}"],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         if p.returncode:
@@ -336,7 +339,10 @@ def check_c(doc, block, src, work, env, build, cc, seq):
         f.write("#include <stddef.h>\n#include <string.h>\n#include \"rk.h\"\n"
                 "void doccheck_fragment(void);\nvoid doccheck_fragment(void)\n{\n"
                 f"{decls}\n#line {block.first} \"{doc}\"\n{text}}}\n")
-    p = subprocess.run([cc, "-std=c11", "-fsyntax-only", "-Wall", "-Wno-unused", "-Werror", "-I", inc, name],
+    # a fragment elides the set-up, so a variable it shows declared may be used before the elided code
+    # sets it (clang's -Wuninitialized)
+    p = subprocess.run([cc, "-std=c11", "-fsyntax-only", "-Wall", "-Wno-unused", "-Wno-uninitialized", "-Werror",
+                        "-I", inc, name],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     if p.returncode:
         fail(doc, block.first, f"C fragment does not compile:\n{p.stdout.decode(errors='replace')}")
