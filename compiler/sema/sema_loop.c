@@ -353,6 +353,28 @@ static void emit_static_for(Sema *S, Node *n, SVal lo, SVal hi, SVal st)
     S->scope = outer_scope;
 }
 
+/* The next induction variable of the while form of a run-time for loop: iv + step, or the end when the
+ * addition would pass the type's limit, so that the loop ends there instead of wrapping around (the trip
+ * count of the loop without break, docs/language.md). Overflow shows as a sum on the wrong side of iv. */
+static SVal step_past_end(Sema *S, SVal iv, SVal st, Value *vst, Value *vhi, const Type *ivt, Loc loc)
+{
+    SVal next = sema_eval_binary(S, TOK_PLUS, iv, sv_dyn(vst), loc);
+    SVal wrapped;
+    if (!sk_is_signed(ivt->sk) || (st.kind == SV_CONST && st.c.i > 0))
+        wrapped = sema_eval_binary(S, TOK_LT, next, iv, loc);
+    else if (st.kind == SV_CONST)
+        wrapped = sema_eval_binary(S, TOK_GT, next, iv, loc);
+    else {
+        SVal below = sema_eval_binary(S, TOK_LT, next, iv, loc);
+        SVal above = sema_eval_binary(S, TOK_GT, next, iv, loc);
+        SVal pos = sema_eval_binary(S, TOK_GT, sv_dyn(vst), sv_int(ivt, 0), loc);
+        wrapped = sv_dyn(b_op3(&S->b, OP_SELECT, below.v->type, pos.v, below.v, above.v));
+    }
+    if (wrapped.kind != SV_DYN || next.kind != SV_DYN)
+        return next;
+    return sv_dyn(b_op3(&S->b, OP_SELECT, next.v->type, wrapped.v, vhi, next.v));
+}
+
 void sema_emit_for(Sema *S, Node *n)
 {
     SVal lo = int_operand(S, n->a, "start"), hi = int_operand(S, n->b, "end");
@@ -451,6 +473,9 @@ void sema_emit_for(Sema *S, Node *n)
             SVal down = sema_eval_binary(S, TOK_GT, iv, sv_dyn(vhi), n->loc);
             SVal pos = sema_eval_binary(S, TOK_GT, sv_dyn(vst), sv_int(ivt, 0), n->loc);
             in_range = sv_dyn(b_op3(&S->b, OP_SELECT, up.v->type, pos.v, up.v, down.v));
+            /* a run-time step of 0 runs no iteration (docs/language.md), whichever side a is on */
+            SVal moves = sema_eval_binary(S, TOK_NE, sv_dyn(vst), sv_int(ivt, 0), n->loc);
+            in_range = sema_eval_binary(S, TOK_AMP, in_range, moves, n->loc);
         }
         Frame *save_frame = S->frame;
         S->frame = &lc.frame;
@@ -469,7 +494,7 @@ void sema_emit_for(Sema *S, Node *n)
         clear_flags(S, &lc);
         emit_body(S, n, &lc.frame, n->name, sv_dyn(&after->args[0]));
         Value **vals = carried_now(S, &lc.li, n->loc);
-        SVal next = sema_eval_binary(S, TOK_PLUS, sv_dyn(&after->args[0]), sv_dyn(vst), n->loc);
+        SVal next = step_past_end(S, sv_dyn(&after->args[0]), st, vst, vhi, ivt, n->loc);
         Value **yops = ARENA_ARRAY(S->arena, Value *, nf + 2);
         yops[0] = sema_materialize(S, next, n->loc);
         if (vals)
