@@ -9,16 +9,13 @@
  * The result's layout is the slice of the operand's, so each lane ends up with exactly the elements it
  * needs. argmax/argmin carry an index beside each value (ties: the smaller index; NaN counts as the
  * largest for argmax and the smallest for argmin, like numpy returning the first NaN).
- * scan (cumsum) goes through LDS: every element is written, then each lane sums the prefix of its own
- * elements — simple and exact in order; fine for the modest axes scans are used on. */
+ * Scans (cumsum) are in lower_scan.c; the combining and the cross-lane read are shared through
+ * lower_reduce.h. */
 #include <string.h>
 
 #include "compiler/lower/lower_internal.h"
+#include "compiler/lower/lower_reduce.h"
 #include "isa/emu_abi.h"
-
-typedef struct Part {
-    LLVMValueRef v, idx; /* idx: i32, only for argreduce */
-} Part;
 
 
 static LLVMValueRef call_intr(Lower *L, const char *base, LLVMValueRef a, LLVMValueRef b)
@@ -41,7 +38,7 @@ static LLVMValueRef call_intr(Lower *L, const char *base, LLVMValueRef a, LLVMVa
     return LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, args, 2, "");
 }
 
-static Part combine(Lower *L, OpKind kind, ScalarKind sk, Part x, Part y)
+Part red_combine(Lower *L, OpKind kind, ScalarKind sk, Part x, Part y)
 {
     Part r = {NULL, NULL};
     bool fl = sk_is_float(sk), is_signed = sk_is_signed(sk);
@@ -96,7 +93,7 @@ static Part combine(Lower *L, OpKind kind, ScalarKind sk, Part x, Part y)
 }
 
 /* Cross-lane read of any scalar type, 32 bits at a time. */
-static LLVMValueRef shuffle_any(Lower *L, LLVMValueRef v, LLVMValueRef src)
+LLVMValueRef red_shuffle(Lower *L, LLVMValueRef v, LLVMValueRef src)
 {
     LLVMTypeRef t = LLVMTypeOf(v);
     LLVMTypeKind k = LLVMGetTypeKind(t);
@@ -119,15 +116,13 @@ static LLVMValueRef shuffle_any(Lower *L, LLVMValueRef v, LLVMValueRef src)
     return k == LLVMIntegerTypeKind ? res : LLVMBuildBitCast(L->b, res, t, "");
 }
 
-static int elem_bytes_of(LLVMTypeRef t)
+int red_elem_bytes(LLVMTypeRef t)
 {
     LLVMTypeKind k = LLVMGetTypeKind(t);
     if (k == LLVMIntegerTypeKind)
         return (int)(LLVMGetIntTypeWidth(t) + 7) / 8;
     return k == LLVMDoubleTypeKind ? 8 : k == LLVMFloatTypeKind ? 4 : 2;
 }
-
-static void lower_scan(Lower *L, Op *op);
 
 void lower_reduce(Lower *L, Op *op)
 {
@@ -180,7 +175,7 @@ void lower_reduce(Lower *L, Op *op)
             parts[nparts++] = x;
         } else {
             Part *p = &parts[part_of_key[k]];
-            *p = combine(L, kind, sg, *p, x);
+            *p = red_combine(L, kind, sg, *p, x);
         }
     }
     /* 2. across lanes, a butterfly over the lane bits along the axis */
@@ -189,8 +184,8 @@ void lower_reduce(Lower *L, Op *op)
             continue;
         LLVMValueRef src = LLVMBuildXor(L->b, L->lane, const_i32(L, 1 << b), "");
         for (int p = 0; p < nparts; p++) {
-            Part o = {shuffle_any(L, parts[p].v, src), arg ? shuffle_any(L, parts[p].idx, src) : NULL};
-            parts[p] = combine(L, kind, sg, parts[p], o);
+            Part o = {red_shuffle(L, parts[p].v, src), arg ? red_shuffle(L, parts[p].idx, src) : NULL};
+            parts[p] = red_combine(L, kind, sg, parts[p], o);
         }
     }
     /* 3. across waves, through LDS */
@@ -201,7 +196,7 @@ void lower_reduce(Lower *L, Op *op)
     if (nwb) {
         int W = 1 << nwb;
         LLVMTypeRef vt = LLVMTypeOf(parts[0].v);
-        int vb = elem_bytes_of(vt);
+        int vb = red_elem_bytes(vt);
         /* values, then the indices after all values at a 4-byte boundary (sm_90 faults on a misaligned
          * 4-byte access: argmin of i8 once put them 2 bytes in) */
         int64_t ioff = (onumel * W * vb + 3) / 4 * 4;
@@ -264,7 +259,7 @@ void lower_reduce(Lower *L, Op *op)
                     tgt_check(L, ip, 4, EMU_ACCESS_LOAD | EMU_ACCESS_LDS);
                     x.idx = LLVMBuildLoad2(L->b, L->i32, ip, "");
                 }
-                acc = w == 0 ? x : combine(L, kind, sg, acc, x);
+                acc = w == 0 ? x : red_combine(L, kind, sg, acc, x);
             }
             parts[p] = acc;
         }
@@ -291,85 +286,6 @@ void lower_reduce(Lower *L, Op *op)
             return;
         }
         out.r[r] = arg ? parts[p].idx : parts[p].v;
-    }
-    lval_set(L, op_result(op, 0), out);
-}
-
-static void lower_scan(Lower *L, Op *op)
-{
-    const Type *t = op->operands[0]->type;
-    const LayInfo *li = lay_info(L, t);
-    LVal *in = lval(L, op->operands[0]);
-    int axis = (int)op->at.axis;
-    LLVMTypeRef et = llvm_type(L, t);
-    int eb = elem_bytes_of(et);
-    int64_t need = ty_numel(t) * eb;
-    int base = lds_free_offset(L);
-    if (base + need > L->lds_limit) {
-        lower_error(L, "this scan needs %lld bytes of LDS, more than the %d available", (long long)need,
-                    L->lds_limit - base);
-        return;
-    }
-    if (base + need > L->lds_bytes)
-        L->lds_bytes = (int)(base + need);
-    int64_t stride[TIR_MAX_RANK], s = 1;
-    for (int d = t->rank - 1; d >= 0; d--) {
-        stride[d] = s;
-        s *= t->shape[d];
-    }
-    LLVMValueRef *lin = ARENA_ARRAY(L->a, LLVMValueRef, in->n + 1);
-    LLVMValueRef *along = ARENA_ARRAY(L->a, LLVMValueRef, in->n + 1);
-    tgt_barrier(L);
-    /* the coordinates are computed outside the copies' branch: the reads below use them */
-    for (int r = 0; r < in->n; r++) {
-        LLVMValueRef idx = const_i32(L, 0);
-        for (int d = 0; d < t->rank; d++) {
-            LLVMValueRef c = reg_coord(L, li, r, d);
-            if (d == axis)
-                along[r] = c;
-            else
-                idx = LLVMBuildAdd(L->b, idx, LLVMBuildMul(L->b, c, const_i32(L, stride[d]), ""), "");
-        }
-        lin[r] = idx; /* without the axis part */
-    }
-    LLVMBasicBlockRef copies = copies_begin(L, &li->ll);
-    for (int r = 0; r < in->n; r++) {
-        LLVMValueRef full = LLVMBuildAdd(L->b, lin[r], LLVMBuildMul(L->b, along[r], const_i32(L, stride[axis]), ""), "");
-        LLVMValueRef p = tgt_lds_ptr(L, LLVMBuildAdd(L->b, LLVMBuildMul(L->b, full, const_i32(L, eb), ""), const_i32(L, base), ""));
-        tgt_check(L, p, eb, EMU_ACCESS_STORE | EMU_ACCESS_LDS);
-        LLVMBuildStore(L->b, in->r[r], p);
-    }
-    copies_end(L, copies);
-    tgt_barrier(L);
-    LVal out = lval_new(L, in->n, in->ll);
-    bool fl = ty_is_float(t);
-    for (int r = 0; r < in->n; r++) {
-        /* acc = sum of elements 0..along[r] along the axis, in order */
-        LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b);
-        LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "scan");
-        LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "scan.end");
-        LLVMBuildBr(L->b, loop);
-        LLVMPositionBuilderAtEnd(L->b, loop);
-        LLVMValueRef k = LLVMBuildPhi(L->b, L->i32, "");
-        LLVMValueRef acc = LLVMBuildPhi(L->b, et, "");
-        LLVMValueRef zero = fl ? fp_const(L, -0.0, ty_elem(t)->sk) : LLVMConstInt(et, 0, 0); /* -0: x + -0 is x, for x = -0 too */
-        LLVMValueRef k0 = const_i32(L, 0);
-        LLVMAddIncoming(k, &k0, &pre, 1);
-        LLVMAddIncoming(acc, &zero, &pre, 1);
-        LLVMValueRef full = LLVMBuildAdd(L->b, lin[r], LLVMBuildMul(L->b, k, const_i32(L, stride[axis]), ""), "");
-        LLVMValueRef p = tgt_lds_ptr(L, LLVMBuildAdd(L->b, LLVMBuildMul(L->b, full, const_i32(L, eb), ""), const_i32(L, base), ""));
-        tgt_check(L, p, eb, EMU_ACCESS_LOAD | EMU_ACCESS_LDS);
-        LLVMValueRef x = LLVMBuildLoad2(L->b, et, p, "");
-        Part a = {acc, NULL}, b = {x, NULL};
-        LLVMValueRef nacc = combine(L, KIND_SUM, ty_elem(t)->sk, a, b).v;
-        LLVMValueRef nk = LLVMBuildAdd(L->b, k, const_i32(L, 1), "");
-        LLVMValueRef more = LLVMBuildICmp(L->b, LLVMIntSLE, nk, along[r], "");
-        LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
-        LLVMAddIncoming(k, &nk, &latch, 1);
-        LLVMAddIncoming(acc, &nacc, &latch, 1);
-        LLVMBuildCondBr(L->b, more, loop, done);
-        LLVMPositionBuilderAtEnd(L->b, done);
-        out.r[r] = nacc;
     }
     lval_set(L, op_result(op, 0), out);
 }

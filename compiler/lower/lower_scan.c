@@ -1,0 +1,215 @@
+/* Scans (cumsum) along an axis as log-step networks, read off the operand's linear layout.
+ *
+ * rk's layouts are separable (compiler/layout/layout.h): the coordinate along the axis is a sum of
+ * distinct powers of two, each coming from one register bit, lane bit or wave bit. Taking those axis
+ * bits from the least significant up:
+ *   1. the lowest ones that are register bits make runs of consecutive elements in one lane's
+ *      registers: each run is scanned serially in registers, its last value being the run's total;
+ *   2. every further bit is a step of the hypercube scan: each run knows the total t of its block (the
+ *      elements agreeing with it in all higher axis bits) and the combined value p of the blocks before
+ *      it; the partner block (the bit flipped) is another register (compile time), another lane (one
+ *      cross-lane read: ds_bpermute on gfx942, shfl on sm_90) or another wave; the upper block adds
+ *      the partner's t to its p, and both add it to t;
+ *   3. consecutive wave bits are one step group through LDS: every wave writes its t at the runs'
+ *      element offsets, and after one barrier reads the t of the 2^G waves of its group.
+ * Finally every element is p combined with its in-run prefix. No loop: the code is straight-line, with
+ * log2(lanes along the axis) cross-lane reads per run. */
+#include "compiler/lower/lower_reduce.h"
+#include "isa/emu_abi.h"
+
+/* x combined with y; a NULL x stands for the identity (nothing before) */
+static LLVMValueRef join(Lower *L, OpKind kind, ScalarKind sk, LLVMValueRef x, LLVMValueRef y)
+{
+    if (!x)
+        return y;
+    Part a = {x, NULL}, b = {y, NULL};
+    return red_combine(L, kind, sk, a, b).v;
+}
+
+/* the identity of kind in type et: -0 for a float sum (x + -0 is x, for x = -0 too) */
+static LLVMValueRef identity(Lower *L, OpKind kind, ScalarKind sk, LLVMTypeRef et)
+{
+    (void)kind; /* cumsum is the only scan */
+    return sk_is_float(sk) ? fp_const(L, -0.0, sk) : LLVMConstInt(et, 0, 0);
+}
+
+/* which id bit gives each power 2^j of the axis coordinate */
+enum { SRC_REG, SRC_LANE, SRC_WARP };
+typedef struct AxisBit {
+    int src, bit;
+} AxisBit;
+
+static bool axis_bits(const LinLayout *ll, int axis, int nbits, AxisBit *ab)
+{
+    for (int j = 0; j < nbits; j++)
+        ab[j].src = -1;
+    const int32_t(*bases[3])[LAY_MAX_RANK] = {ll->reg, ll->lane, ll->warp};
+    int n[3] = {ll->nreg, ll->nlane, ll->nwarp};
+    for (int s = 0; s < 3; s++)
+        for (int b = 0; b < n[s]; b++) {
+            int32_t v = bases[s][b][axis];
+            if (!v)
+                continue;
+            int j = __builtin_ctz((unsigned)v);
+            if ((v & (v - 1)) || j >= nbits || ab[j].src >= 0)
+                return false;
+            ab[j] = (AxisBit){s, b};
+        }
+    for (int j = 0; j < nbits; j++)
+        if (ab[j].src < 0)
+            return false;
+    return true;
+}
+
+void lower_scan(Lower *L, Op *op)
+{
+    const Type *t = op->operands[0]->type;
+    const LayInfo *li = lay_info(L, t);
+    const LinLayout *ll = &li->ll;
+    LVal *in = lval(L, op->operands[0]);
+    int axis = (int)op->at.axis;
+    OpKind kind = (OpKind)op->at.kind;
+    ScalarKind sk = ty_elem(t)->sk;
+    LLVMTypeRef et = llvm_type(L, t);
+    int nbits = __builtin_ctzll((unsigned long long)t->shape[axis]);
+    AxisBit ab[64];
+    if (!axis_bits(ll, axis, nbits, ab)) {
+        lower_error(L, "internal error: scan layout %s is not separable along axis %d", lay_str(L->a, t->layout), axis);
+        return;
+    }
+    int n = in->n;
+    /* 1. runs: the lowest m axis bits are register bits */
+    int m = 0, runmask = 0;
+    while (m < nbits && ab[m].src == SRC_REG)
+        runmask |= 1 << ab[m++].bit;
+    LVal out = lval_new(L, n, in->ll);
+    LLVMValueRef *tot = ARENA_ARRAY(L->a, LLVMValueRef, n + 1); /* per run, indexed by its first register */
+    LLVMValueRef *pre = ARENA_ARRAY(L->a, LLVMValueRef, n + 1); /* NULL: nothing before */
+    for (int r = 0; r < n; r++) {
+        if (r & runmask)
+            continue;
+        LLVMValueRef acc = NULL;
+        for (int k = 0; k < (1 << m); k++) {
+            int reg = r;
+            for (int j = 0; j < m; j++)
+                if (k >> j & 1)
+                    reg |= 1 << ab[j].bit;
+            acc = join(L, kind, sk, acc, in->r[reg]);
+            out.r[reg] = acc;
+        }
+        tot[r] = acc;
+        pre[r] = NULL;
+    }
+    /* 2. and 3. the hypercube over the remaining axis bits */
+    for (int j = m; j < nbits;) {
+        if (ab[j].src == SRC_REG) {
+            int bit = 1 << ab[j].bit;
+            for (int r = 0; r < n; r++) {
+                if ((r & runmask) || (r & bit))
+                    continue;
+                LLVMValueRef both = join(L, kind, sk, tot[r], tot[r | bit]);
+                pre[r | bit] = pre[r | bit] ? join(L, kind, sk, tot[r], pre[r | bit]) : tot[r];
+                tot[r] = tot[r | bit] = both;
+            }
+            j++;
+        } else if (ab[j].src == SRC_LANE) {
+            int b = ab[j].bit;
+            LLVMValueRef src = LLVMBuildXor(L->b, L->lane, const_i32(L, 1 << b), "");
+            LLVMValueRef upper = LLVMBuildTrunc(L->b, LLVMBuildLShr(L->b, L->lane, const_i32(L, b), ""),
+                                                LLVMInt1TypeInContext(L->ctx), "");
+            for (int r = 0; r < n; r++) {
+                if (r & runmask)
+                    continue;
+                LLVMValueRef o = red_shuffle(L, tot[r], src);
+                LLVMValueRef np = pre[r] ? join(L, kind, sk, o, pre[r]) : o;
+                pre[r] = LLVMBuildSelect(L->b, upper, np, pre[r] ? pre[r] : identity(L, kind, sk, et), "");
+                tot[r] = join(L, kind, sk, tot[r], o);
+            }
+            j++;
+        } else {
+            /* a group of consecutive wave bits j .. j+G-1: one exchange through LDS */
+            int G = 0;
+            while (j + G < nbits && ab[j + G].src == SRC_WARP)
+                G++;
+            int W = 1 << G;
+            int eb = red_elem_bytes(et);
+            int64_t need = ty_numel(t) * eb;
+            int base = lds_free_offset(L);
+            if (base + need > L->lds_limit) {
+                lower_error(L, "this scan needs %lld bytes of LDS, more than the %d available", (long long)need,
+                            L->lds_limit - base);
+                return;
+            }
+            if (base + need > L->lds_bytes)
+                L->lds_bytes = (int)(base + need);
+            int64_t stride[TIR_MAX_RANK], s = 1;
+            for (int d = t->rank - 1; d >= 0; d--) {
+                stride[d] = s;
+                s *= t->shape[d];
+            }
+            int gmask = (W - 1) << j;
+            /* each run's element offset without the group's bits, and this wave's place in the group */
+            LLVMValueRef *off = ARENA_ARRAY(L->a, LLVMValueRef, n + 1);
+            LLVMValueRef mine = NULL;
+            for (int r = 0; r < n; r++) {
+                if (r & runmask)
+                    continue;
+                LLVMValueRef idx = const_i32(L, 0);
+                for (int d = 0; d < t->rank; d++) {
+                    LLVMValueRef c = reg_coord(L, li, r, d);
+                    if (d == axis) {
+                        if (!mine)
+                            mine = LLVMBuildLShr(L->b, LLVMBuildAnd(L->b, c, const_i32(L, gmask), ""), const_i32(L, j), "");
+                        c = LLVMBuildAnd(L->b, c, const_i32(L, ~gmask), "");
+                    }
+                    idx = LLVMBuildAdd(L->b, idx, LLVMBuildMul(L->b, c, const_i32(L, stride[d]), ""), "");
+                }
+                off[r] = idx;
+            }
+            LLVMValueRef *mineoff = ARENA_ARRAY(L->a, LLVMValueRef, W);
+            for (int w = 0; w < W; w++)
+                mineoff[w] = const_i32(L, ((int64_t)w << j) * stride[axis]);
+            LLVMValueRef myoff = LLVMBuildMul(L->b, LLVMBuildShl(L->b, mine, const_i32(L, j), ""),
+                                              const_i32(L, stride[axis]), "");
+            tgt_barrier(L);
+            LLVMBasicBlockRef copies = copies_begin(L, ll);
+            for (int r = 0; r < n; r++) {
+                if (r & runmask)
+                    continue;
+                LLVMValueRef e = LLVMBuildAdd(L->b, off[r], myoff, "");
+                LLVMValueRef p = tgt_lds_ptr(L, LLVMBuildAdd(L->b, LLVMBuildMul(L->b, e, const_i32(L, eb), ""),
+                                                             const_i32(L, base), ""));
+                tgt_check(L, p, eb, EMU_ACCESS_STORE | EMU_ACCESS_LDS);
+                LLVMBuildStore(L->b, tot[r], p);
+            }
+            copies_end(L, copies);
+            tgt_barrier(L);
+            for (int r = 0; r < n; r++) {
+                if (r & runmask)
+                    continue;
+                LLVMValueRef all = NULL, before = identity(L, kind, sk, et);
+                for (int w = 0; w < W; w++) {
+                    LLVMValueRef e = LLVMBuildAdd(L->b, off[r], mineoff[w], "");
+                    LLVMValueRef p = tgt_lds_ptr(L, LLVMBuildAdd(L->b, LLVMBuildMul(L->b, e, const_i32(L, eb), ""),
+                                                                 const_i32(L, base), ""));
+                    tgt_check(L, p, eb, EMU_ACCESS_LOAD | EMU_ACCESS_LDS);
+                    LLVMValueRef x = LLVMBuildLoad2(L->b, et, p, "");
+                    all = join(L, kind, sk, all, x);
+                    if (w < W - 1) {
+                        LLVMValueRef lower = LLVMBuildICmp(L->b, LLVMIntULT, const_i32(L, w), mine, "");
+                        before = LLVMBuildSelect(L->b, lower, join(L, kind, sk, before, x), before, "");
+                    }
+                }
+                pre[r] = pre[r] ? join(L, kind, sk, before, pre[r]) : before;
+                tot[r] = all;
+            }
+            j += G;
+        }
+    }
+    for (int r = 0; r < n; r++) {
+        int first = r & ~runmask;
+        if (pre[first])
+            out.r[r] = join(L, kind, sk, pre[first], out.r[r]);
+    }
+    lval_set(L, op_result(op, 0), out);
+}
