@@ -48,6 +48,32 @@ bool driver_stage_available(const char *target, Stage s)
     return true;
 }
 
+void driver_add_remarks(Arena *a, DriverResult *out, const LowerResult *lr)
+{
+    int fresh = 0;
+    const Remark **add = ARENA_ARRAY(a, const Remark *, lr->nremarks + 1);
+    for (int i = 0; i < lr->nremarks; i++) {
+        const Remark *r = &lr->remarks[i];
+        bool seen = false;
+        for (int j = 0; j < out->nremarks && !seen; j++) {
+            const Remark *o = &out->remarks[j];
+            seen = o->kind == r->kind && o->line == r->line && o->col == r->col && !strcmp(o->what, r->what) &&
+                   !strcmp(o->kernel, r->kernel);
+        }
+        if (!seen)
+            add[fresh++] = r;
+    }
+    if (!fresh)
+        return;
+    Remark *all = ARENA_ARRAY(a, Remark, out->nremarks + fresh);
+    if (out->nremarks)
+        memcpy(all, out->remarks, sizeof *all * (size_t)out->nremarks);
+    for (int i = 0; i < fresh; i++)
+        all[out->nremarks + i] = *add[i];
+    out->remarks = all;
+    out->nremarks += fresh;
+}
+
 double driver_now_ms(void)
 {
     struct timespec ts;
@@ -407,11 +433,12 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
             }
             a->oom = &g->oom;
         }
-        LowerOptions lopt = {tg, false};
+        LowerOptions lopt = {tg, false, o->remarks};
         bool ok = true;
         for (int i = 0; i < lir->nfuncs && ok; i++) {
             LowerResult lr;
             ok = lower_kernel(lir->funcs[i], mod, &lopt, diags, &lr);
+            driver_add_remarks(a, out, &lr);
             for (int k = 0; k < out->nkernels; k++)
                 if (strcmp(out->kernels[k].symbol, lir->funcs[i]->name) == 0) {
                     out->kernels[k].lds_bytes = lr.lds_bytes;

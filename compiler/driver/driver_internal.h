@@ -23,6 +23,11 @@ int driver_codegen_threads(int nkernels);
 int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, const char *target, Module *lir,
                             int threads, DriverResult *out);
 
+/* Adds a kernel's lowering remarks (LDS accesses) to out->remarks; one already there (a kernel lowered
+ * again after a failed merge) is not added twice. */
+struct LowerResult;
+void driver_add_remarks(Arena *a, DriverResult *out, const struct LowerResult *lr);
+
 /* The pass loop (driver.c): the n entries of `list` on *f, in order, with the dumps each names. */
 struct PassState;
 struct Pass;

@@ -124,7 +124,7 @@ int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, cons
         a->oom = &g->oom;
     }
     bool ok = true;
-    LowerOptions lopt = {target_find(target), false};
+    LowerOptions lopt = {target_find(target), false, o->remarks};
     for (int i = 0; i < n; i++) {
         jobs[i].ctx = LLVMContextCreate();
         jobs[i].mod = LLVMModuleCreateWithNameInContext(lir->funcs[i]->name, jobs[i].ctx);
@@ -133,6 +133,7 @@ int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, cons
             continue;
         LowerResult lr;
         ok = lower_kernel(lir->funcs[i], jobs[i].mod, &lopt, diags, &lr);
+        driver_add_remarks(a, out, &lr);
         for (int k = 0; k < out->nkernels; k++)
             if (strcmp(out->kernels[k].symbol, lir->funcs[i]->name) == 0) {
                 out->kernels[k].lds_bytes = lr.lds_bytes;

@@ -18,6 +18,7 @@ struct Target;
 typedef struct LowerOptions {
     const struct Target *target; /* from compiler/target's table: its facts and hooks */
     bool debug;         /* device_assert and print active (always on for emu) */
+    bool remarks;       /* collect the LDS remarks (lds_banks.c) into LowerResult */
 } LowerOptions;
 
 typedef struct LowerResult {
@@ -26,6 +27,10 @@ typedef struct LowerResult {
     /* sm_90: the tensor maps the kernel takes after its parameters, one line each (lower_tma.c), or
      * NULL: what the runtime builds at launch (runtime/api/tma.c) */
     const char *tma;
+    /* with LowerOptions.remarks: the LDS accesses that are narrower than 128 bits or meet in a bank,
+     * allocated in the diagnostics' arena (compiler/passes/remark.h) */
+    struct Remark *remarks;
+    int nremarks;
 } LowerResult;
 
 /* Lowers one LIR kernel into `mod` (created by the caller in its own LLVMContext). Errors (an op or

@@ -131,6 +131,50 @@ static LLVMValueRef lds_offset(Lower *L, const LayInfo *li, int r, const Lds *m,
     return LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, const_i32(L, cols), ""), col, "");
 }
 
+/* lds_offset's element index, on integers, for the remarks (lds_banks.c): the same map, coordinates
+ * `c` in the layout's order (a permutation applied as lds_offset applies it). */
+typedef struct LdsView {
+    const Lds *m;
+    const Perm *p;
+} LdsView;
+
+static int64_t lds_index(const void *view, const int64_t *coord)
+{
+    const LdsView *v = view;
+    const Lds *m = v->m;
+    int64_t c[TIR_MAX_RANK] = {0};
+    for (int d = 0; d < m->rank; d++) {
+        int k = d;
+        if (v->p) {
+            k = 0;
+            for (int i = 0; i < v->p->n; i++)
+                if (v->p->dims[i] == d)
+                    k = i;
+        }
+        c[d] = coord[k];
+    }
+    int64_t row = 0, stride = 1;
+    for (int d = m->rank - 2; d >= 0; d--) {
+        row += c[d] * stride;
+        stride *= m->shape[d];
+    }
+    int64_t col = c[m->rank - 1];
+    if (m->nch > 1)
+        col ^= (row / m->pp & (m->nch - 1)) * m->vec;
+    return m->rank == 1 ? col : row * m->shape[m->rank - 1] + col;
+}
+
+/* Notes an access for the remarks: `run` elements from register r of li, through the map. */
+static void note(Lower *L, bool write, const Type *t, const LayInfo *li, int r, int run, int bytes, int64_t base,
+                 const Lds *m, const Perm *p)
+{
+    if (!L->o->remarks)
+        return;
+    LdsView v = {m, p};
+    LdsAccess acc = {&li->ll, r, run, bytes, base, lds_index, &v};
+    lds_note(L, write, t, &acc);
+}
+
 /* Register r's element offset from register 0's in an unswizzled LDS map: the register bits' part
  * of its coordinates, which the address then adds as a constant (a DS instruction's offset field)
  * instead of a per-register address computed once and kept live in a VGPR. -1 with a swizzle. */
@@ -273,6 +317,7 @@ static LVal lds_move(Lower *L, const LVal *src, const Type *from, const Type *to
     LLVMBasicBlockRef copies = copies_begin(L, &si->ll);
     for (int r = 0; r < src->n;) {
         int run = p ? 1 : run_length(&si->ll, r, last_src, max_vec);
+        note(L, true, from, si, r, run, bytes, base, &wmap, NULL);
         LLVMValueRef idx = lds_offset(L, si, r, &wmap, NULL);
         LLVMValueRef ptr = tgt_lds_ptr(L, LLVMBuildAdd(L->b, LLVMBuildMul(L->b, idx, const_i32(L, bytes), ""),
                                                        const_i32(L, base), ""));
@@ -295,6 +340,7 @@ static LVal lds_move(Lower *L, const LVal *src, const Type *from, const Type *to
     int last_dst = to->rank - 1;
     for (int r = 0; r < out.n;) {
         int run = p ? 1 : run_length(&di->ll, r, last_dst, max_vec);
+        note(L, false, to, di, r, run, bytes, base, &rmap, p);
         LLVMValueRef idx = lds_offset(L, di, r, &rmap, p);
         LLVMValueRef ptr = tgt_lds_ptr(L, LLVMBuildAdd(L->b, LLVMBuildMul(L->b, idx, const_i32(L, bytes), ""),
                                                        const_i32(L, base), ""));
@@ -508,6 +554,7 @@ static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, cons
                     rr |= 1 << bits[i];
             xs[j] = src->r[rr];
         }
+        note(L, true, from, si, r, run, bytes, base, &map, d->kmajor ? &tr : NULL);
         int64_t k = lds_reg_offset(si, r, &map, d->kmajor ? &tr : NULL);
         LLVMValueRef idx = lds_offset(L, si, k >= 0 ? 0 : r, &map, d->kmajor ? &tr : NULL);
         LLVMValueRef ptr = tgt_lds_ptr(L, LLVMBuildAdd(L->b, LLVMBuildMul(L->b, idx, const_i32(L, bytes), ""),
@@ -540,6 +587,8 @@ void deferred_read(Lower *L, const Deferred *d, int r, int n, LLVMValueRef *out)
     map.nch = d->nch;
     map.pp = d->pp;
     Perm tr = {2, {1, 0}};
+    if (!d->base_v)
+        note(L, false, d->to, di, r, n, d->bytes, d->offset, &map, d->kmajor ? &tr : NULL);
     int64_t k = lds_reg_offset(di, r, &map, d->kmajor ? &tr : NULL);
     LLVMValueRef idx = lds_offset(L, di, k >= 0 ? 0 : r, &map, d->kmajor ? &tr : NULL);
     LLVMValueRef ptr = tgt_lds_ptr(L, LLVMBuildAdd(L->b, LLVMBuildMul(L->b, idx, const_i32(L, d->bytes), ""),

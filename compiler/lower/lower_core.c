@@ -592,7 +592,18 @@ static void lower_while(Lower *L, Op *op)
     bind_flat(L, op->results, op->nres, cv);
 }
 
+static void lower_op_here(Lower *L, Op *op);
+
 static void lower_op(Lower *L, Op *op)
+{
+    lower_op_here(L, op);
+    if (L->o->remarks) {
+        L->op = op; /* a loop's body has been lowered since */
+        lds_note_flush(L);
+    }
+}
+
+static void lower_op_here(Lower *L, Op *op)
 {
     L->pos = op->pos;
     L->op = op;
@@ -787,6 +798,7 @@ static void delete_unused(Lower *L)
 
 bool lower_kernel(Func *f, LLVMModuleRef mod, const LowerOptions *o, Diags *diags, LowerResult *out)
 {
+    memset(out, 0, sizeof *out);
     LowerFrame *fr = ARENA_NEW(diags->arena, LowerFrame);
     if (!fr) {
         diag_plain(diags, DIAG_ERROR, "out of memory lowering %s", f->name);
@@ -930,5 +942,7 @@ static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const
     out->lds_bytes = L->lds_bytes;
     out->block = L->nw * L->wave;
     out->tma = tma_spec(L);
+    out->remarks = L->remarks;
+    out->nremarks = L->nremarks;
     return !L->failed;
 }

@@ -104,7 +104,35 @@ struct Lower {
     LLVMTypeRef i1, i8, i16, i32, i64, f16, bf16, f32, f64, ptr_g, ptr_lds, ptr0, void_t;
     SrcPos pos; /* of the op being lowered */
     const Op *op; /* the op being lowered (NULL before the first) */
+    /* with LowerOptions.remarks (lds_banks.c): the LDS accesses of the op being lowered, writes and
+     * reads, and the remarks made so far (in the diagnostics' arena) */
+    struct LdsNote {
+        const Type *type;            /* the tile moved */
+        int accesses, conflicted;    /* accesses, and those whose lanes meet in a bank */
+        int ways, ex_lane[2], ex_bank; /* the worst: lanes served one after another, an example */
+        int64_t ex_addr[2];
+        int narrow, bits, widest;    /* accesses narrower than the widest; the narrowest, per lane */
+    } lds_notes[2];
+    struct Remark *remarks;
+    int nremarks, remarks_cap;
 };
+
+/* ---- lds_banks.c: LDS remarks ---- */
+/* One LDS access, as the lowering emits it: `run` elements of `bytes` bytes per lane, starting with
+ * register r of the layout ll, at byte base + bytes * index(map, coordinates of that element). */
+typedef struct LdsAccess {
+    const LinLayout *ll;
+    int r, run, bytes;
+    int64_t base;
+    int64_t (*index)(const void *map, const int64_t *coords);
+    const void *map;
+} LdsAccess;
+/* Notes one access of the op being lowered (write or read of tile type t): how many lanes' accesses
+ * one LDS bank serves one after another, and whether it is narrower than the tile allows. Only with
+ * LowerOptions.remarks. */
+void lds_note(Lower *L, bool write, const Type *t, const LdsAccess *acc);
+/* Turns the op's notes into remarks and clears them (after each op). */
+void lds_note_flush(Lower *L);
 
 /* ---- lower_core.c ---- */
 void lower_error(Lower *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

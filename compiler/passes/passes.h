@@ -20,6 +20,7 @@
 #define RK_PASSES_H
 
 #include "compiler/layout/layout.h"
+#include "compiler/passes/remark.h"
 #include "compiler/target/target.h"
 #include "compiler/tir/tir.h"
 
@@ -63,14 +64,6 @@ typedef struct DotChoice {
 } DotChoice;
 DotChoice choose_dot(const LirOptions *o, const Func *f, const Op *dot);
 
-/* A performance remark (remarks.c): an access narrower than the widest, and why. */
-typedef struct Remark {
-    const char *kernel, *file;
-    int line, col;
-    const char *what; /* "global load", "global store" */
-    int bits, widest; /* per lane: this access, and the widest the target and the tile allow */
-    const char *why;  /* the fact that would widen it, in the language's terms */
-} Remark;
 /* The remarks of one kernel's tile IR (before layouts), `lanes` = num_warps * wave size; `ax` is its
  * axis analysis, or NULL to compute it here. */
 Remark *compute_remarks(Arena *a, Func *f, const AxisTab *ax, int lanes, int *n);

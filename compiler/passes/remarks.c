@@ -9,7 +9,7 @@
  * be a multiple of 16), or a mask not known to be constant over the run (a bound not known to be a
  * multiple of 16). The parameters named are the kernel's integer parameters that reach the pointer
  * (or the mask) through arithmetic; a tile too small to give every lane the widest access is not
- * remarked on. LDS accesses are decided in the lowering and not covered yet. */
+ * remarked on. LDS accesses are decided in the lowering and remarked on there (compiler/lower/lds_banks.c). */
 #include <stdio.h>
 #include <string.h>
 
@@ -160,7 +160,7 @@ static void push(RCtx *c, const Op *op, const char *what, int bits, int widest, 
         c->cap = cap;
     }
     const char *file = op->pos.file < (uint32_t)c->m->nfiles ? c->m->files[op->pos.file] : NULL;
-    c->items[c->n++] = (Remark){c->f->name, file, (int)op->pos.line, (int)op->pos.col, what, bits, widest, why};
+    c->items[c->n++] = (Remark){REMARK_NARROW, c->f->name, file, (int)op->pos.line, (int)op->pos.col, what, bits, widest, 0, why};
 }
 
 static void visit_mem(RCtx *c, const Op *op)

@@ -26,11 +26,12 @@ enum { T_GFX942 = 1 << 0, T_GFX90A = 1 << 1, T_GFX950 = 1 << 2, T_EMU = 1 << 3, 
 enum { T_GFX9 = T_GFX90A | T_GFX942 | T_GFX950, T_CDNA3 = T_GFX942 | T_GFX950 };
 
 #define AMDGPU_TRIPLE "amdgcn-amd-amdhsa"
-/* The gfx9 CDNA facts shared by gfx90a, gfx942 and emu (gfx950 differs only in LDS). */
-#define CDNA_CORE(lds, granule)                                                                         \
+/* The gfx9 CDNA facts shared by gfx90a, gfx942 and emu (gfx950 differs only in LDS: size and banks). */
+#define CDNA_CORE(lds, granule, banks)                                                                      \
     .wave_size = 64, .max_workgroup_size = 1024, .simds_per_cu = 4, .max_waves_per_simd = 8,            \
     .vgpr_file = 512, .vgpr_granule = 8, .max_vgprs_per_lane = 512, .lds_bytes = (lds),                 \
-    .lds_bytes_default = (lds), .lds_per_cu = (lds), .lds_granule = (granule)
+    .lds_bytes_default = (lds), .lds_per_cu = (lds), .lds_granule = (granule),                        \
+    .lds_banks = (banks)
 
 /* The lowering's facts of an AMD GPU */
 #define AMDGPU_LOWERING(xcds)                                                                           \
@@ -43,17 +44,17 @@ enum { T_GFX9 = T_GFX90A | T_GFX942 | T_GFX950, T_CDNA3 = T_GFX942 | T_GFX950 };
 static const Target targets[] = {
     {.name = "gfx942", .kind = TARGET_AMDGPU, .triple = AMDGPU_TRIPLE, .cpu = "gfx942", .features = "",
      .arch = "gfx942", .description = "AMD Instinct MI300X/MI300A/MI325X (CDNA3)", .lowering = true,
-     CDNA_CORE(65536, 512), .mfma_family = MFMA_CDNA3, .as_global = 1, .as_lds = 3, .as_constant = 4,
+     CDNA_CORE(65536, 512, 32), .mfma_family = MFMA_CDNA3, .as_global = 1, .as_lds = 3, .as_constant = 4,
      .as_private = 5, .kernel_cc = LLVMAMDGPUKERNELCallConv, .code_object_version = 500,
      .binary_ext = "hsaco", AMDGPU_LOWERING(8)},
     {.name = "gfx90a", .kind = TARGET_AMDGPU, .triple = AMDGPU_TRIPLE, .cpu = "gfx90a", .features = "",
      .arch = "gfx90a", .description = "AMD Instinct MI200 series (CDNA2)", .lowering = true,
-     CDNA_CORE(65536, 512), .mfma_family = MFMA_CDNA2, .as_global = 1, .as_lds = 3, .as_constant = 4,
+     CDNA_CORE(65536, 512, 32), .mfma_family = MFMA_CDNA2, .as_global = 1, .as_lds = 3, .as_constant = 4,
      .as_private = 5, .kernel_cc = LLVMAMDGPUKERNELCallConv, .code_object_version = 500,
      .binary_ext = "hsaco", AMDGPU_LOWERING(1)},
     {.name = "gfx950", .kind = TARGET_AMDGPU, .triple = AMDGPU_TRIPLE, .cpu = "gfx950", .features = "",
      .arch = "gfx950", .description = "AMD Instinct MI350 series (CDNA4)", .lowering = true,
-     CDNA_CORE(163840, 1280), .mfma_family = MFMA_CDNA4, .as_global = 1, .as_lds = 3, .as_constant = 4,
+     CDNA_CORE(163840, 1280, 64), .mfma_family = MFMA_CDNA4, .as_global = 1, .as_lds = 3, .as_constant = 4,
      .as_private = 5, .kernel_cc = LLVMAMDGPUKERNELCallConv, .code_object_version = 500,
      .binary_ext = "hsaco", AMDGPU_LOWERING(8)},
     /* x86-64 with SSSE3 and POPCNT: any x86-64 host of the last fifteen years, and a fixed choice, so
@@ -63,7 +64,7 @@ static const Target targets[] = {
      * "X86 DAG->DAG Instruction Selection"; without SSE4.1 it takes 2 s). Position-independent. */
     {.name = "emu", .kind = TARGET_EMU, .triple = "x86_64-pc-linux-gnu", .cpu = "x86-64", .features = "+ssse3,+popcnt",
      .arch = "gfx942", .description = "host emulator of a gfx942 workgroup", .lowering = true,
-     CDNA_CORE(65536, 512), .mfma_family = MFMA_CDNA3, .as_global = 0, .as_lds = 0, .as_constant = 0,
+     CDNA_CORE(65536, 512, 32), .mfma_family = MFMA_CDNA3, .as_global = 0, .as_lds = 0, .as_constant = 0,
      .as_private = 0, .kernel_cc = LLVMCCallConv, .code_object_version = 0, .binary_ext = "so", EMU_LOWERING, .f64_math = true, .num_xcds = 8},
     /* sm_90a: the arch-specific variant (wgmma, setmaxnreg); PTX ISA 8.0 is the first that has it. */
     {.name = "sm_90", .kind = TARGET_NVPTX, .triple = "nvptx64-nvidia-cuda", .cpu = "sm_90a",
@@ -71,7 +72,7 @@ static const Target targets[] = {
      .lowering = true, .wave_size = 32, .max_workgroup_size = 1024, .simds_per_cu = 4,
      .max_waves_per_simd = 16, .vgpr_file = 512, .vgpr_granule = 8, .max_vgprs_per_lane = 255,
      .lds_bytes = 227 * 1024, .lds_bytes_default = 48 * 1024, .lds_per_cu = 228 * 1024, .lds_granule = 128,
-     .mfma_family = 0, .as_global = 1, .as_lds = 3, .as_constant = 4, .as_private = 5,
+     .lds_banks = 32, .mfma_family = 0, .as_global = 1, .as_lds = 3, .as_constant = 4, .as_private = 5,
      .kernel_cc = LLVMPTXKernelCallConv, .code_object_version = 0, .binary_ext = "ptx", .scope_cta = "block", .scope_gpu = "device", .fenced_atomics = true,
      .warp_mma = true, .wgmma = true, .tma = true, .licm_stays_in_loop = true, .max_kernarg_bytes = 32764,
      .num_xcds = 1, .hooks = &nvptx_hooks, .codegen = &nvptx_codegen},
@@ -82,7 +83,7 @@ static const Target targets[] = {
      .arch = "sm_90", .description = "host emulator of an sm_90 thread block", .lowering = true,
      .wave_size = 32, .max_workgroup_size = 1024, .simds_per_cu = 4, .max_waves_per_simd = 16, .vgpr_file = 512,
      .vgpr_granule = 8, .max_vgprs_per_lane = 255, .lds_bytes = 227 * 1024, .lds_bytes_default = 227 * 1024,
-     .lds_per_cu = 228 * 1024, .lds_granule = 128, .mfma_family = 0, .as_global = 0, .as_lds = 0, .as_constant = 0,
+     .lds_per_cu = 228 * 1024, .lds_granule = 128, .lds_banks = 32, .mfma_family = 0, .as_global = 0, .as_lds = 0, .as_constant = 0,
      .as_private = 0, .kernel_cc = LLVMCCallConv, .code_object_version = 0, .binary_ext = "so", EMU_LOWERING, .warp_mma = true, .wgmma = true,
      .max_kernarg_bytes = 32764, .num_xcds = 1},
 };

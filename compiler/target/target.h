@@ -65,6 +65,11 @@ typedef struct Target {
     int lds_bytes_default;   /* without opt-in (sm_90: 48 KiB); = lds_bytes elsewhere */
     int lds_per_cu;          /* per CU (SM) */
     int lds_granule;         /* allocation granule */
+    /* 4-byte LDS banks served at once: the lanes of one access that together move 4 * lds_banks bytes
+     * are served in one pass, and lanes meeting in a bank at different words one after another
+     * (compiler/lower/lds_banks.c). CDNA2/3 and sm_90: 32 (128 bytes per clock); CDNA4: 64 (its LDS
+     * reads 256 bytes per clock: Chips and Cheese, "AMD's CDNA 4 architecture announcement"). */
+    int lds_banks;
 
     /* Matrix instructions: the MFMA family whose instructions it has (isa/mfma.def's last column:
      * MFMA_CDNA2, _CDNA3, _CDNA4; emu: gfx942's, executed by the emulator; 0: none).
@@ -87,6 +92,10 @@ typedef struct Target {
     bool warp_mma;        /* mma.sync, ldmatrix and cp.async stage buffers (sm_90's warp-level path) */
     bool wgmma;           /* wgmma.mma_async layouts (sm_90a) */
     bool tma;             /* TMA copies into stage buffers (the GPU only: the emulator has none) */
+    bool fp_contract;     /* a float product added or subtracted may be fused into one fma (LLVM's contract
+                             flag on fmul, fadd, fsub): AMD's gfx targets and emu, not sm_90 */
+    bool max_by_parts;    /* no one-instruction NaN-propagating max: a chain of llvm.maximum/minimum is
+                             rebuilt as a NaN-blind tree (max3) and one unordered test (lower_fpmath.c) */
     bool licm_stays_in_loop; /* outer loops keep the invariants of their inner loops (ptxas's registers) */
     int max_kernarg_bytes;   /* most bytes of parameters a kernel can take; 0: no known limit */
     int num_xcds;            /* accelerator complex dies a launch's workgroups are dealt across */

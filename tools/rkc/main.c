@@ -480,8 +480,12 @@ static void print_remarks(const DriverResult *r)
 {
     for (int i = 0; i < r->nremarks; i++) {
         const Remark *m = &r->remarks[i];
-        fprintf(stderr, "%s:%d:%d: remark: %d-bit %ss in kernel %s, where %d-bit ones could be: %s\n",
-                m->file ? m->file : "<source>", m->line, m->col, m->bits, m->what, m->kernel, m->widest, m->why);
+        if (m->kind == REMARK_BANKS)
+            fprintf(stderr, "%s:%d:%d: remark: %d-way bank conflicts in %ss in kernel %s: %s\n",
+                    m->file ? m->file : "<source>", m->line, m->col, m->ways, m->what, m->kernel, m->why);
+        else
+            fprintf(stderr, "%s:%d:%d: remark: %d-bit %ss in kernel %s, where %d-bit ones could be: %s\n",
+                    m->file ? m->file : "<source>", m->line, m->col, m->bits, m->what, m->kernel, m->widest, m->why);
     }
 }
 
@@ -508,8 +512,10 @@ static const char *json_remarks(Arena *a, const char *json, const DriverResult *
         const Remark *m = &r->remarks[i];
         t = arena_printf(a, "%s%s\n  {\"kernel\": \"%s\", \"file\": \"", t, i ? "," : "", m->kernel);
         json_escape(a, &t, m->file ? m->file : "<source>");
-        t = arena_printf(a, "%s\", \"line\": %d, \"col\": %d, \"access\": \"%s\", \"bits\": %d, \"widest\": %d, "
-                            "\"why\": \"", t, m->line, m->col, m->what, m->bits, m->widest);
+        t = arena_printf(a, "%s\", \"line\": %d, \"col\": %d, \"kind\": \"%s\", \"access\": \"%s\", ", t, m->line,
+                         m->col, m->kind == REMARK_BANKS ? "bank_conflict" : "narrow", m->what);
+        t = m->kind == REMARK_BANKS ? arena_printf(a, "%s\"ways\": %d, \"why\": \"", t, m->ways)
+                                    : arena_printf(a, "%s\"bits\": %d, \"widest\": %d, \"why\": \"", t, m->bits, m->widest);
         json_escape(a, &t, m->why);
         t = arena_printf(a, "%s\"}", t);
     }

@@ -1,0 +1,177 @@
+/* LDS remarks (rkc --remarks): the LDS accesses of a kernel whose lanes meet in a bank, and those
+ * narrower than the tile allows, computed from the layouts at the place where the lowering chooses
+ * each access (lower_convert.c), with the addresses it emits.
+ *
+ * The model of the banks: LDS has Target.lds_banks banks of 4 bytes. One access instruction of a wave
+ * (warp) is served in passes of consecutive lanes that together move 4 * lds_banks bytes (32 banks:
+ * 32 lanes of 4 bytes or less, 16 of 8 bytes, 8 of 16 bytes); within a pass, lanes reading or writing
+ * the same 4-byte word share it, and lanes that need different words of one bank are served one after
+ * another. The access's "ways" is the most words one bank serves in one pass, over the passes and
+ * waves: 1 is conflict-free, n costs about n times the passes. This is the rule of AMD's LDS (CDNA3
+ * ISA guide, "Data share operations") and of NVIDIA's shared memory (CUDA programming guide, "Shared
+ * memory"), where wider accesses are split into the same phases. */
+#include <stdlib.h>
+
+#include "compiler/lower/lower_internal.h"
+#include "compiler/passes/remark.h"
+
+/* Coordinates of the element of register r in lane `lane` of wave `warp`: the layout's bits are
+ * disjoint, and lane or wave bits past the layout's own are replicas. */
+static void element_coords(const LinLayout *ll, int r, int lane, int warp, int64_t *c)
+{
+    lin_reg_coords(ll, r, c);
+    for (int b = 0; b < ll->nlane; b++)
+        if (lane >> b & 1)
+            for (int d = 0; d < ll->rank; d++)
+                c[d] ^= ll->lane[b][d];
+    for (int b = 0; b < ll->nwarp; b++)
+        if (warp >> b & 1)
+            for (int d = 0; d < ll->rank; d++)
+                c[d] ^= ll->warp[b][d];
+}
+
+typedef struct Pass {
+    int64_t word[64 * 4]; /* the words the pass's lanes touch */
+    int lane[64 * 4];
+    int n;
+} Pass;
+
+/* The most distinct words one bank serves in a pass; an example of two lanes that meet. */
+static int pass_ways(const Pass *p, int banks, int *ex_lane, int *ex_bank, int64_t *ex_addr)
+{
+    int worst = 1;
+    for (int i = 0; i < p->n; i++) {
+        int64_t bank = p->word[i] % banks;
+        int ways = 1, other = -1;
+        for (int j = 0; j < i; j++) {
+            if (p->word[j] % banks != bank || p->word[j] == p->word[i])
+                continue;
+            bool first = true; /* count each distinct word once */
+            for (int k = 0; k < j; k++)
+                if (p->word[k] == p->word[j])
+                    first = false;
+            if (first) {
+                ways++;
+                other = j;
+            }
+        }
+        if (ways > worst) {
+            worst = ways;
+            ex_lane[0] = p->lane[other], ex_lane[1] = p->lane[i];
+            ex_addr[0] = p->word[other] * 4, ex_addr[1] = p->word[i] * 4;
+            *ex_bank = (int)bank;
+        }
+    }
+    return worst;
+}
+
+void lds_note(Lower *L, bool write, const Type *t, const LdsAccess *acc)
+{
+    if (!L->o->remarks)
+        return;
+    struct LdsNote *n = &L->lds_notes[write ? 0 : 1];
+    n->type = t;
+    n->accesses++;
+    int bytes = acc->run * acc->bytes, banks = L->t->lds_banks > 0 ? L->t->lds_banks : 32;
+    int per_pass = 4 * banks / (bytes > 4 ? bytes : 4);
+    if (per_pass > L->wave)
+        per_pass = L->wave;
+    int words = (bytes + 3) / 4;
+    int worst = 1, ex_lane[2] = {0, 0}, ex_bank = 0;
+    int64_t ex_addr[2] = {0, 0};
+    Pass *p = malloc(sizeof *p);
+    if (!p)
+        return;
+    for (int w = 0; w < L->nw; w++)
+        for (int first = 0; first < L->wave; first += per_pass) {
+            p->n = 0;
+            for (int lane = first; lane < first + per_pass; lane++) {
+                int64_t c[TIR_MAX_RANK];
+                element_coords(acc->ll, acc->r, lane, w, c);
+                int64_t addr = acc->base + acc->bytes * acc->index(acc->map, c);
+                for (int k = 0; k < words && p->n < 64 * 4; k++) {
+                    p->word[p->n] = addr / 4 + k;
+                    p->lane[p->n++] = lane;
+                }
+            }
+            int el[2] = {0, 0}, eb = 0;
+            int64_t ea[2] = {0, 0};
+            int ways = pass_ways(p, banks, el, &eb, ea);
+            if (ways > worst) {
+                worst = ways;
+                ex_lane[0] = el[0] + w * L->wave, ex_lane[1] = el[1] + w * L->wave;
+                ex_bank = eb;
+                ex_addr[0] = ea[0], ex_addr[1] = ea[1];
+            }
+        }
+    free(p);
+    if (worst > 1) {
+        n->conflicted++;
+        if (worst > n->ways) {
+            n->ways = worst;
+            n->ex_lane[0] = ex_lane[0], n->ex_lane[1] = ex_lane[1];
+            n->ex_bank = ex_bank;
+            n->ex_addr[0] = ex_addr[0], n->ex_addr[1] = ex_addr[1];
+        }
+    }
+    /* the widest: 128 bits, or all that a lane holds of the tile */
+    int held = lin_nregs(acc->ll) * acc->bytes;
+    int widest = 16 < held ? 16 : held;
+    if (bytes < widest) {
+        n->narrow++;
+        if (!n->bits || bytes * 8 < n->bits)
+            n->bits = bytes * 8;
+        n->widest = widest * 8;
+    }
+}
+
+static void add_remark(Lower *L, Remark r)
+{
+    Arena *a = L->diags->arena;
+    if (L->nremarks == L->remarks_cap) {
+        int cap = L->remarks_cap ? 2 * L->remarks_cap : 8;
+        Remark *m = ARENA_ARRAY(a, Remark, cap);
+        if (L->nremarks)
+            memcpy(m, L->remarks, sizeof *m * (size_t)L->nremarks);
+        L->remarks = m;
+        L->remarks_cap = cap;
+    }
+    L->remarks[L->nremarks++] = r;
+}
+
+void lds_note_flush(Lower *L)
+{
+    if (!L->o->remarks || !L->op)
+        return;
+    Arena *a = L->diags->arena;
+    const Module *m = L->f->module;
+    const char *file = L->op->pos.file < (uint32_t)m->nfiles ? m->files[L->op->pos.file] : NULL;
+    const char *opname = L->op->code == OP_DOT ? "the dot reading its operand" : "a move between layouts";
+    for (int dir = 0; dir < 2; dir++) {
+        struct LdsNote *n = &L->lds_notes[dir];
+        if (!n->accesses)
+            continue;
+        const char *what = dir == 0 ? "LDS write" : "LDS read";
+        const char *tile = ty_str(a, m->types, n->type);
+        if (n->ways > 1) {
+            int wl = L->wave;
+            const char *why = arena_printf(
+                a, "%d of the %d %ss of %s (%s) meet in a bank: lanes %d and %d of wave %d use bank %d at bytes %lld "
+                   "and %lld (%d banks of 4 bytes)",
+                n->conflicted, n->accesses, what, tile, opname, n->ex_lane[0] % wl, n->ex_lane[1] % wl,
+                n->ex_lane[1] / wl, n->ex_bank, (long long)n->ex_addr[0], (long long)n->ex_addr[1],
+                L->t->lds_banks);
+            add_remark(L, (Remark){REMARK_BANKS, L->f->name, file, (int)L->op->pos.line, (int)L->op->pos.col,
+                                   what, 0, 0, n->ways, why});
+        }
+        if (n->narrow) {
+            const char *why = arena_printf(a, "%d of the %d %ss of %s (%s): its %s layout gives a lane runs of %d "
+                                              "element(s) that are consecutive in LDS",
+                                           n->narrow, n->accesses, what, tile, opname, dir == 0 ? "source" : "destination",
+                                           n->bits / 8 / (ty_bits(ty_elem(n->type)) / 8 ? ty_bits(ty_elem(n->type)) / 8 : 1));
+            add_remark(L, (Remark){REMARK_NARROW, L->f->name, file, (int)L->op->pos.line, (int)L->op->pos.col, what,
+                                   n->bits, n->widest, 0, why});
+        }
+        memset(n, 0, sizeof *n);
+    }
+}
