@@ -3,7 +3,8 @@
  * reduce / argreduce work in three steps, read off the operand's linear layout:
  *   1. in a lane: registers whose coordinates differ only along the axis are combined;
  *   2. across lanes: for every lane bit whose basis points along the axis, a butterfly step exchanges
- *      partial results with the lane that differs in that bit (ds_bpermute);
+ *      partial results with the lane that differs in that bit (DPP within a row of 16 lanes on gfx9,
+ *      else ds_bpermute / shfl: lower_xlane.c);
  *   3. across waves: if wave bits point along the axis, each wave writes its partials to LDS and every
  *      lane combines the waves' partials for the elements it holds.
  * The result's layout is the slice of the operand's, so each lane ends up with exactly the elements it
@@ -178,15 +179,36 @@ void lower_reduce(Lower *L, Op *op)
             *p = red_combine(L, kind, sg, *p, x);
         }
     }
-    /* 2. across lanes, a butterfly over the lane bits along the axis */
+    /* 2. across lanes, a butterfly over the lane bits along the axis (lower_xlane.c: DPP within a row
+     * of 16 lanes where the wave has it); on a 64-lane gfx9 wave whose two row bits both point along
+     * the axis, once the rows are reduced, the four rows' values are read as uniform values instead
+     * (v_readlane_b32) */
+    unsigned uniform = 0; /* lane bits across which the partials are the same */
+    for (int b = 0; b < ll->nlane; b++) {
+        bool zero = true;
+        for (int d = 0; d < it->rank; d++)
+            zero &= ll->lane[b][d] == 0;
+        if (zero)
+            uniform |= 1u << b;
+    }
+    bool rows = xlane_has_dpp(L) && ll->nlane == 6 && ll->lane[4][axis] && ll->lane[5][axis];
     for (int b = 0; b < ll->nlane; b++) {
         if (!ll->lane[b][axis])
             continue;
-        LLVMValueRef src = LLVMBuildXor(L->b, L->lane, const_i32(L, 1 << b), "");
+        if (rows && b == 4 && (uniform & 15) == 15) {
+            for (int p = 0; p < nparts; p++) {
+                Part r[4];
+                for (int k = 0; k < 4; k++)
+                    r[k] = (Part){xlane_read(L, parts[p].v, 16 * k), arg ? xlane_read(L, parts[p].idx, 16 * k) : NULL};
+                parts[p] = red_combine(L, kind, sg, red_combine(L, kind, sg, r[0], r[1]), red_combine(L, kind, sg, r[2], r[3]));
+            }
+            break;
+        }
         for (int p = 0; p < nparts; p++) {
-            Part o = {red_shuffle(L, parts[p].v, src), arg ? red_shuffle(L, parts[p].idx, src) : NULL};
+            Part o = {xlane_xor(L, parts[p].v, b, uniform), arg ? xlane_xor(L, parts[p].idx, b, uniform) : NULL};
             parts[p] = red_combine(L, kind, sg, parts[p], o);
         }
+        uniform |= 1u << b;
     }
     /* 3. across waves, through LDS */
     int wbits[LAY_MAX_WARP_BITS], nwb = 0;

@@ -8,7 +8,8 @@
  *   2. every further bit is a step of the hypercube scan: each run knows the total t of its block (the
  *      elements agreeing with it in all higher axis bits) and the combined value p of the blocks before
  *      it; the partner block (the bit flipped) is another register (compile time), another lane (one
- *      cross-lane read: ds_bpermute on gfx942, shfl on sm_90) or another wave; the upper block adds
+ *      cross-lane read, lower_xlane.c: DPP within a row of 16 lanes on gfx942, else ds_bpermute; shfl
+ *      on sm_90) or another wave; the upper block adds
  *      the partner's t to its p, and both add it to t;
  *   3. consecutive wave bits are one step group through LDS: every wave writes its t at the runs'
  *      element offsets, and after one barrier reads the t of the 2^G waves of its group.
@@ -100,7 +101,16 @@ void lower_scan(Lower *L, Op *op)
         tot[r] = acc;
         pre[r] = NULL;
     }
-    /* 2. and 3. the hypercube over the remaining axis bits */
+    /* 2. and 3. the hypercube over the remaining axis bits; uniform: the lane bits across which the
+     * totals are the same (replicated lanes, and lane bits of axis bits already done) */
+    unsigned uniform = 0;
+    for (int b = 0; b < ll->nlane; b++) {
+        bool zero = true;
+        for (int d = 0; d < t->rank; d++)
+            zero &= ll->lane[b][d] == 0;
+        if (zero)
+            uniform |= 1u << b;
+    }
     for (int j = m; j < nbits;) {
         if (ab[j].src == SRC_REG) {
             int bit = 1 << ab[j].bit;
@@ -114,17 +124,17 @@ void lower_scan(Lower *L, Op *op)
             j++;
         } else if (ab[j].src == SRC_LANE) {
             int b = ab[j].bit;
-            LLVMValueRef src = LLVMBuildXor(L->b, L->lane, const_i32(L, 1 << b), "");
             LLVMValueRef upper = LLVMBuildTrunc(L->b, LLVMBuildLShr(L->b, L->lane, const_i32(L, b), ""),
                                                 LLVMInt1TypeInContext(L->ctx), "");
             for (int r = 0; r < n; r++) {
                 if (r & runmask)
                     continue;
-                LLVMValueRef o = red_shuffle(L, tot[r], src);
+                LLVMValueRef o = xlane_xor(L, tot[r], b, uniform);
                 LLVMValueRef np = pre[r] ? join(L, kind, sk, o, pre[r]) : o;
                 pre[r] = LLVMBuildSelect(L->b, upper, np, pre[r] ? pre[r] : identity(L, kind, sk, et), "");
                 tot[r] = join(L, kind, sk, tot[r], o);
             }
+            uniform |= 1u << b;
             j++;
         } else {
             /* a group of consecutive wave bits j .. j+G-1: one exchange through LDS */

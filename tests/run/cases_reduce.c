@@ -213,7 +213,7 @@ static void check_reduce3d(Run *r)
     expect_buf(r, o, red_tol(kind, tol));
 }
 
-/* ---- scans: p[1] R (or BLOCK), p[2] C, p[3] axis; p[0] 1 for scan1d ---- */
+/* ---- scans: p[1] R (or BLOCK), p[2] C, p[3] axis; p[0] 1 for scan1d, 2 for scan2d_mask ---- */
 
 static void scan_ref(const HBuf *x, size_t base, size_t stride, size_t len, HBuf *o, double *tol)
 {
@@ -248,6 +248,16 @@ static void setup_scan(Run *r)
         arg(r, rk_arg_i32(P));
         return;
     }
+    if (c->p[0] == 2) { /* an nr x nc matrix in the R x C tile: each extent from half the tile's + 1 */
+        int R = c->p[1], C = c->p[2], P = (int)rng_range(&r->rng, 1, 2);
+        int nr = (int)rng_range(&r->rng, R / 2 + 1, R), nc = (int)rng_range(&r->rng, C / 2 + 1, C);
+        in_buf(r, "x", t, (size_t)(P * nr * nc), dt_float(t) ? UNI(-1, 1) : MIX(0, 0));
+        out_buf(r, "out", sum_type(t), (size_t)(P * nr * nc))->cols = nc;
+        arg(r, rk_arg_i32(nr));
+        arg(r, rk_arg_i32(nc));
+        arg(r, rk_arg_i32(P));
+        return;
+    }
     int R = c->p[1], C = c->p[2], P = (int)rng_range(&r->rng, 1, 2);
     in_buf(r, "x", t, (size_t)(P * R * C), dt_float(t) ? UNI(-1, 1) : MIX(0, 0));
     out_buf(r, "out", sum_type(t), (size_t)(P * R * C))->cols = C;
@@ -264,6 +274,16 @@ static void check_scan(Run *r)
         size_t n = x->n / (size_t)P;
         for (size_t p = 0; p < (size_t)P; p++)
             scan_ref(x, p * n, 1, n, o, tol);
+    } else if (c->p[0] == 2) {
+        size_t nr = (size_t)r->args[2].v.i, nc = (size_t)r->args[3].v.i, P = x->n / (nr * nc);
+        for (size_t p = 0; p < P; p++) {
+            if (c->p[3] == 0)
+                for (size_t j = 0; j < nc; j++)
+                    scan_ref(x, p * nr * nc + j, nc, nr, o, tol);
+            else
+                for (size_t i = 0; i < nr; i++)
+                    scan_ref(x, p * nr * nc + i * nc, 1, nc, o, tol);
+        }
     } else {
         size_t R = (size_t)c->p[1], C = (size_t)c->p[2], P = x->n / (R * C);
         for (size_t p = 0; p < P; p++) {
@@ -441,6 +461,23 @@ void gen_reduce(void)
         c->p[2] = shapes[s][1];
         case_define(c, "R=%d C=%d num_warps=%d", shapes[s][0], shapes[s][1], shapes[s][2]);
     }
+    /* cumsum over extents that are not powers of two (masks), along either axis: tiles whose axis is in
+     * a lane's registers, in the lanes of one row of 16, across rows, across waves */
+    static const int mshapes[][3] = {{8, 64, 4}, {64, 8, 4}, {32, 32, 2}, {16, 128, 8}, {128, 16, 8}, {4, 256, 1}};
+    for (int s = 0; s < 6; s++)
+        for (int axis = 0; axis < 2; axis++) {
+            rk_dtype t = RT[(2 * s + axis) % 7];
+            const int *q = mshapes[s];
+            Case *c = add_case("reduce.tile", "scan2d_mask", setup_scan, check_scan, "reduce/cumsum2d_mask/%s/axis%d/%dx%d/w%d",
+                               tname(t), axis, q[0], q[1], q[2]);
+            c->p[0] = 2;
+            c->p[1] = q[0];
+            c->p[2] = q[1];
+            c->p[3] = axis;
+            c->dt[0] = t;
+            case_define(c, "T=%s U=%s AXIS=%d R=%d C=%d num_warps=%d", tname(t), tname(sum_type(t)), axis, q[0], q[1],
+                        q[2]);
+        }
     /* NaN among the inputs of max, min, argmax, argmin */
     static const rk_dtype NT[] = {RK_F32, RK_F16, RK_BF16};
     for (int ti = 0; ti < 3; ti++)

@@ -193,7 +193,9 @@ static void test_reset(void)
 }
 
 /* A scan whose big config needs 256 KiB of LDS at once: pruned before code generation. (A layout
- * conversion that large is no longer refused: it moves in pieces, lower_convert.c.) */
+ * conversion that large is no longer refused: it moves in pieces, lower_convert.c.) The scan runs down
+ * the columns, across the waves, whose exchange goes through LDS (lower_scan.c); along the rows it
+ * would stay in registers and lanes. */
 static const char SCAN_SRC[] =
     "@autotune(key = [n], configs = [{B: 16}, {B: 256}])\n"
     "@grid(1)\n"
@@ -201,7 +203,7 @@ static const char SCAN_SRC[] =
     "{\n"
     "    let r = arange(B);\n"
     "    let x = load(a + r[:, None] * B + r[None, :]);\n"
-    "    store(c + r[:, None] * B + r[None, :], cumsum(x, 1));\n"
+    "    store(c + r[:, None] * B + r[None, :], cumsum(x, 0));\n"
     "}\n";
 
 static void test_prune_lds(void)

@@ -65,6 +65,21 @@ static LLVMValueRef amdgpu_shuffle(Lower *L, LLVMValueRef value, LLVMValueRef sr
     return lower_call(L, "llvm.amdgcn.ds.bpermute", L->i32, pt, args, 2);
 }
 
+static LLVMValueRef amdgpu_dpp(Lower *L, LLVMValueRef value, int dpp_ctrl)
+{
+    LLVMTypeRef pt[6] = {L->i32, L->i32, L->i32, L->i32, L->i32, L->i1};
+    LLVMValueRef args[6] = {LLVMGetPoison(L->i32), value, const_i32(L, dpp_ctrl), const_i32(L, 0xF),
+                            const_i32(L, 0xF), LLVMConstInt(L->i1, 1, 0)};
+    return lower_call(L, "llvm.amdgcn.update.dpp.i32", L->i32, pt, args, 6);
+}
+
+static LLVMValueRef amdgpu_readlane(Lower *L, LLVMValueRef value, int lane)
+{
+    LLVMTypeRef pt[2] = {L->i32, L->i32};
+    LLVMValueRef args[2] = {value, const_i32(L, lane)};
+    return lower_call(L, "llvm.amdgcn.readlane.i32", L->i32, pt, args, 2);
+}
+
 static LLVMValueRef amdgpu_mfma(Lower *L, int instr, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c)
 {
     const char *name = target_has_mfma(L->t, (MfmaOp)instr) ? target_mfma_intrinsic((MfmaOp)instr) : NULL;
@@ -153,6 +168,8 @@ const TargetHooks amdgpu_hooks = {
     .num_programs = amdgpu_num_programs,
     .barrier = amdgpu_barrier,
     .shuffle = amdgpu_shuffle,
+    .dpp = amdgpu_dpp,
+    .readlane = amdgpu_readlane,
     .mfma = amdgpu_mfma,
     .assert_fail = amdgpu_assert_fail,
     .math = amdgpu_math,

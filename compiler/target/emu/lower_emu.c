@@ -104,6 +104,22 @@ static LLVMValueRef emu_shuffle(Lower *L, LLVMValueRef value, LLVMValueRef src_l
     return emu_call(L, offsetof(EmuFns, bpermute), L->i32, pt, args, 2);
 }
 
+/* the emulator's DPP and readlane (runtime/emu/emu_wave.c, from AMD's CDNA3 ISA) */
+static LLVMValueRef emu_dpp(Lower *L, LLVMValueRef value, int dpp_ctrl)
+{
+    LLVMTypeRef pt[6] = {L->i32, L->i32, L->i32, L->i32, L->i32, L->i32};
+    LLVMValueRef args[6] = {const_i32(L, 0), value, const_i32(L, dpp_ctrl), const_i32(L, 0xF), const_i32(L, 0xF),
+                            const_i32(L, 1)};
+    return emu_call(L, offsetof(EmuFns, dpp), L->i32, pt, args, 6);
+}
+
+static LLVMValueRef emu_readlane(Lower *L, LLVMValueRef value, int lane)
+{
+    LLVMTypeRef pt[2] = {L->i32, L->i32};
+    LLVMValueRef args[2] = {value, const_i32(L, lane)};
+    return emu_call(L, offsetof(EmuFns, readlane), L->i32, pt, args, 2);
+}
+
 /* Stores a value to a stack slot as 32-bit words; returns the slot. */
 static LLVMValueRef spill_words(Lower *L, LLVMValueRef v)
 {
@@ -303,6 +319,8 @@ const TargetHooks emu_hooks = {
     .num_programs = emu_num_programs,
     .barrier = emu_barrier,
     .shuffle = emu_shuffle,
+    .dpp = emu_dpp,
+    .readlane = emu_readlane,
     .mfma = emu_mfma,
     .mma_sync = emu_mma_sync,
     .ldmatrix_x4 = emu_ldmatrix_x4,
