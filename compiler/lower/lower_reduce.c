@@ -6,7 +6,8 @@
  *      partial results with the lane that differs in that bit (DPP within a row of 16 lanes on gfx9,
  *      else ds_bpermute / shfl: lower_xlane.c);
  *   3. across waves: if wave bits point along the axis, each wave writes its partials to LDS and every
- *      lane combines the waves' partials for the elements it holds.
+ *      lane combines the waves' partials for the elements it holds (with DPP, where the lowest lane bits
+ *      hold one element: each lane reads one wave's partial and the lanes combine them by DPP).
  * The result's layout is the slice of the operand's, so each lane ends up with exactly the elements it
  * needs. argmax/argmin carry an index beside each value (ties: the smaller index; NaN counts as the
  * largest for argmax and the smallest for argmin, like numpy returning the first NaN).
@@ -268,7 +269,33 @@ void lower_reduce(Lower *L, Op *op)
         }
         copies_end(L, copies);
         tgt_barrier(L);
-        for (int p = 0; p < nparts; p++) {
+        /* with DPP, and when the lowest nwb lane bits hold one output element (replicated, or along the
+         * axis), lane l reads only wave l % W's partial and the W partials are combined across those
+         * lane bits (lower_xlane.c): one LDS read per lane instead of W */
+        bool spread = xlane_has_dpp(L) && nwb <= 4 && nwb <= ll->nlane;
+        for (int b = 0; spread && b < nwb; b++)
+            for (int d = 0; d < it->rank; d++)
+                spread &= d == axis || ll->lane[b][d] == 0;
+        for (int p = 0; spread && p < nparts; p++) {
+            LLVMValueRef e = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, slot[p], const_i32(L, W), ""),
+                                          LLVMBuildAnd(L->b, L->lane, const_i32(L, W - 1), ""), "");
+            LLVMValueRef ptr = tgt_lds_ptr(L, LLVMBuildAdd(L->b, LLVMBuildMul(L->b, e, const_i32(L, vb), ""), const_i32(L, base), ""));
+            tgt_check(L, ptr, vb, EMU_ACCESS_LOAD | EMU_ACCESS_LDS);
+            Part x = {LLVMBuildLoad2(L->b, vt, ptr, ""), NULL};
+            if (arg) {
+                LLVMValueRef ip = tgt_lds_ptr(L, LLVMBuildAdd(L->b, const_i32(L, base + (int)ioff),
+                                                               LLVMBuildMul(L->b, e, const_i32(L, 4), ""), ""));
+                tgt_check(L, ip, 4, EMU_ACCESS_LOAD | EMU_ACCESS_LDS);
+                x.idx = LLVMBuildLoad2(L->b, L->i32, ip, "");
+            }
+            for (int b = 0; b < nwb; b++) {
+                unsigned done = (1u << b) - 1;
+                Part o = {xlane_xor(L, x.v, b, done), arg ? xlane_xor(L, x.idx, b, done) : NULL};
+                x = red_combine(L, kind, sg, x, o);
+            }
+            parts[p] = x;
+        }
+        for (int p = 0; !spread && p < nparts; p++) {
             Part acc = {NULL, NULL};
             for (int w = 0; w < W; w++) {
                 LLVMValueRef e = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, slot[p], const_i32(L, W), ""), const_i32(L, w), "");
