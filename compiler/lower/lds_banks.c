@@ -65,24 +65,21 @@ static int pass_ways(const Pass *p, int banks, int *ex_lane, int *ex_bank, int64
     return worst;
 }
 
-void lds_note(Lower *L, bool write, const Type *t, const LdsAccess *acc)
+/* The ways of one access over the first `waves` waves; the worst pass's example. */
+static int access_ways(Lower *L, const LdsAccess *acc, int waves, int *ex_lane, int *ex_bank, int64_t *ex_addr)
 {
-    if (!L->o->remarks)
-        return;
-    struct LdsNote *n = &L->lds_notes[write ? 0 : 1];
-    n->type = t;
-    n->accesses++;
     int bytes = acc->run * acc->bytes, banks = L->t->lds_banks > 0 ? L->t->lds_banks : 32;
     int per_pass = 4 * banks / (bytes > 4 ? bytes : 4);
     if (per_pass > L->wave)
         per_pass = L->wave;
+    if (per_pass < 1)
+        per_pass = 1;
     int words = (bytes + 3) / 4;
-    int worst = 1, ex_lane[2] = {0, 0}, ex_bank = 0;
-    int64_t ex_addr[2] = {0, 0};
+    int worst = 1;
     Pass *p = malloc(sizeof *p);
     if (!p)
-        return;
-    for (int w = 0; w < L->nw; w++)
+        return 1;
+    for (int w = 0; w < waves; w++)
         for (int first = 0; first < L->wave; first += per_pass) {
             p->n = 0;
             for (int lane = first; lane < first + per_pass; lane++) {
@@ -100,11 +97,41 @@ void lds_note(Lower *L, bool write, const Type *t, const LdsAccess *acc)
             if (ways > worst) {
                 worst = ways;
                 ex_lane[0] = el[0] + w * L->wave, ex_lane[1] = el[1] + w * L->wave;
-                ex_bank = eb;
+                *ex_bank = eb;
                 ex_addr[0] = ea[0], ex_addr[1] = ea[1];
             }
         }
     free(p);
+    return worst;
+}
+
+int lds_ways(Lower *L, const LdsAccess *acc)
+{
+    int el[2], eb;
+    int64_t ea[2];
+    return access_ways(L, acc, 1, el, &eb, ea);
+}
+
+static void flush_note(Lower *L, int dir, struct LdsNote *n);
+
+void lds_note(Lower *L, bool write, const Type *t, const LdsAccess *acc)
+{
+    if (!L->o->remarks)
+        return;
+    struct LdsNote *notes = L->lds_notes[write ? 0 : 1], *n = NULL;
+    for (int i = 0; i < 4 && !n; i++) /* the tile's note, or a free one */
+        if (notes[i].type == t || !notes[i].accesses)
+            n = &notes[i];
+    if (!n) {
+        flush_note(L, write ? 0 : 1, &notes[3]);
+        n = &notes[3];
+    }
+    n->type = t;
+    n->accesses++;
+    int bytes = acc->run * acc->bytes;
+    int ex_lane[2] = {0, 0}, ex_bank = 0;
+    int64_t ex_addr[2] = {0, 0};
+    int worst = access_ways(L, acc, L->nw, ex_lane, &ex_bank, ex_addr);
     if (worst > 1) {
         n->conflicted++;
         if (worst > n->ways) {
@@ -139,39 +166,44 @@ static void add_remark(Lower *L, Remark r)
     L->remarks[L->nremarks++] = r;
 }
 
-void lds_note_flush(Lower *L)
+/* The remarks of one note (dir 0: writes, 1: reads), which is then cleared. */
+static void flush_note(Lower *L, int dir, struct LdsNote *n)
 {
-    if (!L->o->remarks || !L->op)
+    if (!n->accesses || !L->op)
         return;
     Arena *a = L->diags->arena;
     const Module *m = L->f->module;
     const char *file = L->op->pos.file < (uint32_t)m->nfiles ? m->files[L->op->pos.file] : NULL;
     const char *opname = L->op->code == OP_DOT ? "the dot reading its operand" : "a move between layouts";
-    for (int dir = 0; dir < 2; dir++) {
-        struct LdsNote *n = &L->lds_notes[dir];
-        if (!n->accesses)
-            continue;
-        const char *what = dir == 0 ? "LDS write" : "LDS read";
-        const char *tile = ty_str(a, m->types, n->type);
-        if (n->ways > 1) {
-            int wl = L->wave;
-            const char *why = arena_printf(
-                a, "%d of the %d %ss of %s (%s) meet in a bank: lanes %d and %d of wave %d use bank %d at bytes %lld "
-                   "and %lld (%d banks of 4 bytes)",
-                n->conflicted, n->accesses, what, tile, opname, n->ex_lane[0] % wl, n->ex_lane[1] % wl,
-                n->ex_lane[1] / wl, n->ex_bank, (long long)n->ex_addr[0], (long long)n->ex_addr[1],
-                L->t->lds_banks);
-            add_remark(L, (Remark){REMARK_BANKS, L->f->name, file, (int)L->op->pos.line, (int)L->op->pos.col,
-                                   what, 0, 0, n->ways, why});
-        }
-        if (n->narrow) {
-            const char *why = arena_printf(a, "%d of the %d %ss of %s (%s): its %s layout gives a lane runs of %d "
-                                              "element(s) that are consecutive in LDS",
-                                           n->narrow, n->accesses, what, tile, opname, dir == 0 ? "source" : "destination",
-                                           n->bits / 8 / (ty_bits(ty_elem(n->type)) / 8 ? ty_bits(ty_elem(n->type)) / 8 : 1));
-            add_remark(L, (Remark){REMARK_NARROW, L->f->name, file, (int)L->op->pos.line, (int)L->op->pos.col, what,
-                                   n->bits, n->widest, 0, why});
-        }
-        memset(n, 0, sizeof *n);
+    const char *what = dir == 0 ? "LDS write" : "LDS read";
+    const char *tile = ty_str(a, m->types, n->type);
+    if (n->ways > 1) {
+        int wl = L->wave;
+        const char *why = arena_printf(
+            a, "%d of the %d %ss of %s (%s) meet in a bank: lanes %d and %d of wave %d use bank %d at bytes %lld "
+               "and %lld (%d banks of 4 bytes)",
+            n->conflicted, n->accesses, what, tile, opname, n->ex_lane[0] % wl, n->ex_lane[1] % wl,
+            n->ex_lane[1] / wl, n->ex_bank, (long long)n->ex_addr[0], (long long)n->ex_addr[1], L->t->lds_banks);
+        add_remark(L, (Remark){REMARK_BANKS, L->f->name, file, (int)L->op->pos.line, (int)L->op->pos.col, what, 0,
+                               0, n->ways, why});
     }
+    if (n->narrow) {
+        int eb = ty_bits(ty_elem(n->type)) / 8;
+        const char *why = arena_printf(a, "%d of the %d %ss of %s (%s): its %s layout gives a lane runs of %d "
+                                          "element(s) that are consecutive in LDS",
+                                       n->narrow, n->accesses, what, tile, opname, dir == 0 ? "source" : "destination",
+                                       n->bits / 8 / (eb ? eb : 1));
+        add_remark(L, (Remark){REMARK_NARROW, L->f->name, file, (int)L->op->pos.line, (int)L->op->pos.col, what,
+                               n->bits, n->widest, 0, why});
+    }
+    memset(n, 0, sizeof *n);
+}
+
+void lds_note_flush(Lower *L)
+{
+    if (!L->o->remarks)
+        return;
+    for (int dir = 0; dir < 2; dir++)
+        for (int i = 0; i < 4; i++)
+            flush_note(L, dir, &L->lds_notes[dir][i]);
 }

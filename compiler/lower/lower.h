@@ -15,6 +15,10 @@
 
 struct Target;
 
+/* The most padding after each row of a dot operand that waits in LDS for its dot, on targets without
+ * warp MMA (lower_convert.c's operand_pad); allocate_lds reserves it. */
+enum { DEFER_PAD_BYTES = 16 };
+
 typedef struct LowerOptions {
     const struct Target *target; /* from compiler/target's table: its facts and hooks */
     bool debug;         /* device_assert and print active (always on for emu) */

@@ -80,6 +80,7 @@ typedef struct Lds {
     int vec;  /* elements per 16-byte chunk */
     int nch;  /* chunks XORed with the row (1: no swizzle) */
     int pp;   /* rows per phase: the XOR uses row / pp (rows narrower than 128 bytes share a phase) */
+    int pad;  /* elements after each row: the row pitch is shape[rank - 1] + pad (deferred operands) */
 } Lds;
 
 static Lds lds_map(const Type *t, int bytes, bool swizzle)
@@ -92,6 +93,7 @@ static Lds lds_map(const Type *t, int bytes, bool swizzle)
     int64_t chunks = cols / m.vec;
     m.nch = swizzle && t->rank >= 2 && chunks >= 2 ? (int)(chunks < 8 ? chunks : 8) : 1;
     m.pp = 1;
+    m.pad = 0;
     return m;
 }
 
@@ -128,7 +130,7 @@ static LLVMValueRef lds_offset(Lower *L, const LayInfo *li, int r, const Lds *m,
     }
     if (m->rank == 1)
         return col;
-    return LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, const_i32(L, cols), ""), col, "");
+    return LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, const_i32(L, cols + m->pad), ""), col, "");
 }
 
 /* lds_offset's element index, on integers, for the remarks (lds_banks.c): the same map, coordinates
@@ -161,7 +163,7 @@ static int64_t lds_index(const void *view, const int64_t *coord)
     int64_t col = c[m->rank - 1];
     if (m->nch > 1)
         col ^= (row / m->pp & (m->nch - 1)) * m->vec;
-    return m->rank == 1 ? col : row * m->shape[m->rank - 1] + col;
+    return m->rank == 1 ? col : row * (m->shape[m->rank - 1] + m->pad) + col;
 }
 
 /* Notes an access for the remarks: `run` elements from register r of li, through the map. */
@@ -190,7 +192,7 @@ static int64_t lds_reg_offset(const LayInfo *li, int r, const Lds *m, const Perm
             if (p->dims[i] == d)
                 k = i;
         off += c[k] * stride;
-        stride *= m->shape[d];
+        stride *= m->shape[d] + (d == m->rank - 1 ? m->pad : 0);
     }
     return off;
 }
@@ -466,6 +468,45 @@ int lds_free_offset(Lower *L)
  * when LDS was read since the last barrier: a layout conversion between two deferred operands (a
  * dot's B computed by another dot and transposed) reads its scratch where the next region goes. The
  * race checker found it (8 waves: wave 0 writing the next operand while wave 4 still read). */
+/* AMD: the padding after each row of a deferred operand (a multiple of its accesses' width, at most
+ * 16 bytes) that makes its LDS accesses meet in the fewest banks, by lds_banks.c's model: the MFMA
+ * operands give 16 or 32 consecutive lanes 16 or 32 rows at one k, and rows of a multiple of 128 bytes
+ * put them all in one bank (16 ways). Reads count twice (each is read by more than one wave). Ties:
+ * the smaller pad. Allocate_lds reserves DEFER_PAD_BYTES per row for it. */
+static int operand_pad(Lower *L, const LayInfo *si, const LayInfo *di, const Type *to, Lds *map, const Perm *p,
+                       int bytes, int groupmask, int nb)
+{
+    int kw = to->layout->k_width > 0 ? to->layout->k_width : 1;
+    int step = kw > 1 << nb ? kw : 1 << nb; /* keeps every read and write aligned to its width */
+    int kdim = to->layout->op_idx == 1 ? 0 : 1;
+    int best = 0;
+    long best_cost = -1;
+    for (int pad = 0; pad * bytes <= DEFER_PAD_BYTES; pad += step) {
+        map->pad = pad;
+        long cost = 0;
+        for (int r = 0; r < lin_nregs(&si->ll); r++) {
+            if (r & groupmask)
+                continue;
+            LdsView v = {map, p};
+            LdsAccess acc = {&si->ll, r, 1 << nb, bytes, 0, lds_index, &v};
+            cost += lds_ways(L, &acc);
+        }
+        for (int r = 0; r < lin_nregs(&di->ll); r++) {
+            int64_t c[TIR_MAX_RANK];
+            lin_reg_coords(&di->ll, r, c);
+            if (c[kdim] % kw)
+                continue;
+            LdsView v = {map, p};
+            LdsAccess acc = {&di->ll, r, kw, bytes, 0, lds_index, &v};
+            cost += 2 * lds_ways(L, &acc);
+        }
+        if (best_cost < 0 || cost < best_cost)
+            best_cost = cost, best = pad;
+    }
+    map->pad = 0;
+    return best;
+}
+
 static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, const Type *to)
 {
     const LayInfo *si = lay_info(L, from);
@@ -518,6 +559,7 @@ static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, cons
     map.vec = d->vec;
     map.nch = d->nch;
     map.pp = d->pp;
+    map.pad = 0;
     Perm tr = {2, {1, 0}};
     LLVMTypeRef st = llvm_type(L, from);
     int max_vec = 16 / bytes > 0 ? 16 / bytes : 1;
@@ -541,6 +583,14 @@ static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, cons
     int groupmask = 0;
     for (int i = 0; i < nb; i++)
         groupmask |= 1 << bits[i];
+    if (!L->t->warp_mma && d->rank == 2 && L->op->plan->v[PK_DEFER] == 2) {
+        map.pad = d->pad = operand_pad(L, si, lay_info(L, to), to, &map, d->kmajor ? &tr : NULL, bytes, groupmask, nb);
+        need = d->shape[0] * (d->shape[1] + d->pad) * bytes;
+        if (base + need > L->lds_limit) {
+            lower_error(L, "internal error: a deferred dot operand that does not fit in LDS");
+            return NULL;
+        }
+    }
     LLVMBasicBlockRef copies = copies_begin(L, &si->ll);
     for (int r = 0; r < src->n; r++) {
         if (r & groupmask)
@@ -586,6 +636,7 @@ void deferred_read(Lower *L, const Deferred *d, int r, int n, LLVMValueRef *out)
     map.vec = d->vec;
     map.nch = d->nch;
     map.pp = d->pp;
+    map.pad = d->pad;
     Perm tr = {2, {1, 0}};
     if (!d->base_v)
         note(L, false, d->to, di, r, n, d->bytes, d->offset, &map, d->kmajor ? &tr : NULL);

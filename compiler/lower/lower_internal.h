@@ -112,7 +112,7 @@ struct Lower {
         int ways, ex_lane[2], ex_bank; /* the worst: lanes served one after another, an example */
         int64_t ex_addr[2];
         int narrow, bits, widest;    /* accesses narrower than the widest; the narrowest, per lane */
-    } lds_notes[2];
+    } lds_notes[2][4]; /* [writes, reads][one per tile type: a dot reads A and B] */
     struct Remark *remarks;
     int nremarks, remarks_cap;
 };
@@ -131,6 +131,8 @@ typedef struct LdsAccess {
  * one LDS bank serves one after another, and whether it is narrower than the tile allows. Only with
  * LowerOptions.remarks. */
 void lds_note(Lower *L, bool write, const Type *t, const LdsAccess *acc);
+/* The most words one bank serves in a pass of the access, in wave 0 (the lowering's choices). */
+int lds_ways(Lower *L, const LdsAccess *acc);
 /* Turns the op's notes into remarks and clears them (after each op). */
 void lds_note_flush(Lower *L);
 
@@ -306,6 +308,7 @@ typedef struct Deferred {
     int bytes;        /* element size */
     int64_t shape[TIR_MAX_RANK];
     int rank, vec, nch, pp; /* the swizzled row-major map (lower_convert.c) */
+    int pad;                /* elements after each row (AMD: against bank conflicts), row pitch shape[1] + pad */
     bool ldsm;              /* sm_90: read with ldmatrix (16-byte chunks swizzled by row / pp) */
     LLVMValueRef base_v;    /* the region's offset as a value (a cp.async stage buffer), else offset */
     bool kmajor;        /* B stored transposed: k is the fastest dimension */

@@ -8,14 +8,16 @@
  *  - above the floor, dot operands that a convert writes to LDS for its dot to read k step by k step
  *    (a `defer = 1` convert: a dot operand of a matrix instruction, used once, by the next dot of its
  *    block, whose conversion does not only rename registers, and that fits: dot_operand_candidate,
- *    lin_renames, dot_operand_next_dot) each take a region at a 16-byte boundary, until the dot that
- *    reads them (a dot with such an operand, or a wgmma) frees them all;
+ *    lin_renames, dot_operand_next_dot) each take a region at a 16-byte boundary (`defer = 2` when
+ *    there is room for DEFER_PAD_BYTES after each row too, which the lowering pads rows with against
+ *    bank conflicts on AMD), until the dot that reads them (a dot with such an operand, or a wgmma) frees them all;
  *  - every op that may move data through LDS for itself (a conversion, reshape or permute through
  *    LDS, a reduction across waves, a scan, a replicated atomic's result) writes its scratch from
  *    the free offset up, `lds` (absent when 0): the region ends with the op, the next one reuses it.
  * The lowering (lower_convert.c, lower_reduce.c, lower_mem.c) takes these offsets and `defer` as
  * given; it aligns an offset as its own accesses need (16 or 8 bytes) and sizes its region, the
  * kernel's LDS being the largest end. */
+#include "compiler/lower/lower.h"
 #include "compiler/passes/passes.h"
 
 typedef struct Alloc {
@@ -24,6 +26,9 @@ typedef struct Alloc {
     int pending;      /* the free offset: stage buffers and deferred operands below */
     int floor;        /* the stage buffers' end while they are used, then 0 */
     int shared_loads; /* loads into stage buffers not reached yet */
+    bool pad;         /* deferred operands' rows are padded (no warp MMA: lower_convert.c's operand_pad) */
+    int64_t end;      /* the highest end of a deferred operand's region */
+    int64_t est;      /* ... or of an op's scratch, estimated at its operand's size */
 } Alloc;
 
 static bool is_shared(const Type *t)
@@ -39,10 +44,17 @@ static void set_key(Alloc *A, Op *op, PlanKey k, int64_t v)
     op->plan->v[k] = v;
 }
 
+static int elem_bytes(const Type *t);
+
 static void take_scratch(Alloc *A, Op *op)
 {
     if (A->pending)
         set_key(A, op, PK_LDS, A->pending);
+    /* its scratch is at most its operand's size (an estimate, the same whether rows are padded) */
+    const Type *t = op->nopnds ? op->operands[0]->type : NULL;
+    int64_t est = A->pending + (t && t->kind == TY_TILE ? ty_numel(t) * elem_bytes(t) : 0);
+    if (est > A->est)
+        A->est = est;
 }
 
 static int elem_bytes(const Type *t)
@@ -70,8 +82,18 @@ static void convert(Alloc *A, Op *op)
     int64_t base = (A->pending + 15) / 16 * 16;
     if (base + need > A->limit)
         return; /* converted through LDS instead, its result in registers */
-    set_key(A, op, PK_DEFER, 1);
+    /* room for the rows' padding (k is the row) when it fits: defer = 2 */
+    int64_t padded = need + (A->pad && from->rank == 2
+                                 ? ty_numel(from) / from->shape[to->layout->op_idx == 1 ? 0 : 1] * DEFER_PAD_BYTES
+                                 : 0);
+    if (padded > need && base + padded <= A->limit)
+        need = padded;
+    set_key(A, op, PK_DEFER, padded == need && padded > ty_numel(from) * elem_bytes(from) ? 2 : 1);
     A->pending = (int)(base + need);
+    if (A->pending > A->end)
+        A->end = A->pending;
+    if (A->pending > A->est)
+        A->est = A->pending;
 }
 
 static bool deferred(const Value *v)
@@ -154,10 +176,47 @@ static bool clear_op(Op *op, void *ud)
     return true;
 }
 
+/* The deferred operands of a block and its regions, counted. */
+static int count_deferred(const Block *b)
+{
+    int n = 0;
+    for (const Op *op = b->first; op; op = op->next) {
+        n += op->code == OP_CONVERT_LAYOUT && op->plan && (op->plan->set & (1u << PK_DEFER)) && op->plan->v[PK_DEFER];
+        for (int r = 0; r < op->nregions; r++)
+            n += count_deferred(op->regions[r]);
+    }
+    return n;
+}
+
+/* Workgroups of `bytes` of LDS that fit in a CU (LDS alone). */
+static int64_t per_cu(const Target *t, int64_t bytes)
+{
+    int64_t g = t->lds_granule > 0 ? t->lds_granule : 1;
+    return bytes > 0 ? t->lds_per_cu / ((bytes + g - 1) / g * g) : 1 << 30;
+}
+
 void allocate_lds(Arena *a, Func *f, const Target *t)
 {
-    Alloc A = {a, t->wave_size, f->opts.num_warps, t->lds_bytes, f->stage_lds, f->stage_lds, 0};
+    Alloc A = {a, t->wave_size, f->opts.num_warps, t->lds_bytes, f->stage_lds, f->stage_lds, 0, false, 0, 0};
     tir_walk_func(f, clear_op, &A);
     tir_count_uses(f);
+    alloc_block(&A, f->body);
+    if (t->warp_mma)
+        return;
+    /* Again with room for the rows' padding, kept only when it leaves every operand deferred that was
+     * deferred without it and as many workgroups fit in a CU: padding must never cost an operand its
+     * place in LDS (a 256x256 tile's two 32 KiB operands fill gfx942's 64 KiB exactly) nor occupancy
+     * (128x128x64's 32 KiB of operands are two workgroups a CU, 35 KiB one). The other ops' scratch
+     * are counted at their operand's size above the offset they get, and the operands' end alone. */
+    int plain = count_deferred(f->body);
+    if (!plain)
+        return;
+    Alloc P = {a, t->wave_size, f->opts.num_warps, t->lds_bytes, f->stage_lds, f->stage_lds, 0, true, 0, 0};
+    tir_walk_func(f, clear_op, &P);
+    alloc_block(&P, f->body);
+    if (count_deferred(f->body) == plain && per_cu(t, P.end) == per_cu(t, A.end) && per_cu(t, P.est) == per_cu(t, A.est))
+        return;
+    A = (Alloc){a, t->wave_size, f->opts.num_warps, t->lds_bytes, f->stage_lds, f->stage_lds, 0, false, 0, 0};
+    tir_walk_func(f, clear_op, &A);
     alloc_block(&A, f->body);
 }

@@ -148,7 +148,8 @@ typedef enum PlanKey {
     PK_TMA_BARS,     /* load, TMA: byte offset of its ring's barriers (8 bytes per buffer) */
     PK_WGMMA,        /* dot of a wgmma layout: 1 wgmma, 0 mma.sync on the same layouts */
     PK_LDS,          /* op that may use LDS scratch (allocate_lds): where the free LDS starts; absent: 0 */
-    PK_DEFER,        /* convert_layout (allocate_lds): 1, the dot operand is left in LDS for its dot */
+    PK_DEFER,        /* convert_layout (allocate_lds): 1, the dot operand is left in LDS for its dot; 2, with
+                      * room for DEFER_PAD_BYTES of padding after each row (lower_convert.c) */
     PK_NINT,
     PK_FRONT = PK_NINT, /* load of a loop: the carried handle its dot reads */
     PK_TMA_COORD,       /* load, TMA: the box's first element, inner dimension first */
