@@ -33,6 +33,14 @@ _add("attention_f16_d64_128x64_w4_s1_k16", "attention.tile",
      "attention", dict(HEAD_DIM=64, BLOCK_M=128, BLOCK_N=64),
      dict(num_warps=4, num_stages=1, waves_per_eu=0, matrix_instr_nonkdim=16))
 
+# issue 25: scans and reductions. Liger-Kernel's cross-entropy and KL-divergence (written from their
+# published algorithms) at one vocabulary block of 4096 f32 per iteration, 8 warps; cumsum over 8 x 64.
+for k in ("cross_entropy", "kl_div"):
+    _add(f"{k}_f32_4096_w8", f"{k}.tile", dict(BLOCK=4096, num_warps=8, num_stages=2, waves_per_eu=0),
+         k, dict(BLOCK=4096), dict(num_warps=8, num_stages=2, waves_per_eu=0))
+_add("cumsum_f32_8x64_w4", "cumsum.tile", dict(R=8, C=64, num_warps=4, num_stages=1, waves_per_eu=0),
+     "cumsum", dict(R=8, C=64), dict(num_warps=4, num_stages=1, waves_per_eu=0))
+
 
 def by_id(cid):
     for c in CASES:

@@ -174,6 +174,60 @@ def attn_fwd(Q, K, V, Out, sm_scale, stride_z, stride_h, stride_m, Z, H, N_CTX,
     tl.store(Out + offset + offs_m[:, None] * stride_m + offs_d[None, :], acc.to(Out.type.element_ty))
 
 
+# tl.cumsum along the rows of an R x C tile, one tile per program (issue 25's scan case).
+@triton.jit
+def cumsum_kernel(X, Out, P, R: tl.constexpr, C: tl.constexpr):
+    i = tl.arange(0, R)
+    j = tl.arange(0, C)
+    off = tl.program_id(0) * (R * C) + i[:, None] * C + j[None, :]
+    tl.store(Out + off, tl.cumsum(tl.load(X + off), axis=1))
+
+
+# Row-wise cross-entropy forward and its gradient, written from the published algorithm of
+# Liger-Kernel's cross-entropy kernel (online softmax over the vocabulary in blocks; a second pass
+# writes (softmax(x) - onehot(y)) / n_rows over the logits; loss = log(d) + m - x[y]), without
+# ignore_index, label smoothing and z-loss. kernels/cross_entropy.tile is the same program.
+@triton.jit
+def cross_entropy_kernel(X, Y, Loss, stride, n_cols, n_rows, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    X += row * stride
+    y = tl.load(Y + row)
+    xy = tl.load(X + y)
+    m = float("-inf")
+    d = 0.0
+    for off in range(0, n_cols, BLOCK_SIZE):
+        cols = off + tl.arange(0, BLOCK_SIZE)
+        xb = tl.load(X + cols, mask=cols < n_cols, other=float("-inf"))
+        mn = tl.maximum(m, tl.max(xb))
+        d = d * tl.exp(m - mn) + tl.sum(tl.exp(xb - mn))
+        m = mn
+    scale = 1.0 / n_rows
+    for off in range(0, n_cols, BLOCK_SIZE):
+        cols = off + tl.arange(0, BLOCK_SIZE)
+        mask = cols < n_cols
+        xb = tl.load(X + cols, mask=mask, other=float("-inf"))
+        g = tl.exp(xb - m) / d
+        tl.store(X + cols, tl.where(cols == y, g - 1.0, g) * scale, mask=mask)
+    tl.store(Loss + row, (tl.log(d) + m - xy) * scale)
+
+
+# Row-wise KL divergence (log_target false, summed over each row), written from the published
+# algorithm of Liger-Kernel's KL-divergence forward kernel. kernels/kl_div.tile is the same program.
+@triton.jit
+def kl_div_kernel(YPred, YTrue, Loss, stride, n_cols, n_rows, eps, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    YPred += row * stride
+    YTrue += row * stride
+    acc = 0.0
+    for off in range(0, n_cols, BLOCK_SIZE):
+        cols = off + tl.arange(0, BLOCK_SIZE)
+        mask = cols < n_cols
+        p = tl.load(YPred + cols, mask=mask, other=0.0)
+        t = tl.load(YTrue + cols, mask=mask, other=0.0)
+        acc += tl.sum(t * (tl.log(tl.maximum(t, eps)) - p))
+    tl.store(Loss + row, acc)
+
+
 # ---- signatures ----------------------------------------------------------------------------------
 
 def _source(case):
@@ -203,6 +257,20 @@ def _source(case):
                 ("N_CTX", "i32")]
         consts = dict(HEAD_DIM=c["HEAD_DIM"], BLOCK_M=c["BLOCK_M"], BLOCK_N=c["BLOCK_N"])
         fn = attn_fwd
+    elif k == "cumsum":
+        args = [("X", "*fp32"), ("Out", "*fp32"), ("P", "i32")]
+        consts = dict(R=c["R"], C=c["C"])
+        fn = cumsum_kernel
+    elif k == "cross_entropy":
+        args = [("X", "*fp32"), ("Y", "*i64"), ("Loss", "*fp32"), ("stride", "i32"), ("n_cols", "i32"),
+                ("n_rows", "i32")]
+        consts = dict(BLOCK_SIZE=c["BLOCK"])
+        fn = cross_entropy_kernel
+    elif k == "kl_div":
+        args = [("YPred", "*fp32"), ("YTrue", "*fp32"), ("Loss", "*fp32"), ("stride", "i32"), ("n_cols", "i32"),
+                ("n_rows", "i32"), ("eps", "fp32")]
+        consts = dict(BLOCK_SIZE=c["BLOCK"])
+        fn = kl_div_kernel
     else:
         raise KeyError(k)
     pointer_range = os.environ.get("VT_TRITON_POINTER_RANGE", "1") != "0"
