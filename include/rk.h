@@ -467,6 +467,107 @@ RK_API rk_status rk_bundle_autotune(rk_bundle *bundle, const char *kernel_name, 
 RK_API rk_status rk_bundle_run(rk_bundle *bundle, const char *kernel_name, const uint32_t *grid, const rk_arg *args,
                                int nargs, rk_stream *stream);
 
+/* ---- where a kernel stands: work, device peaks, the roofline -------------------------------------- */
+
+/* What one launch does: FLOPs and bytes of global memory, counted by the compiler from the kernel's
+ * tile IR (dot shapes, elementwise float ops, loads and stores per program, times loop trip counts
+ * and the grid; docs/api.md, "Work and the roofline"). Where the work depends on the data (a trip
+ * count read from memory, a mask), the compiler's figure is an estimate and says so; a caller who
+ * knows better fills an rk_work itself and passes it to rk_roofline_of. */
+typedef struct rk_work {
+    double flops;            /* flops_dot + flops_elem */
+    double flops_dot;        /* 2*M*N*K per dot */
+    double flops_elem;       /* elementwise float arithmetic, reductions, scans */
+    double bytes;            /* bytes_read + bytes_written */
+    double bytes_read, bytes_written;
+    /* The least traffic to memory: per pointer argument, the smaller of its bytes moved and its buffer
+     * (from the pointer to the end of its rk_malloc allocation), as if caches served every reuse; equal
+     * to `bytes` for NULL pointers. The memory roof is judged on it (a tiled matmul reads each tile of
+     * A and B many times, mostly from L2). */
+    double bytes_min;
+    rk_dtype dot_dtype;      /* the dots' operand type (which matrix peak applies); RK_F32 without dots */
+    bool estimate;           /* not exact: `why` says what was approximated */
+    const char *why;         /* "" when exact; lives as long as the kernel */
+} rk_work;
+
+/* The work of launching `kernel` over `grid` (NULL: its @grid) with these arguments (checked as for
+ * rk_launch; pointers may be NULL, nothing runs). RK_EUNSUPPORTED for a kernel without work formulas
+ * (from a bundle made before them). */
+RK_API rk_status rk_kernel_work(rk_kernel *kernel, const uint32_t *grid, const rk_arg *args, int nargs, rk_work *work);
+
+/* A device's peak figures, from its vendor's public documents (`source` names them). FLOP/s are dense
+ * (no structured sparsity) at the peak engine clock; 0 where the device has no such unit. */
+typedef struct rk_peaks {
+    const char *name;          /* "MI300X", "H200 SXM" */
+    const char *arch;          /* the compile target it runs: "gfx942", "sm_90" */
+    int compute_units;         /* CUs (AMD) or SMs (NVIDIA) */
+    double clock_mhz;          /* peak engine clock */
+    double f64, f64_matrix;    /* FLOP/s: vector and matrix (MFMA / tensor core) */
+    double f32, f32_matrix;    /* NVIDIA's f32 matrix figure is TF32 */
+    double f16_matrix, bf16_matrix, fp8_matrix;
+    double bytes_per_s;        /* HBM bandwidth */
+    int lds_bytes_per_cu;      /* LDS (shared memory) per CU or SM */
+    int vgprs_per_simd;        /* AMD: VGPRs (AGPRs included) per lane of a SIMD; NVIDIA: 32-bit registers per SM */
+    const char *source;
+} rk_peaks;
+
+/* The table: rk_peaks_count() entries, rk_peaks_get(i) each (static data). */
+RK_API int rk_peaks_count(void);
+RK_API const rk_peaks *rk_peaks_get(int i);
+/* The entry whose name is `name` (case and spaces ignored: "mi300x", "H200"), else the first whose arch
+ * is `name` ("gfx942": MI300X, "gfx90a": MI250X, "gfx950": MI355X, "sm_90": H100 SXM); NULL if none. */
+RK_API const rk_peaks *rk_peaks_find(const char *name);
+/* The peaks that a kernel compiled for `target` (NULL: the context device's) is judged against: the
+ * GPU itself (by its name, else its processor), and for emu, emu_sm90 and interp the device of the
+ * target they stand for (gfx942's MI300X, sm_90's H100 SXM), with *estimate set, since their times are
+ * the host's. $RK_PEAKS=NAME chooses an entry instead (RK_PEAKS=H200 on an emu_sm90 run). RK_ENOTFOUND
+ * when no entry fits. */
+RK_API rk_status rk_device_peaks(rk_ctx *ctx, const char *target, const rk_peaks **peaks, bool *estimate);
+
+/* Where a measured launch stands on the device's roofline. */
+typedef struct rk_roofline {
+    double flops_per_s, bytes_per_s; /* achieved: work / time */
+    double intensity;                /* FLOPs per byte */
+    double ridge;                    /* the intensity at which the device's compute and bandwidth meet */
+    double peak_flops_per_s;         /* the compute roof for this work's mix of dot and elementwise FLOPs */
+    double bound_ms;                 /* the least time the roofline allows this work */
+    double fraction;                 /* bound_ms / ms: 1 is at the roof */
+    const char *limit;               /* "memory" or "compute": which roof bounds it */
+} rk_roofline;
+
+/* ms: the measured time of the launch (0: only the bound and the ridge). */
+RK_API rk_status rk_roofline_of(const rk_peaks *peaks, const rk_work *work, double ms, rk_roofline *out);
+
+/* A point of a roofline plot: its label, arithmetic intensity (FLOP/B) and FLOP/s; bound: the point is
+ * the roofline's bound for some work, not a measurement (drawn in another colour). */
+typedef struct rk_roofline_point {
+    const char *label;
+    double intensity, flops_per_s;
+    int bound;
+} rk_roofline_point;
+
+/* Writes the device's roofline with the points as a self-contained SVG file (log-log axes in whole
+ * decades, the bandwidth slope to the ridge point, the compute roof at roof FLOP/s -- rk_roofline's
+ * peak_flops_per_s for the work's mix; 0: the device's bf16 matrix peak --, each point labelled; no script,
+ * font or image from elsewhere). The file is written whole or not at all (RK_EIO). The autotuner
+ * writes one of its whole search to $RK_ROOFLINE when that is set. */
+RK_API rk_status rk_roofline_svg(rk_ctx *ctx, const char *path, const rk_peaks *peaks, double roof,
+                                 const rk_roofline_point *points, int npoints);
+
+/* What limits a kernel (rkc --advise): its likely limiters ranked, each with its evidence and the change
+ * to try (docs/api.md, "Advice"), from the kernel's code object (on gfx targets its ISA report:
+ * occupancy, spills, access widths, the main loop's MFMA utilisation), its work for this launch
+ * (rk_kernel_work) and the peaks of the device (rk_device_peaks for the kernel's target). source (length
+ * bytes) and options, when source is not NULL, are what the kernel was compiled with: the source is read
+ * for calls of xcd_remap, and compiled once more, to the lowering, for the compiler's LDS bank-conflict
+ * remarks (rkc --remarks); NULL leaves those two out. Writes the advice as text (json 0) or
+ * JSON (json 1) into buf, NUL-terminated, and its length without the NUL to *needed; when it does not
+ * fit in size bytes, buf holds a truncated prefix and the status is still RK_OK: compare *needed with
+ * size. Needs the compiler (librk, not the runtime alone). */
+RK_API rk_status rk_kernel_advise(rk_ctx *ctx, rk_kernel *kernel, const uint32_t *grid, const rk_arg *args, int nargs,
+                                  const char *source, size_t length, const rk_compile_options *options, int json,
+                                  char *buf, size_t size, size_t *needed);
+
 /* ---- statistics --------------------------------------------------------------------------------- */
 
 /* Counters of a context since its creation, for tests and tools. */

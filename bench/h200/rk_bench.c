@@ -24,7 +24,9 @@
  *   noop        launch overhead: host microseconds per rk_launch, and per raw cuLaunchKernel
  *               of the same function, 20000 back-to-back launches of an empty kernel
  * GB/s counts the bytes each kernel must move (read once, written once); TFLOP/s counts 2 M N K,
- * and 4 Z H N_CTX^2 D for attention (as Triton's tutorials do).
+ * and 4 Z H N_CTX^2 D for attention (as Triton's tutorials do). After each best time a `runtime:` line
+ * gives what the runtime reports for the same launch and time (rk_kernel_work, rk_roofline_of: issue
+ * 22) beside that figure, and the last lines the largest difference between the two.
  *
  * Results go to stdout and, one line each, to the TSV file that bench/h200/table.py reads:
  *     bench impl size config ms value unit err tol status
@@ -264,6 +266,30 @@ static Group *group(const char *bench)
     return NULL;
 }
 
+/* What the runtime itself reports for the same launch and time (issue 22: rk_kernel_work, rk_device_peaks,
+ * rk_roofline_of), beside this benchmark's own figure: dot FLOP/s for a TFLOP/s benchmark, the least
+ * bytes to memory per second (each buffer at most once) for a GB/s one, and how far apart they are. */
+static double worst_gap;
+static void runtime_figures(const Bench *b, const Launch *l, double ms, double value)
+{
+    rk_work w;
+    const rk_peaks *p;
+    rk_roofline r;
+    if (rk_kernel_work(l->k, l->grid, l->args, l->nargs, &w) != RK_OK || rk_device_peaks(ctx, NULL, &p, NULL) != RK_OK ||
+        rk_roofline_of(p, &w, ms, &r) != RK_OK) {
+        printf("  runtime: no figures: %s\n", rk_error(ctx));
+        return;
+    }
+    double rt = b->flops ? w.flops_dot / ms / 1e9 : w.bytes_min / ms / 1e6;
+    double gap = value > 0 ? fabs(rt - value) / value : INFINITY;
+    worst_gap = gap > worst_gap ? gap : worst_gap;
+    printf("  runtime: %.1f %s (%s) vs bench/h200 %.1f %s: %+.2f%%%s; %.4g TFLOP/s all FLOPs, %.1f GB/s moved; %.1f%% "
+           "of the %s roofline bound (%s-bound)%s%s\n",
+           rt, b->unit, b->flops ? "dot FLOPs" : "least bytes", value, b->unit, 100 * (rt - value) / value,
+           gap <= 0.05 ? " (within 5%)" : " (MORE THAN 5% APART)", r.flops_per_s / 1e12, r.bytes_per_s / 1e9,
+           100 * r.fraction, p->name, r.limit, w.estimate ? "; work estimated: " : "", w.estimate ? w.why : "");
+}
+
 static void run_bench(const char *group_name, const Bench *b)
 {
     Group *g = group(group_name);
@@ -315,6 +341,7 @@ static void run_bench(const char *group_name, const Bench *b)
     double value = b->flops ? b->work / ms / 1e9 : b->work / ms / 1e6;
     printf("  best [%s]: median %.4f ms of %d runs = %.1f %s (max rel err %.1e)\n", v->config, ms, runs, value,
            b->unit, best_err);
+    runtime_figures(b, &best_l, ms, value);
     result(b->key, "rk", b->size, v->config, ms, value, b->unit, best_err, b->tol, ms > 0 ? "ok" : "failed");
 }
 
@@ -917,6 +944,8 @@ int main(int argc, char **argv)
     }
     if (wanted(only, "attention"))
         bench_attention();
+    printf("\nrk_bench: the runtime's figures and bench/h200's differ by at most %.2f%% (issue 22 asks 5%%)\n",
+           100 * worst_gap);
     printf("\nrk_bench: done in %.1f s, %d failure%s\n", now_s() - t0, failures, failures == 1 ? "" : "s");
     if (tsv)
         fclose(tsv);

@@ -526,12 +526,24 @@ static rk_status tune(Tuning *t, rk_kernel **best)
     if ((st = rt_program_new(ctx, t->cs->target, rec.binary, rec.size, &wd, 1, &p)))
         return st;
     *best = only_kernel(p);
-    if (rt_compile_settings(ctx)->print_autotuning)
+    if (rt_compile_settings(ctx)->print_autotuning) {
+        /* where the winner stands: its work for these arguments against the device's peaks */
+        char roof[256] = "";
+        rk_work w;
+        const rk_peaks *pk;
+        bool est = false;
+        rk_roofline r;
+        if (rk_kernel_work(*best, NULL, job.args, job.nargs, &w) == RK_OK &&
+            rk_device_peaks(ctx, t->cs->target, &pk, &est) == RK_OK && rk_roofline_of(pk, &w, ms[win], &r) == RK_OK)
+            snprintf(roof, sizeof roof, "; %.6f TFLOP/s, %.3f GB/s, %.4f%% of the %s roofline bound%s", r.flops_per_s / 1e12,
+                     r.bytes_per_s / 1e9, 100 * r.fraction, pk->name, est ? " (an estimate)" : "");
+        rt_clear(ctx);
         rt_log(ctx, RK_LOG_AUTOTUNE,
                "autotune %s [%s]: best %s: %.4f ms; %d configs, %d pruned, %d failed; compiled in %.0f ms, timed in "
-               "%.0f ms",
+               "%.0f ms%s",
                t->cs->kernel, t->key_text, v->label, ms[win], vs->n, pruned, count_state(vs, VAR_FAILED), vs->ms_wall,
-               rt_ctx_stats(ctx)->last_tune_bench_ms);
+               rt_ctx_stats(ctx)->last_tune_bench_ms, roof);
+    }
     if (rt_ctx_profile(ctx)) {
         char args[512], cfg[400];
         prof_escape(cfg, sizeof cfg, v->label);

@@ -119,6 +119,10 @@ static void put_variant(StrBuf *o, const Variant *v, bool first)
         strbuf_str(o, ",\n         \"facts\": ");
         put_str(o, d->facts);
     }
+    if (d->work) {
+        strbuf_str(o, ",\n         \"work\": ");
+        put_str(o, d->work);
+    }
     if (d->nospec && *d->nospec) {
         strbuf_str(o, ", \"no_specialize\": ");
         put_str(o, d->nospec);

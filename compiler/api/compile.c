@@ -287,7 +287,7 @@ RtKernelDesc *compile_describe(Arena *a, const DriverResult *r)
         const char *nospec = compile_nospec(a, m);
         ks[i] = (RtKernelDesc){m->name,      dk->symbol,   compile_params(a, m), m->nparams, m->opts.num_warps,
                                dk->block,    dk->lds_bytes, dk->grid_tir,        NULL,
-                               dk->tma,      m->facts,      nospec};
+                               dk->tma,      m->facts,      nospec,              dk->work};
     }
     return ks;
 }

@@ -250,7 +250,8 @@ static void lower_variant(Worker *w, int i)
         v->desc = (RtKernelDesc){v->symbol,    v->symbol,     compile_params(&w->a, m), m->nparams, m->opts.num_warps,
                                  dk->block,    dk->lds_bytes, dk->grid_tir ? arena_strdup(&w->a, dk->grid_tir) : NULL,
                                  v->label,     dk->tma ? arena_strdup(&w->a, dk->tma) : NULL,
-                                 arena_strdup(&w->a, m->facts ? m->facts : ""), compile_nospec(&w->a, m)};
+                                 arena_strdup(&w->a, m->facts ? m->facts : ""), compile_nospec(&w->a, m),
+                                 dk->work ? arena_strdup(&w->a, dk->work) : NULL};
         if (dk->lds_bytes > vs->lds_limit) {
             v->state = VAR_PRUNED_LDS;
         } else {

@@ -17,6 +17,7 @@
 #include "compiler/front/parse.h"
 #include "compiler/lower/lower.h"
 #include "compiler/passes/passes.h"
+#include "compiler/report/work.h"
 #include "parser.h"
 
 /* The recovery point of the LLVM stages (see driver_compile). */
@@ -363,6 +364,8 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
         k->block = k->meta->opts.num_warps * (tg && tg->wave_size ? tg->wave_size : 64);
         Func *g = tir_module_find(m, FUNC_GRID, k->meta->name);
         k->grid_tir = g ? tir_print_func(a, g, TIR_PRINT_LOCS) : NULL;
+        Func *kf = tir_module_find(m, FUNC_KERNEL, k->meta->name);
+        k->work = kf ? work_describe(a, kf, k->meta->user_flops, k->meta->user_bytes) : NULL;
     }
     if (stop == STAGE_TIR) {
         out->text = tir_print_module(a, m, 0);

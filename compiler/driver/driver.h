@@ -63,6 +63,7 @@ typedef struct DriverKernel {
     int lds_bytes;        /* static LDS (shared memory) */
     const char *grid_tir; /* the @grid function as TIR text, or NULL */
     const char *tma;      /* sm_90: the tensor maps it takes after its parameters (LowerResult), or NULL */
+    const char *work;     /* its FLOPs and bytes as formulas (compiler/report/work.h) */
 } DriverKernel;
 
 typedef struct DriverResult {

@@ -65,6 +65,9 @@ typedef struct KernelMeta {
     KernelOptions opts;
     const char *facts; /* the facts about its parameters it was compiled with, canonical ("" for none) */
     bool has_grid;
+    /* @flops(e) and @bytes(e): the launch's work as the user states it, as formulas of the run-time
+     * parameters (compiler/report/work.h's notation), or NULL */
+    const char *user_flops, *user_bytes;
     /* @autotune: the configs to try (space × where, then configs), the key and reset arguments */
     bool has_autotune;
     Config *tune_configs;

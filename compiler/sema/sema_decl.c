@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "compiler/front/parse.h"
+#include "compiler/report/work.h"
 #include "compiler/sema/sema_internal.h"
 #include "support/files.h"
 
@@ -807,8 +808,10 @@ static bool compile_kernel(Sema *S, Node *k, KernelMeta *meta, bool *used_define
         if (strcmp(at->name, "options") == 0)
             apply_options_attr(S, at, &o);
         else if (strcmp(at->name, "grid") != 0 && strcmp(at->name, "autotune") != 0 &&
-                 strcmp(at->name, "no_specialize") != 0)
-            sema_error(S, at->loc, "unknown attribute '@%s' (known: @grid, @options, @autotune, @no_specialize)",
+                 strcmp(at->name, "no_specialize") != 0 && strcmp(at->name, "flops") != 0 &&
+                 strcmp(at->name, "bytes") != 0)
+            sema_error(S, at->loc,
+                       "unknown attribute '@%s' (known: @grid, @options, @autotune, @no_specialize, @flops, @bytes)",
                        at->name);
     }
     static const char *const optnames[] = {"num_warps", "num_stages", "waves_per_eu", "matrix_instr_nonkdim", "kpack"};
@@ -961,6 +964,46 @@ static bool compile_kernel(Sema *S, Node *k, KernelMeta *meta, bool *used_define
             return false;
         b_op(&S->b, OP_RETURN, NULL, 0, sizes, 3);
         meta->has_grid = true;
+    }
+    /* @flops(e), @bytes(e): an integer expression of the run-time scalar and const parameters, built in a
+     * scratch function of the parameters, turned into a formula (work_formula) and dropped. */
+    for (int wk = 0; wk < 2; wk++) {
+        const char *what = wk ? "bytes" : "flops";
+        Node *at = find_attr(k, what);
+        if (!at)
+            continue;
+        if (at->list.n != 1 || at->list.items[0]->kind == AST_NAMED) {
+            sema_error(S, at->loc, "@%s takes one expression, the launch's %s", what,
+                       wk ? "bytes of global memory" : "floating-point operations");
+            return false;
+        }
+        Func *g = tir_func_new(S->module, FUNC_GRID, k->name);
+        Scope gsc = {0};
+        for (int i = 0; i < kc.ncps; i++)
+            sema_bind(S, &gsc, kc.cps[i].name, BIND_LET, kc.cps[i].value, kc.cps[i].node->loc);
+        for (int i = 0; i < f->body->nargs; i++)
+            tir_block_add_arg(g->body, f->body->args[i].type, f->body->args[i].name);
+        for (int i = 0; i < g->body->nargs; i++)
+            sema_bind(S, &gsc, g->body->args[i].name, BIND_LET, sv_dyn(&g->body->args[i]), kc.rparams[i]->loc);
+        tir_builder_at_end(&S->b, g->body);
+        S->scope = NULL;
+        sema_push_scope(S, &gsc);
+        Node *e = at->list.items[0];
+        SVal v = sema_eval_expr(S, e);
+        const char *formula = NULL;
+        if (v.kind != SV_ERR) {
+            const Type *t = sv_type(S, &v);
+            if (!t || t->kind != TY_SCALAR || !sk_is_int(t->sk))
+                sema_error(S, e->loc, "@%s must be a scalar integer, not %s", what, sv_describe(S, &v));
+            else if (!(formula = work_formula(S->arena, g, sema_materialize(S, v, e->loc))))
+                sema_error(S, e->loc, "@%s must be integer arithmetic (+ - * / %% min max cdiv) of the run-time "
+                                      "scalar parameters and constants", what);
+        }
+        S->scope = saved;
+        S->module->nfuncs--; /* the scratch function is not part of the module */
+        if (S->diags->nerrors != errs0)
+            return false;
+        *(wk ? &meta->user_bytes : &meta->user_flops) = formula;
     }
     return S->diags->nerrors == errs0;
 }

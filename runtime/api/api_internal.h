@@ -84,6 +84,7 @@ struct rk_kernel {
     const void **argptrs;   /* pointers to each argument inside it, then to each tensor map */
     const char *tma_spec;   /* sm_90: the tensor maps it takes after its parameters (tma.c), or NULL */
     const char *grid_text;  /* the @grid function's TIR text (RtKernelDesc.grid_tir), or NULL */
+    const char *work;       /* its FLOPs and bytes as formulas (RtKernelDesc.work, perf.c), or NULL */
     struct RtTma *tma;      /* those maps, parsed, with the last launch's inputs and maps */
     int ntma;
     /* Specialisation (spec.c). The facts its code assumes, checked at every launch: */
@@ -133,6 +134,20 @@ void rt_cache_note(rk_ctx *ctx, const char *why);
  * calls them first. */
 void rt_bundles_destroy(rk_ctx *ctx);
 void rt_memo_destroy(rk_ctx *ctx);
+
+/* launch.c: checks the arguments into k->kernarg, as a launch does, and gives the grid: grid_in, else
+ * the kernel's @grid for them. perf.c reads the arguments from there. */
+rk_status rt_args_grid(rk_kernel *k, const uint32_t *grid_in, const rk_arg *args, int nargs, uint32_t grid[3]);
+/* perf.c: the work of the launch whose arguments are in k->kernarg, over grid (false when k has no
+ * formulas or one does not evaluate). */
+bool rt_work_eval(rk_kernel *k, const uint32_t grid[3], rk_work *w);
+/* The work, peaks and roofline of a launch of k taking ms (false when one cannot be had; the context's
+ * error is left as it was), and the same as a text for a log line ("; 1.2 TFLOP/s, ...") or as JSON
+ * members for a trace (", \"flops\": ..."), "" when there are none. */
+bool rt_roofline_for(rk_kernel *k, const uint32_t *grid, const rk_arg *args, int nargs, double ms, rk_work *w,
+                     const rk_peaks **p, bool *estimate, rk_roofline *r);
+const char *rt_roofline_text(rk_kernel *k, const uint32_t *grid, const rk_arg *args, int nargs, double ms, bool json,
+                             char *buf, size_t n);
 
 /* The allocation holding [p, p + bytes), or NULL. */
 const RtAlloc *rt_alloc_find(const rk_ctx *ctx, const void *p, size_t bytes);

@@ -317,15 +317,49 @@ rk_status rk_kernel_grid(rk_kernel *k, const rk_arg *args, int nargs, uint32_t g
     return st ? st : eval_grid(k, grid);
 }
 
-/* A launch recorded in the trace (RK_PROFILE): the device's call, from the host's view. */
-static rk_status launch_profiled(rk_ctx *ctx, const RtLaunch *l)
+rk_status rt_args_grid(rk_kernel *k, const uint32_t *grid_in, const rk_arg *args, int nargs, uint32_t grid[3])
+{
+    rk_status st = build_args(k, args, nargs);
+    if (st)
+        return st;
+    if (grid_in) {
+        memcpy(grid, grid_in, 3 * sizeof *grid);
+        return RK_OK;
+    }
+    return eval_grid(k, grid);
+}
+
+/* A launch recorded in the trace (RK_PROFILE): the device's call, from the host's view, with the
+ * launch's work, and on emu and interp (whose launches run to completion inside the call) what it
+ * achieved against the peaks of the device its target stands for (perf.c). */
+static rk_status launch_profiled(rk_ctx *ctx, rk_kernel *run, const RtLaunch *l)
 {
     double t0 = prof_now_us();
     rk_status st = ctx->dev->ops->launch(ctx->dev, l);
     double t1 = prof_now_us();
-    char args[256];
-    snprintf(args, sizeof args, "{\"grid\": [%u, %u, %u], \"block\": %u, \"lds_bytes\": %u, \"status\": \"%s\"}",
-             l->grid[0], l->grid[1], l->grid[2], l->block, l->lds_bytes, rk_status_name(st));
+    char args[1024], roof[640] = "";
+    rk_work w;
+    const rk_peaks *p;
+    bool sync = strcmp(ctx->info.kind, "hip") != 0 && strcmp(ctx->info.kind, "cuda") != 0;
+    if (!st && rt_work_eval(run, l->grid, &w) && rk_device_peaks(ctx, run->prog->target, &p, NULL) == RK_OK) {
+        rk_roofline r;
+        rk_roofline_of(p, &w, sync ? (t1 - t0) / 1e3 : 0, &r);
+        snprintf(roof, sizeof roof,
+                 ", \"flops\": %.17g, \"bytes\": %.17g, \"peaks\": \"%s\", \"roofline_bound_ms\": %.6g, "
+                 "\"work_estimate\": %s%s",
+                 w.flops, w.bytes, p->name, r.bound_ms, w.estimate ? "true" : "false",
+                 sync ? "" : ", \"note\": \"asynchronous: the span is the enqueue, not the kernel\"");
+        if (sync) {
+            size_t n = strlen(roof);
+            snprintf(roof + n, sizeof roof - n,
+                     ", \"flop_per_s\": %.6g, \"bytes_per_s\": %.6g, \"roofline_fraction\": %.6g, "
+                     "\"peaks_estimate\": true",
+                     r.flops_per_s, r.bytes_per_s, r.fraction);
+        }
+    }
+    rt_clear(ctx);
+    snprintf(args, sizeof args, "{\"grid\": [%u, %u, %u], \"block\": %u, \"lds_bytes\": %u, \"status\": \"%s\"%s}",
+             l->grid[0], l->grid[1], l->grid[2], l->block, l->lds_bytes, rk_status_name(st), roof);
     prof_span(ctx->prof, "launch", l->name, t0, t1 - t0, args);
     return st ? rt_dev_error(ctx, st) : RK_OK;
 }
@@ -371,7 +405,7 @@ rk_status rk_launch(rk_kernel *k, const uint32_t *grid, const rk_arg *args, int 
                   .check_races = ctx->check_races};
     ctx->stats.launches++;
     if (ctx->prof)
-        return launch_profiled(ctx, &l);
+        return launch_profiled(ctx, run, &l);
     st = ctx->dev->ops->launch(ctx->dev, &l);
     return st ? rt_dev_error(ctx, st) : RK_OK;
 }

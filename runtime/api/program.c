@@ -127,6 +127,7 @@ static bool build_kernel(rk_ctx *ctx, rk_program *p, rk_kernel *k, const RtKerne
     k->kernarg = arena_alloc(a, k->kernarg_size ? k->kernarg_size : 8);
     k->tma_spec = d->tma ? arena_strdup(a, d->tma) : NULL;
     k->grid_text = d->grid_tir ? arena_strdup(a, d->grid_tir) : NULL;
+    k->work = d->work ? arena_strdup(a, d->work) : NULL;
     if (k->tma_spec && !rt_tma_parse(ctx, a, k))
         return false;
     k->argptrs = ARENA_ARRAY(a, const void *, d->nparams + k->ntma + 1);

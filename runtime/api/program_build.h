@@ -27,6 +27,7 @@ typedef struct RtKernelDesc {
     const char *tma;      /* sm_90: the tensor maps after the parameters, one line each (tma.c), or NULL */
     const char *facts;    /* the facts it was compiled with (support/facts.h), or NULL / "" */
     const char *nospec;   /* the parameters named by @no_specialize, space-separated, or NULL / "" */
+    const char *work;     /* its FLOPs and bytes as formulas (compiler/report/work.h), or NULL */
 } RtKernelDesc;
 
 /* A program from a code object and its kernels' descriptions (everything is copied). Sets the

@@ -154,6 +154,8 @@ static bool variant_desc(Arena *a, const Json *v, RtKernelDesc *d, int *spills, 
     const char *facts = json_str(v, "facts", NULL), *nospec = json_str(v, "no_specialize", NULL);
     d->facts = facts ? arena_strdup(a, facts) : NULL;
     d->nospec = nospec ? arena_strdup(a, nospec) : NULL;
+    const char *work = json_str(v, "work", NULL); /* absent in bundles made before work counts */
+    d->work = work ? arena_strdup(a, work) : NULL;
     *spills = vs + ss;
     return true;
 }

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The magic names the record format: a record of an older one (RRC1 had no tensor maps) fails to
+/* The magic names the record format: a record of an older one (RRC1 had no tensor maps, RRC3 no work formulas) fails to
  * read and is rebuilt as any corrupt entry is. */
-enum { REC_MAGIC = 0x33435252 /* "RRC3" */, NULL_STR = 0xFFFFFFFFu };
+enum { REC_MAGIC = 0x34435252 /* "RRC4" */, NULL_STR = 0xFFFFFFFFu };
 
 /* ---- writing ---- */
 
@@ -203,6 +203,7 @@ void record_write(Blob *b, const ProgRecord *r)
         blob_str(b, k->tma);
         blob_str(b, k->facts);
         blob_str(b, k->nospec);
+        blob_str(b, k->work);
     }
     blob_u32(b, (uint32_t)r->ndiags);
     for (int i = 0; i < r->ndiags; i++) {
@@ -238,7 +239,7 @@ bool record_read(BlobReader *rd, ProgRecord *r)
     }
     r->target = blob_read_str(rd);
     r->binary = blob_read_bytes(rd, &r->size);
-    r->nkernels = rd_count(rd, 36);
+    r->nkernels = rd_count(rd, 40);
     r->kernels = ARENA_ARRAY(a, RtKernelDesc, r->nkernels + 1);
     for (int i = 0; i < r->nkernels && !rd->bad; i++) {
         RtKernelDesc *k = &r->kernels[i];
@@ -263,6 +264,7 @@ bool record_read(BlobReader *rd, ProgRecord *r)
         k->tma = blob_read_str(rd);
         k->facts = blob_read_str(rd);
         k->nospec = blob_read_str(rd);
+        k->work = blob_read_str(rd);
         if (!k->name || !k->symbol)
             rd->bad = true;
     }

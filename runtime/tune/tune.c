@@ -76,6 +76,40 @@ static rk_status time_one(rk_ctx *ctx, const TuneJob *job, int c, rk_event *e0, 
     return RK_OK;
 }
 
+/* $RK_ROOFLINE=FILE.svg: the roofline of the whole search, one point per config that ran (a file
+ * that cannot be written is a note). */
+static void roofline_of_search(rk_ctx *ctx, const TuneJob *job, const double *ms)
+{
+    const char *path = getenv("RK_ROOFLINE");
+    if (!path || !*path)
+        return;
+    rk_roofline_point *pts = arena_alloc_raw(&ctx->alloc, sizeof *pts * (size_t)(job->n + 1));
+    char(*labels)[160] = arena_alloc_raw(&ctx->alloc, sizeof *labels * (size_t)(job->n + 1));
+    const rk_peaks *p = NULL;
+    double roof = 0;
+    int n = 0;
+    for (int c = 0; pts && labels && c < job->n; c++) {
+        rk_work w;
+        bool est;
+        rk_roofline r;
+        if (ms[c] <= 0 || !rt_roofline_for(job->cands[c], job->grid, job->args, job->nargs, ms[c], &w, &p, &est, &r))
+            continue;
+        snprintf(labels[n], sizeof labels[n], "%s: %.4g ms", job->labels[c][0] ? job->labels[c] : job->kernel, ms[c]);
+        pts[n] = (rk_roofline_point){labels[n], r.intensity, r.flops_per_s, 0};
+        roof = r.peak_flops_per_s;
+        n++;
+    }
+    char saved[sizeof ctx->err];
+    snprintf(saved, sizeof saved, "%s", ctx->err);
+    if (p && n && rk_roofline_svg(ctx, path, p, roof, pts, n) != RK_OK)
+        rt_log(ctx, RK_LOG_NOTE, "RK_ROOFLINE: %s", ctx->err);
+    snprintf(ctx->err, sizeof ctx->err, "%s", saved);
+    if (pts)
+        arena_free_raw(&ctx->alloc, pts, sizeof *pts * (size_t)(job->n + 1));
+    if (labels)
+        arena_free_raw(&ctx->alloc, labels, sizeof *labels * (size_t)(job->n + 1));
+}
+
 rk_status tune_time(rk_ctx *ctx, const TuneJob *job, double *ms, int *best)
 {
     *best = -1;
@@ -104,10 +138,12 @@ rk_status tune_time(rk_ctx *ctx, const TuneJob *job, double *ms, int *best)
         int nruns = 0;
         st = time_one(ctx, job, c, e0, e1, flush, times, &ms[c], &nruns);
         if (ctx->prof) {
-            char args[1024], cfg[512];
+            char args[1536], cfg[512], roof[512];
             prof_escape(cfg, sizeof cfg, job->labels[c]);
-            snprintf(args, sizeof args, "{\"config\": \"%s\", \"runs\": %d, \"median_ms\": %.6f, \"status\": \"%s\"}",
-                     cfg, nruns, st ? -1.0 : ms[c], rk_status_name(st));
+            snprintf(args, sizeof args, "{\"config\": \"%s\", \"runs\": %d, \"median_ms\": %.6f, \"status\": \"%s\"%s}",
+                     cfg, nruns, st ? -1.0 : ms[c], rk_status_name(st),
+                     st ? "" : rt_roofline_text(job->cands[c], job->grid, job->args, job->nargs, ms[c], true, roof,
+                                                sizeof roof));
             prof_span(ctx->prof, "tune", job->kernel, t0, prof_now_us() - t0, args);
         }
         if (st) {
@@ -122,13 +158,17 @@ rk_status tune_time(rk_ctx *ctx, const TuneJob *job, double *ms, int *best)
                 break; /* timing more would only fail again */
             continue;
         }
-        if (ctx->settings.print_autotuning)
-            rt_log(ctx, RK_LOG_AUTOTUNE, "autotune %s [%s]: %s: %.4f ms (median of %d runs)", job->kernel,
-                   job->key_text, job->labels[c], ms[c], nruns);
+        if (ctx->settings.print_autotuning) {
+            char roof[512];
+            rt_log(ctx, RK_LOG_AUTOTUNE, "autotune %s [%s]: %s: %.4f ms (median of %d runs)%s", job->kernel,
+                   job->key_text, job->labels[c], ms[c], nruns,
+                   rt_roofline_text(job->cands[c], job->grid, job->args, job->nargs, ms[c], false, roof, sizeof roof));
+        }
         if (*best < 0 || ms[c] < ms[*best])
             *best = c;
     }
     arena_free_raw(&ctx->alloc, times, sizeof(double) * MAX_RUNS);
+    roofline_of_search(ctx, job, ms);
     if (flush)
         rk_free(ctx, flush);
     rk_event_destroy(e0);

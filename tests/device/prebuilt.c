@@ -35,12 +35,13 @@ static bool save_tma(FILE *f, const char *spec)
     return true;
 }
 
-/* A kernel's @grid function, one `grid` line per line of its TIR text. */
-static void save_grid(FILE *f, const char *text)
+/* A kernel's @grid function, one `grid` line per line of its TIR text; its work formulas
+ * (compiler/report/work.h) likewise, as `work` lines. */
+static void save_lines(FILE *f, const char *key, const char *text)
 {
     while (text && *text) {
         size_t len = strcspn(text, "\n");
-        fprintf(f, "grid %.*s\n", (int)len, text);
+        fprintf(f, "%s %.*s\n", key, (int)len, text);
         text += len + (text[len] == '\n');
     }
 }
@@ -96,7 +97,8 @@ int pb_save(rk_program *prog, const char *config, const char *base, char *err, s
             fprintf(f, "param %s %s %s\n", p.name, p.kind == RK_PARAM_POINTER ? "pointer" : "scalar",
                     rk_dtype_name(p.dtype));
         }
-        save_grid(f, k->grid_text);
+        save_lines(f, "grid", k->grid_text);
+        save_lines(f, "work", k->work);
         if (!save_tma(f, k->tma_spec)) {
             fclose(f);
             return fail(err, errlen, "kernel %s: a tensor map line that does not start with 'tma '", ki.name);
@@ -147,6 +149,7 @@ typedef struct PbKernel {
     char name[128], config[512];
     char tma[PB_MAX_TMA]; /* the tensor maps' spec, its lines joined again, or "" */
     char grid[PB_MAX_GRID]; /* the @grid function's TIR text, or "" */
+    char work[PB_MAX_GRID]; /* the work formulas, or "" (files from before them) */
     int num_warps, block, lds_bytes, nparams;
     char pnames[PB_MAX_PARAMS][64];
     rk_param params[PB_MAX_PARAMS];
@@ -197,15 +200,16 @@ static int parse_meta(char *text, char *target, size_t tlen, PbKernel *ks, char 
             p->name = k->pnames[k->nparams];
             p->kind = strcmp(kind, "pointer") == 0 ? RK_PARAM_POINTER : RK_PARAM_SCALAR;
             k->nparams++;
-        } else if (strcmp(line, "grid") == 0 || strcmp(line, "tma") == 0) {
-            /* a line of a multi-line text: the @grid function's TIR, or the tensor maps (lines "tma ...") */
-            bool grid = line[0] == 'g';
-            char *buf = grid ? k->grid : k->tma;
-            size_t cap = grid ? sizeof k->grid : sizeof k->tma, used = strlen(buf);
-            int n = snprintf(buf + used, cap - used, "%s%s\n", grid ? "" : "tma ", val);
+        } else if (strcmp(line, "grid") == 0 || strcmp(line, "tma") == 0 || strcmp(line, "work") == 0) {
+            /* a line of a multi-line text: the @grid function's TIR, the tensor maps (lines "tma ..."), or
+             * the work formulas */
+            bool grid = line[0] == 'g', work = line[0] == 'w';
+            char *buf = grid ? k->grid : work ? k->work : k->tma;
+            size_t cap = grid ? sizeof k->grid : work ? sizeof k->work : sizeof k->tma, used = strlen(buf);
+            int n = snprintf(buf + used, cap - used, "%s%s\n", grid || work ? "" : "tma ", val);
             if (n < 0 || (size_t)n >= cap - used)
                 return fail(err, errlen, "line %d: the %s of %s take more than %zu bytes", lineno,
-                            grid ? "@grid function's lines" : "tensor maps", k->name, cap);
+                            grid ? "@grid function's lines" : work ? "work formulas" : "tensor maps", k->name, cap);
         } else if (strcmp(line, "end") == 0) {
             if (k->block <= 0 || k->num_warps <= 0)
                 return fail(err, errlen, "line %d: kernel %s without block or num_warps", lineno, k->name);
@@ -259,7 +263,8 @@ rk_status pb_load(rk_ctx *ctx, const char *base, rk_program **prog, char *err, s
                                   .lds_bytes = ks[i].lds_bytes,
                                   .config = ks[i].config,
                                   .tma = ks[i].tma[0] ? ks[i].tma : NULL,
-                                  .grid_tir = ks[i].grid[0] ? ks[i].grid : NULL};
+                                  .grid_tir = ks[i].grid[0] ? ks[i].grid : NULL,
+                                  .work = ks[i].work[0] ? ks[i].work : NULL};
     rk_status st = rt_program_new(ctx, target, bin, blen, descs, nk, prog);
     if (st)
         fail(err, errlen, "%s: %s", base, rk_error(ctx));

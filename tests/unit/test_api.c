@@ -492,7 +492,7 @@ static void test_emu(void)
     /* The program as the compiler will describe it: one warp of 64 lanes. */
     rk_param params[] = {{"x", RK_PARAM_POINTER, RK_F32}, {"y", RK_PARAM_POINTER, RK_F32},
                          {"out", RK_PARAM_POINTER, RK_F32}, {"n", RK_PARAM_SCALAR, RK_I32}};
-    RtKernelDesc kd = {"vadd", "vadd", params, 4, 1, 64, 0, NULL, NULL, NULL, NULL, NULL};
+    RtKernelDesc kd = {"vadd", "vadd", params, 4, 1, 64, 0, NULL, NULL, NULL, NULL, NULL, NULL};
     rk_program *p;
     CHECK_OK(ctx, rt_program_new(ctx, "emu", so, size, &kd, 1, &p));
     rk_kernel *k;
@@ -528,7 +528,7 @@ static void test_emu(void)
     CHECK_OK(ctx, rk_launch(k2, grid, args, 4, NULL));
     rk_program_destroy(p2);
     /* A symbol that is not there, bytes that are not a shared object, a program for another target. */
-    RtKernelDesc missing = {"nope", "nope", params, 4, 1, 64, 0, NULL, NULL, NULL, NULL, NULL};
+    RtKernelDesc missing = {"nope", "nope", params, 4, 1, 64, 0, NULL, NULL, NULL, NULL, NULL, NULL};
     CHECK_OK(ctx, rt_program_new(ctx, "emu", so, size, &missing, 1, &p2));
     rk_program_kernel(p2, "nope", &k2);
     CHECK_ST(ctx, rk_launch(k2, grid, args, 4, NULL), RK_ENOTFOUND, "no kernel 'nope' in the emu code object");

@@ -55,6 +55,9 @@ static void usage(FILE *f)
           "           [--remarks]\n"
           "       rkc -x tir FILE.tir [--passes=NAME,...] [--emit=tir|lir] [--target=T] [-o OUT]\n"
           "       rkc run FILE.tile -k NAME [--grid X[,Y,Z]] [-D ...] [ARG...] [--dump NAME=PATH] [--bench]\n"
+          "           [--roofline=FILE.svg]\n"
+          "       rkc --advise[=json] FILE.tile [-k NAME] [--target=T] [-D ...] [--grid X[,Y,Z]] [NAME=VALUE]...\n"
+          "           [--roofline=FILE.svg]\n"
           "       rkc --version | --help\n"
           "\n"
           "  -o PATH          output path ('-' = stdout for text forms); default FILE.hsaco (FILE.ptx for\n"
@@ -77,6 +80,10 @@ static void usage(FILE *f)
           "                   the runtime runs the most specialised set a call's arguments satisfy\n"
           "  --remarks        every global load or store narrower than the widest (128 bits), with its\n"
           "                   position, width and the fact that would widen it (also in --report=json)\n"
+          "  --advise[=json]  the kernel's likely limiters, ranked, with evidence and the change to try, for\n"
+          "                   a launch with these scalar arguments (buffers as NAME=T[n] bound the least\n"
+          "                   traffic; nothing runs)\n"
+          "  --roofline=FILE.svg  with --advise or rkc run --bench: the device's roofline and the point\n"
           "  -x tir           the input is tile IR text (TIR, or LIR with layouts), as --emit=tir/lir\n"
           "                   and RK_DUMP_IR print it; it is verified and printed back\n"
           "  --passes=NAME,...  with -x tir: run these passes, in this order, before printing:\n"
@@ -96,6 +103,8 @@ static void usage(FILE *f)
           "  RK_CHECK_RACES=1 emu and emu_sm90 report data races\n"
           "  RK_EMU_TIMEOUT=S emu and interp stop a launch after S seconds\n"
           "  RK_PROFILE=FILE  a Chrome/Perfetto trace of compiles, tuning and launches\n"
+          "  RK_ROOFLINE=FILE.svg  the autotuner draws its whole search on the device's roofline\n"
+          "  RK_PEAKS=NAME    judge against this device of the peaks table (MI300X, MI325X, H200, ...)\n"
           "  RK_STDLIB_DIR=DIR  the standard library's folder\n"
           "  RK_CODEGEN_THREADS=N  threads for code generation\n"
           "  RK_LLVM_ARGS, RK_LLVM_PASSES, RK_LLVM_CODEGEN_OPT  LLVM's options, pass pipeline, codegen level\n"
@@ -626,6 +635,9 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "run") == 0)
         return rkc_run(argc - 1, argv + 1);
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--advise") == 0 || strncmp(argv[i], "--advise=", 9) == 0)
+            return rkc_advise(argc, argv);
     Options o;
     int rc = parse_options(argc, argv, &o);
     if (rc)

@@ -53,6 +53,9 @@ typedef struct NameValue {
 typedef struct RunOptions {
     const char *input, *kernel;
     bool has_grid, bench, no_tune, confine_imports;
+    const char *advise;   /* rkc --advise: NULL, "text" or "json" */
+    const char *target;   /* rkc --advise --target=T (default gfx942) */
+    const char *roofline; /* --roofline=FILE.svg */
     const char *report; /* NULL, "text" or "json" */
     char assume[4096];  /* --assume facts, joined by spaces */
     uint32_t grid[3];
@@ -69,13 +72,15 @@ typedef struct RunOptions {
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+static const char *tool = "rkc run"; /* "rkc" for rkc --advise */
+
 static int usage_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("rkc run: error: ", stderr);
+    fprintf(stderr, "%s: error: ", tool);
     vfprintf(stderr, fmt, ap);
-    fputs("\n(rkc run --help lists the options)\n", stderr);
+    fprintf(stderr, "\n(%s --help lists the options)\n", tool);
     va_end(ap);
     return EXIT_USAGE;
 }
@@ -84,7 +89,7 @@ static void run_usage(FILE *f)
 {
     fputs("usage: rkc run FILE.tile -k NAME [--grid X[,Y,Z]] [-D NAME=VALUE]... [-I DIR]... [ARG...]\n"
           "                [--dump NAME=PATH]... [--bench] [--seed N] [--no-tune] [--assume FACTS]...\n"
-          "                [--report[=json]]\n"
+          "                [--report[=json]] [--roofline=FILE.svg]\n"
           "\n"
           "  ARG               NAME=VALUE for a scalar parameter; for a pointer parameter\n"
           "                    NAME=zeros:T[n] | NAME=rand:T[n] | NAME=file:PATH:T[n]\n"
@@ -93,7 +98,9 @@ static void run_usage(FILE *f)
           "  -D NAME=VALUE     a const parameter or compile option\n"
           "  -I DIR            import path (repeatable)\n"
           "  --dump NAME=PATH  write buffer NAME after the launch, raw little-endian\n"
-          "  --bench           time repeated launches and print the median\n"
+          "  --bench           time repeated launches and print the median, then the launch's work\n"
+          "                    (FLOPs, bytes), achieved rates, the device's peaks and the roofline bound\n"
+          "  --roofline=FILE.svg  with --bench: that measurement on the device's roofline, as SVG\n"
           "  --seed N          seed of rand: buffers (default 0)\n"
           "  --no-tune         run the default configuration (no autotuning)\n"
           "  --confine-imports imports only from inside the -I folders and the stdlib\n"
@@ -205,6 +212,14 @@ static int parse_run_options(int argc, char **argv, RunOptions *o)
             o->report = "text";
         } else if (strcmp(a, "--report=json") == 0) {
             o->report = "json";
+        } else if (strcmp(a, "--advise") == 0 || strcmp(a, "--advise=text") == 0) {
+            o->advise = "text";
+        } else if (strcmp(a, "--advise=json") == 0) {
+            o->advise = "json";
+        } else if (strncmp(a, "--target=", 9) == 0 && o->advise) {
+            o->target = a + 9;
+        } else if (strncmp(a, "--roofline=", 11) == 0 && a[11]) {
+            o->roofline = a + 11;
         } else if (is_flag(a, "--assume")) {
             if (!(v = value_of(argc, argv, &i, "--assume")) || !*v)
                 return usage_error("%s", "--assume needs facts such as 'K%16==0' or 'stride_n==1'");
@@ -241,7 +256,7 @@ static int parse_run_options(int argc, char **argv, RunOptions *o)
     }
     if (!o->input)
         return usage_error("%s", "no input file");
-    if (!o->kernel)
+    if (!o->kernel && !o->advise)
         return usage_error("%s", "rkc run needs -k NAME, the kernel to run");
     return 0;
 }
@@ -568,7 +583,39 @@ static int compare_float(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int bench(rk_ctx *ctx, rk_kernel *k, const uint32_t *grid, const rk_arg *args, int nargs, const char *name)
+/* --bench's second line: the launch's work (the compiler's count), what it achieved, the device's peaks
+ * and the fraction of the roofline's bound it reaches (rk_kernel_work, rk_device_peaks, rk_roofline_of). */
+static void print_roofline(rk_ctx *ctx, rk_kernel *k, const uint32_t *grid, const rk_arg *args, int nargs,
+                           const char *name, double ms, const char *svg)
+{
+    rk_work w;
+    const rk_peaks *p;
+    bool est = false;
+    rk_roofline r;
+    if (rk_kernel_work(k, grid, args, nargs, &w) != RK_OK || rk_device_peaks(ctx, NULL, &p, &est) != RK_OK ||
+        rk_roofline_of(p, &w, ms, &r) != RK_OK) {
+        printf("%s: no roofline: %s\n", name, rk_error(ctx));
+        return;
+    }
+    printf("%s: %.0f FLOP (%.0f dot, %.0f elementwise), %.0f bytes (%.0f at least): %.3f GFLOP/s, %.3f GB/s "
+           "achieved | %s peaks%s: %.1f TFLOP/s (%s), %.0f GB/s; intensity %.3f FLOP/B, ridge %.1f; roofline bound "
+           "%.6f ms (%s), %.4f%% of it%s%s%s\n",
+           name, w.flops, w.flops_dot, w.flops_elem, w.bytes, w.bytes_min, r.flops_per_s / 1e9, r.bytes_per_s / 1e9,
+           p->name, est ? " (an estimate: the time is not that device's)" : "", r.peak_flops_per_s / 1e12,
+           w.flops_dot > 0 ? rk_dtype_name(w.dot_dtype) : "f32 vector", p->bytes_per_s / 1e9, r.intensity, r.ridge,
+           r.bound_ms, r.limit, 100 * r.fraction, w.estimate ? " (work is an estimate: " : "",
+           w.estimate ? w.why : "", w.estimate ? ")" : "");
+    if (svg) { /* --roofline=FILE.svg: this measurement on the device's roofline */
+        char label[512];
+        snprintf(label, sizeof label, "%s%s%s: %.4g ms", name, *rk_kernel_config(k) ? " " : "", rk_kernel_config(k), ms);
+        rk_roofline_point pt = {label, r.intensity, r.flops_per_s, 0};
+        if (rk_roofline_svg(ctx, svg, p, r.peak_flops_per_s, &pt, 1) != RK_OK)
+            fprintf(stderr, "rkc run: error: %s\n", rk_error(ctx));
+    }
+}
+
+static int bench(rk_ctx *ctx, rk_kernel *k, const uint32_t *grid, const rk_arg *args, int nargs, const char *name,
+                 const char *svg)
 {
     rk_device_info info;
     rk_device_get_info(ctx, &info);
@@ -601,6 +648,7 @@ static int bench(rk_ctx *ctx, rk_kernel *k, const uint32_t *grid, const rk_arg *
     double median = runs % 2 ? times[runs / 2] : 0.5 * ((double)times[runs / 2 - 1] + (double)times[runs / 2]);
     printf("%s: median %.4f ms over %d runs on %s (%s)\n", name, median, runs, info.kind,
            gpu ? "device events" : "wall time");
+    print_roofline(ctx, k, grid, args, nargs, name, median, svg);
     return 0;
 }
 
@@ -783,7 +831,7 @@ static int launch(rk_ctx *ctx, rk_kernel *k, RunOptions *o, const char *text, si
             if (strcmp(params[i].name, o->dumps[j].name) == 0)
                 rc = write_dump(ctx, o->dumps[j].name, o->dumps[j].value, &bufs[i]);
     if (rc == 0 && o->bench)
-        rc = bench(ctx, k, grid, args, np, info.name);
+        rc = bench(ctx, k, grid, args, np, info.name, o->roofline);
     for (int i = 0; bufs && i < np; i++)
         rk_free(ctx, bufs[i].dev);
     free(params);
@@ -856,6 +904,145 @@ int rkc_run(int argc, char **argv)
     }
     rk_program_destroy(prog);
     rk_ctx_destroy(ctx);
+    free(text);
+    free_run_options(o);
+    free(o);
+    return rc;
+}
+
+/* `rkc --advise[=json] FILE.tile [-k NAME] [--target=T] [-D ...] [--grid X,Y,Z] [NAME=VALUE]...
+ * [--roofline=FILE.svg]`: compiles the kernel for T (default gfx942) without a device and prints its
+ * ranked limiters for a launch with these scalar arguments (pointer arguments may be left out: nothing
+ * runs), through rk_kernel_advise. */
+int rkc_advise(int argc, char **argv)
+{
+    tool = "rkc";
+    RunOptions *o = malloc(sizeof *o);
+    if (!o)
+        return EXIT_INTERNAL;
+    int rc = parse_run_options(argc, argv, o);
+    if (rc) {
+        free_run_options(o);
+        free(o);
+        return rc < 0 ? 0 : rc;
+    }
+    size_t len = 0;
+    char *text = rkc_read_source(o->input, &len);
+    if (!text) {
+        rc = usage_error("cannot read '%s': %s", o->input, errno == EINVAL ? "not a regular file" : strerror(errno));
+        free_run_options(o);
+        free(o);
+        return rc;
+    }
+    /* the interpreter's device holds the buffers whose sizes bound the least traffic (rk_work.bytes_min);
+     * nothing runs on it */
+    rk_ctx_options co = {0};
+    co.device = "interp";
+    co.stdlib_dir = stdlib_dir();
+    co.log = print_log;
+    rk_ctx *ctx = NULL;
+    rk_program *prog = NULL;
+    rk_status st = rk_ctx_create(&co, &ctx);
+    rk_compile_options opts = {0};
+    opts.filename = o->input;
+    opts.target = o->target ? o->target : "gfx942";
+    opts.defines = o->defines;
+    opts.ndefines = o->ndefines;
+    opts.include_dirs = o->incdirs;
+    opts.ninclude_dirs = o->nincdirs;
+    opts.kernel = o->kernel;
+    opts.assume = o->assume[0] ? o->assume : NULL;
+    if (st == RK_OK || st == RK_ENODEVICE)
+        st = rk_compile(ctx, text, len, &opts, &prog);
+    for (int i = 0; ctx && i < rk_diag_count(ctx); i++) {
+        rk_diag d;
+        if (rk_diag_get(ctx, i, &d) == RK_OK)
+            fputs(d.text, stderr);
+    }
+    rk_kernel *k = NULL;
+    if (st == RK_OK)
+        st = o->kernel ? rk_program_kernel(prog, o->kernel, &k) : rk_program_kernel_at(prog, 0, &k);
+    if (st != RK_OK) {
+        if (st != RK_ECOMPILE || rk_diag_count(ctx) == 0)
+            fprintf(stderr, "rkc: error: %s\n", ctx ? rk_error(ctx) : "out of memory");
+        rc = st == RK_ECOMPILE || st == RK_ENOTFOUND ? EXIT_PROGRAM : st == RK_EINVAL ? EXIT_USAGE : status_exit(st);
+    }
+    rk_kernel_info info = {0};
+    rk_param *params = NULL;
+    rk_arg *args = NULL;
+    if (rc == 0) {
+        rk_kernel_get_info(k, &info);
+        params = calloc((size_t)info.num_params + 1, sizeof *params);
+        args = calloc((size_t)info.num_params + 1, sizeof *args);
+        if (!params || !args)
+            rc = EXIT_INTERNAL;
+    }
+    for (int i = 0; rc == 0 && i < info.num_params; i++) {
+        rk_kernel_get_param(k, i, &params[i]);
+        const NameValue *a = NULL;
+        for (int j = 0; j < o->nargs; j++)
+            if (strcmp(o->args[j].name, params[i].name) == 0)
+                a = &o->args[j];
+        if (params[i].kind == RK_PARAM_POINTER) {
+            /* T[n] (or KIND:T[n], as rkc run takes): a buffer of that size, never filled; absent: NULL */
+            const char *spec = a ? strrchr(a->value, ':') : NULL;
+            rk_dtype t;
+            size_t n;
+            void *ptr = NULL;
+            if (a && !parse_elems(spec ? spec + 1 : a->value, &t, &n))
+                rc = usage_error("argument %s: '%s' is not a buffer T[n]", params[i].name, a->value);
+            else if (a && rk_malloc(ctx, n * rk_dtype_size(t), &ptr) != RK_OK)
+                rc = device_error(ctx, RK_ENOMEM);
+            args[i] = rk_arg_ptr(ptr);
+        } else if (!a)
+            rc = usage_error("--advise needs the value of parameter '%s' (%s=...): the work depends on it",
+                             params[i].name, params[i].name);
+        else if (!parse_scalar(a->value, params[i].dtype, &args[i]))
+            rc = usage_error("argument %s: '%s' is not a value of type %s", params[i].name, a->value,
+                             rk_dtype_name(params[i].dtype));
+    }
+    if (rc == 0) {
+        size_t need = 0;
+        st = rk_kernel_advise(ctx, k, o->has_grid ? o->grid : NULL, args, info.num_params, text, len, &opts,
+                              strcmp(o->advise, "json") == 0, NULL, 0, &need);
+        char *buf = st == RK_OK ? malloc(need + 1) : NULL;
+        if (buf)
+            st = rk_kernel_advise(ctx, k, o->has_grid ? o->grid : NULL, args, info.num_params, text, len, &opts,
+                                  strcmp(o->advise, "json") == 0, buf, need + 1, &need);
+        if (st == RK_OK && buf)
+            fputs(buf, stdout);
+        else
+            rc = st == RK_ELAUNCH || st == RK_EINVAL ? usage_error("%s", rk_error(ctx)) : device_error(ctx, st);
+        free(buf);
+    }
+    if (rc == 0 && o->roofline) {
+        rk_work w;
+        const rk_peaks *p;
+        rk_roofline r;
+        uint32_t g[3];
+        if (o->has_grid)
+            memcpy(g, o->grid, sizeof g);
+        if ((o->has_grid || rk_kernel_grid(k, args, info.num_params, g) == RK_OK) &&
+            rk_kernel_work(k, g, args, info.num_params, &w) == RK_OK &&
+            rk_device_peaks(ctx, opts.target, &p, NULL) == RK_OK && rk_roofline_of(p, &w, 0, &r) == RK_OK) {
+            rk_roofline_point pt = {info.name, r.intensity, r.bound_ms > 0 ? w.flops / (r.bound_ms * 1e-3) : 0, 1};
+            char label[512];
+            snprintf(label, sizeof label, "%s%s%s, the roofline's bound", info.name, *rk_kernel_config(k) ? " " : "",
+                     rk_kernel_config(k));
+            pt.label = label;
+            if (rk_roofline_svg(ctx, o->roofline, p, r.peak_flops_per_s, &pt, 1) != RK_OK) {
+                fprintf(stderr, "rkc: error: %s\n", rk_error(ctx));
+                rc = 1;
+            }
+        } else {
+            fprintf(stderr, "rkc: error: no roofline: %s\n", rk_error(ctx));
+            rc = EXIT_DEVICE;
+        }
+    }
+    free(params);
+    free(args);
+    rk_program_destroy(prog);
+    rk_ctx_destroy(ctx); /* frees the buffers */
     free(text);
     free_run_options(o);
     free(o);

@@ -7,6 +7,9 @@
 /* argv[0] is "run". Returns the process exit status of the tools contract. */
 int rkc_run(int argc, char **argv);
 
+/* `rkc --advise ...` (tools/rkc/run.c): argv[0] is "rkc"; the same arguments as rkc run. */
+int rkc_advise(int argc, char **argv);
+
 /* The source file, or stdin for "-" (tools/rkc/main.c); malloc'd, NULL with errno set. */
 char *rkc_read_source(const char *path, size_t *len);
 
