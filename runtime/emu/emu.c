@@ -375,6 +375,16 @@ static void fn_check(EmuLane *el, const void *addr, uint64_t bytes, int32_t flag
         }
         access_fail(l, a, bytes, flags, site);
     }
+    /* A vector access is as aligned as the compiler proved it to be (the kernel's multiple_of hints, the
+     * launch contract's 16-byte pointers): misaligned, its arguments broke a hint. The host's aligned
+     * vector instructions would fault on it; the GPU would read or write somewhere else. */
+    if (bytes > 1 && (bytes & (bytes - 1)) == 0 && a % bytes != 0)
+        emu_lane_fail(l, EMU_ERR_ACCESS,
+                      "misaligned %s of %" PRIu64 " bytes at 0x%" PRIxPTR " (not a multiple of %" PRIu64
+                      "): the kernel's hints promise alignment that its arguments break (a multiple_of on a size, "
+                      "stride or offset that is not that multiple, or a pointer argument not 16-byte aligned)%s%s%s",
+                      flags & EMU_ACCESS_ATOMIC ? "atomic" : flags & EMU_ACCESS_STORE ? "store" : "load", bytes, a,
+                      bytes, site ? " (" : "", site ? site : "", site ? ")" : "");
     if (flags & EMU_ACCESS_ARG && check_derived(l, a, bytes, flags, site)) {
         /* inside its argument's allocation */
     } else if (!(a >= l->hit_lo && a < l->hit_hi && bytes <= l->hit_hi - a)) {
