@@ -49,6 +49,9 @@ Part red_combine(Lower *L, OpKind kind, ScalarKind sk, Part x, Part y)
     case KIND_SUM:
         r.v = fl ? LLVMBuildFAdd(L->b, a, b, "") : LLVMBuildAdd(L->b, a, b, "");
         break;
+    case KIND_PROD:
+        r.v = fl ? LLVMBuildFMul(L->b, a, b, "") : LLVMBuildMul(L->b, a, b, "");
+        break;
     case KIND_MAX:
         r.v = fl ? call_intr(L, "llvm.maximum", a, b) : call_intr(L, is_signed ? "llvm.smax" : "llvm.umax", a, b);
         break;

@@ -1,4 +1,5 @@
-/* Scans (cumsum) along an axis as log-step networks, read off the operand's linear layout.
+/* Scans (cumsum, cumprod, cummax, cummin) along an axis as log-step networks, read off the operand's
+ * linear layout.
  *
  * rk's layouts are separable (compiler/layout/layout.h): the coordinate along the axis is a sum of
  * distinct powers of two, each coming from one register bit, lane bit or wave bit. Taking those axis
@@ -27,11 +28,25 @@ static LLVMValueRef join(Lower *L, OpKind kind, ScalarKind sk, LLVMValueRef x, L
     return red_combine(L, kind, sk, a, b).v;
 }
 
-/* the identity of kind in type et: -0 for a float sum (x + -0 is x, for x = -0 too) */
+/* the identity of kind in type et: -0 for a float sum (x + -0 is x, for x = -0 too), 1 for a product,
+ * the least value for max (-inf: maximum(-inf, NaN) is NaN, maximum(-inf, -0) is -0), the greatest for
+ * min */
 static LLVMValueRef identity(Lower *L, OpKind kind, ScalarKind sk, LLVMTypeRef et)
 {
-    (void)kind; /* cumsum is the only scan */
-    return sk_is_float(sk) ? fp_const(L, -0.0, sk) : LLVMConstInt(et, 0, 0);
+    bool fl = sk_is_float(sk);
+    switch (kind) {
+    case KIND_PROD: return fl ? fp_const(L, 1.0, sk) : LLVMConstInt(et, 1, 0);
+    case KIND_MAX:
+        if (fl)
+            return fp_const(L, -__builtin_inf(), sk);
+        return sk_is_signed(sk) ? LLVMConstInt(et, 1ull << (LLVMGetIntTypeWidth(et) - 1), 0) : LLVMConstInt(et, 0, 0);
+    case KIND_MIN:
+        if (fl)
+            return fp_const(L, __builtin_inf(), sk);
+        return sk_is_signed(sk) ? LLVMConstInt(et, (1ull << (LLVMGetIntTypeWidth(et) - 1)) - 1, 0)
+                                : LLVMConstAllOnes(et);
+    default: return fl ? fp_const(L, -0.0, sk) : LLVMConstInt(et, 0, 0);
+    }
 }
 
 /* which id bit gives each power 2^j of the axis coordinate */

@@ -566,23 +566,26 @@ static SVal b_reduce(Sema *S, BArgs *a)
     return sv_dyn(r);
 }
 
-static SVal b_cumsum(Sema *S, BArgs *a)
+/* cumsum/cumprod/cummax/cummin(x, axis = last): inclusive scans; sums and products accumulate as sum
+ * does (16-bit floats in f32, bool and small integers in i32), max and min keep x's type */
+static SVal b_scan(Sema *S, BArgs *a)
 {
     if (!want_value(S, a, 0, "the operand"))
         return sv_err();
     const Type *t = sv_type(S, &a->v[0]);
-    if (t->kind != TY_TILE || t->elem->kind != TY_SCALAR)
-        return sema_error(S, a->loc, "cumsum scans a tile of numbers, not %s", sv_describe(S, &a->v[0]));
+    if (t->kind != TY_TILE || t->elem->kind != TY_SCALAR ||
+        (t->elem->sk == SK_BOOL && a->code != KIND_SUM && a->code != KIND_PROD))
+        return sema_error(S, a->loc, "%s scans a tile of numbers, not %s", a->name, sv_describe(S, &a->v[0]));
     int axis = t->rank - 1;
     if (given(a, 1) && !want_axis(S, a, 1, t->rank, sv_describe(S, &a->v[0]), &axis))
         return sv_err();
-    const Type *relem = sum_type(S, t->elem);
+    const Type *relem = a->code == KIND_SUM || a->code == KIND_PROD ? sum_type(S, t->elem) : t->elem;
     Value *v = a->v[0].v;
     sema_set_loc(S, a->loc);
     if (relem != t->elem)
         v = b_op1(&S->b, OP_CAST, ty_with_elem(S->types, t, relem), v);
     Value *r = b_op1(&S->b, OP_SCAN, v->type, v);
-    r->def->at.kind = KIND_SUM;
+    r->def->at.kind = a->code;
     r->def->at.axis = axis;
     return sv_dyn(r);
 }
@@ -1073,7 +1076,10 @@ static const Builtin builtins[] = {
     {"min", b_reduce, 1, {"x", "axis", "keepdims"}, KIND_MIN},
     {"argmax", b_reduce, 1, {"x", "axis", "keepdims"}, KIND_ARGMAX},
     {"argmin", b_reduce, 1, {"x", "axis", "keepdims"}, KIND_ARGMIN},
-    {"cumsum", b_cumsum, 1, {"x", "axis"}, 0},
+    {"cumsum", b_scan, 1, {"x", "axis"}, KIND_SUM},
+    {"cumprod", b_scan, 1, {"x", "axis"}, KIND_PROD},
+    {"cummax", b_scan, 1, {"x", "axis"}, KIND_MAX},
+    {"cummin", b_scan, 1, {"x", "axis"}, KIND_MIN},
     {"reshape", b_reshape, 2, {"x", "shape"}, 0},
     {"trans", b_trans, 1, {"x"}, 0},
     {"permute", b_permute, 2, {"x", "dims"}, 0},

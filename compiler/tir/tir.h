@@ -78,6 +78,7 @@ typedef enum OpKind {
     KIND_TF32,
     KIND_MULTIPLE_OF, /* hints */
     KIND_MAX_CONTIGUOUS,
+    KIND_PROD, /* scans: cumprod */
     KIND_COUNT
 } OpKind;
 typedef enum MemSem { SEM_RELAXED, SEM_ACQUIRE, SEM_RELEASE, SEM_ACQ_REL, SEM_COUNT } MemSem;

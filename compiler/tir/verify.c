@@ -719,8 +719,8 @@ static void check_types(V *v, const Op *op)
             check_reduced(v, op, v->m->types->scalars[SK_I32]);
         break;
     case OP_SCAN:
-        if (op->at.kind != KIND_SUM)
-            err(v, op, "kind must be sum");
+        if (op->at.kind != KIND_SUM && op->at.kind != KIND_PROD && op->at.kind != KIND_MAX && op->at.kind != KIND_MIN)
+            err(v, op, "kind must be sum, prod, max or min");
         else if (T(0)->kind != TY_TILE || op->at.axis < 0 || op->at.axis >= T(0)->rank)
             err(v, op, "axis %lld is out of range for %s", (long long)op->at.axis, tn(v, T(0)));
         else if (check_cls(v, op, T(0), C_INT | C_FLOAT, NULL) && R(0) != T(0))

@@ -129,7 +129,8 @@ static bool check_reduce(const Chk *k)
         if (!cls_in(k, x, C_INT | C_FLOAT) || !cls_in(k, r, C_INT))
             return false;
     } else {
-        if (op->code == OP_SCAN ? kind != KIND_SUM : kind != KIND_SUM && kind != KIND_MAX && kind != KIND_MIN)
+        if (op->code == OP_SCAN ? kind != KIND_SUM && kind != KIND_PROD && kind != KIND_MAX && kind != KIND_MIN
+                                : kind != KIND_SUM && kind != KIND_MAX && kind != KIND_MIN)
             return BAD("bad kind");
         if (!cls_in(k, x, C_INT | C_FLOAT))
             return false;

@@ -342,6 +342,12 @@ static double acc_add(double acc, double x, bool wide)
     return wide ? acc + x : (double)(float)(acc + x);
 }
 
+/* Product accumulator (cumprod), likewise. */
+static double acc_mul(double acc, double x, bool wide)
+{
+    return wide ? acc * x : (double)(float)(acc * x);
+}
+
 /* Is x a better pick than best for argmax (max = true) or argmin? Strict, so ties keep the first. */
 static bool arg_better(const Elem *e, Slot x, Slot best, bool max)
 {
@@ -387,8 +393,10 @@ static void exec_reduce(Ctx *c, const Node *n)
                     out[0].f = fp_round(r->el.sk, acc);
                 for (int64_t k = 1; k < len; k++) {
                     double v = p[k * inner].f;
-                    if (code == OP_SCAN || kind == KIND_SUM)
+                    if (kind == KIND_SUM)
                         acc = acc_add(acc, v, wide);
+                    else if (kind == KIND_PROD)
+                        acc = acc_mul(acc, v, wide);
                     else
                         acc = kind == KIND_MAX ? fmax_nan(acc, v) : fmin_nan(acc, v);
                     if (code == OP_SCAN)
@@ -403,8 +411,10 @@ static void exec_reduce(Ctx *c, const Node *n)
                 out[0].u = elem_norm(&r->el, acc.u);
             for (int64_t k = 1; k < len; k++) {
                 Slot v = p[k * inner];
-                if (code == OP_SCAN || kind == KIND_SUM)
+                if (kind == KIND_SUM)
                     acc.u += v.u;
+                else if (kind == KIND_PROD)
+                    acc.u *= v.u;
                 else if (kind == KIND_MAX ? arg_better(&x->el, v, acc, true) : arg_better(&x->el, v, acc, false))
                     acc = v;
                 if (code == OP_SCAN)

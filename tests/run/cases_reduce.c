@@ -215,8 +215,49 @@ static void check_reduce3d(Run *r)
 
 /* ---- scans: p[1] R (or BLOCK), p[2] C, p[3] axis; p[0] 1 for scan1d, 2 for scan2d_mask ---- */
 
-static void scan_ref(const HBuf *x, size_t base, size_t stride, size_t len, HBuf *o, double *tol)
+enum { S_SUM, S_MAX, S_MIN, S_PROD };
+static const char *const SNAME[] = {"cumsum", "cummax", "cummin", "cumprod"};
+
+/* max and min in order, -0 below +0 (as max and min order them); no NaN among the inputs */
+static bool scan_better(double v, double acc, bool max)
 {
+    if (v == acc)
+        return v == 0 && signbit(v) != signbit(acc) && (max ? signbit(acc) : signbit(v));
+    return max ? v > acc : v < acc;
+}
+
+/* cumprod, cummax, cummin: products in the result type, rounded at each step as interp does (a few
+ * ulps of the result per step for the devices' other orders); max and min exact */
+static void scan_ref_kind(int kind, const HBuf *x, size_t base, size_t stride, size_t len, HBuf *o, double *tol)
+{
+    rk_dtype t = x->dt;
+    double f = 0;
+    int64_t n = 0;
+    uint64_t p = 1;
+    for (size_t k = 0; k < len; k++) {
+        size_t i = base + k * stride;
+        if (dt_float(t)) {
+            double v = fget(t, x->host, i);
+            f = k == 0 ? v : kind == S_PROD ? (double)(float)(f * v) : scan_better(v, f, kind == S_MAX) ? v : f;
+            ref_f(o, i, f);
+            tol[i] = kind == S_PROD ? fabs(f) * (double)(k + 2) * 0x1p-22 : 0;
+        } else if (kind == S_PROD) {
+            p *= (uint64_t)iget(t, x->host, i);
+            ref_i(o, i, iwrap(o->dt, (int64_t)p));
+        } else {
+            int64_t v = iget(t, x->host, i);
+            n = k == 0 || (kind == S_MAX ? v > n : v < n) ? v : n;
+            ref_i(o, i, n);
+        }
+    }
+}
+
+static void scan_ref(const HBuf *x, size_t base, size_t stride, size_t len, HBuf *o, double *tol, int kind)
+{
+    if (kind != S_SUM) {
+        scan_ref_kind(kind, x, base, stride, len, o, tol);
+        return;
+    }
     rk_dtype t = x->dt;
     double s = 0, a = 0;
     uint64_t is = 0;
@@ -235,15 +276,31 @@ static void scan_ref(const HBuf *x, size_t base, size_t stride, size_t len, HBuf
     }
 }
 
+/* the input of a scan: sums wide, products near 1 (f32 holds 256 of them), max and min with ties */
+static void scan_fill(Run *r, HBuf *x, int kind)
+{
+    if (kind == S_MAX || kind == S_MIN)
+        red_fill(r, x, R_MAX, false);
+    else
+        for (size_t i = 0; i < x->n; i++)
+            fill_one(r, x, i, !dt_float(x->dt) ? MIX(0, 0) : kind == S_PROD ? UNI(0.8, 1.2) : UNI(-1, 1));
+}
+
+static rk_dtype scan_type(int kind, rk_dtype t)
+{
+    return kind == S_MAX || kind == S_MIN ? t : sum_type(t);
+}
+
 static void setup_scan(Run *r)
 {
     const Case *c = r->c;
     rk_dtype t = c->dt[0];
+    int kind = c->p[5];
     if (c->p[0] == 1) {
         int block = c->p[1], P = (int)rng_range(&r->rng, 1, 3);
         int n = (int)rng_range(&r->rng, block / 2 + 1, block);
-        in_buf(r, "x", t, (size_t)(P * n), dt_float(t) ? UNI(-1, 1) : MIX(0, 0));
-        out_buf(r, "out", sum_type(t), (size_t)(P * n));
+        scan_fill(r, in_buf(r, "x", t, (size_t)(P * n), MIX(0, 0)), kind);
+        out_buf(r, "out", scan_type(kind, t), (size_t)(P * n));
         arg(r, rk_arg_i32(n));
         arg(r, rk_arg_i32(P));
         return;
@@ -251,16 +308,16 @@ static void setup_scan(Run *r)
     if (c->p[0] == 2) { /* an nr x nc matrix in the R x C tile: each extent from half the tile's + 1 */
         int R = c->p[1], C = c->p[2], P = (int)rng_range(&r->rng, 1, 2);
         int nr = (int)rng_range(&r->rng, R / 2 + 1, R), nc = (int)rng_range(&r->rng, C / 2 + 1, C);
-        in_buf(r, "x", t, (size_t)(P * nr * nc), dt_float(t) ? UNI(-1, 1) : MIX(0, 0));
-        out_buf(r, "out", sum_type(t), (size_t)(P * nr * nc))->cols = nc;
+        scan_fill(r, in_buf(r, "x", t, (size_t)(P * nr * nc), MIX(0, 0)), kind);
+        out_buf(r, "out", scan_type(kind, t), (size_t)(P * nr * nc))->cols = nc;
         arg(r, rk_arg_i32(nr));
         arg(r, rk_arg_i32(nc));
         arg(r, rk_arg_i32(P));
         return;
     }
     int R = c->p[1], C = c->p[2], P = (int)rng_range(&r->rng, 1, 2);
-    in_buf(r, "x", t, (size_t)(P * R * C), dt_float(t) ? UNI(-1, 1) : MIX(0, 0));
-    out_buf(r, "out", sum_type(t), (size_t)(P * R * C))->cols = C;
+    scan_fill(r, in_buf(r, "x", t, (size_t)(P * R * C), MIX(0, 0)), kind);
+    out_buf(r, "out", scan_type(kind, t), (size_t)(P * R * C))->cols = C;
     set_grid(r, (uint32_t)P, 1, 1);
 }
 
@@ -273,29 +330,32 @@ static void check_scan(Run *r)
         int P = (int)r->args[3].v.i;
         size_t n = x->n / (size_t)P;
         for (size_t p = 0; p < (size_t)P; p++)
-            scan_ref(x, p * n, 1, n, o, tol);
+            scan_ref(x, p * n, 1, n, o, tol, c->p[5]);
     } else if (c->p[0] == 2) {
         size_t nr = (size_t)r->args[2].v.i, nc = (size_t)r->args[3].v.i, P = x->n / (nr * nc);
         for (size_t p = 0; p < P; p++) {
             if (c->p[3] == 0)
                 for (size_t j = 0; j < nc; j++)
-                    scan_ref(x, p * nr * nc + j, nc, nr, o, tol);
+                    scan_ref(x, p * nr * nc + j, nc, nr, o, tol, c->p[5]);
             else
                 for (size_t i = 0; i < nr; i++)
-                    scan_ref(x, p * nr * nc + i * nc, 1, nc, o, tol);
+                    scan_ref(x, p * nr * nc + i * nc, 1, nc, o, tol, c->p[5]);
         }
     } else {
         size_t R = (size_t)c->p[1], C = (size_t)c->p[2], P = x->n / (R * C);
         for (size_t p = 0; p < P; p++) {
             if (c->p[3] == 0)
                 for (size_t j = 0; j < C; j++)
-                    scan_ref(x, p * R * C + j, C, R, o, tol);
+                    scan_ref(x, p * R * C + j, C, R, o, tol, c->p[5]);
             else
                 for (size_t i = 0; i < R; i++)
-                    scan_ref(x, p * R * C + i * C, 1, C, o, tol);
+                    scan_ref(x, p * R * C + i * C, 1, C, o, tol, c->p[5]);
         }
     }
-    expect_buf(r, o, red_tol(R_SUM, tol));
+    if (c->p[5] == S_MAX || c->p[5] == S_MIN)
+        expect_buf(r, o, EXACT);
+    else
+        expect_buf(r, o, red_tol(R_SUM, tol));
 }
 
 /* ---- bool: p[1] R, p[2] C ---- */
@@ -478,6 +538,39 @@ void gen_reduce(void)
             case_define(c, "T=%s U=%s AXIS=%d R=%d C=%d num_warps=%d", tname(t), tname(sum_type(t)), axis, q[0], q[1],
                         q[2]);
         }
+    /* cummax, cummin, cumprod: 1-D masked, 2-D along either axis, 2-D masked */
+    static const rk_dtype ST[] = {RK_F32, RK_F16, RK_I32, RK_BF16, RK_I8, RK_U32, RK_I64};
+    static const int sblocks[][2] = {{128, 1}, {256, 2}, {512, 4}, {1024, 8}, {4096, 8}, {2048, 4}, {64, 1}};
+    for (int kind = S_MAX; kind <= S_PROD; kind++) {
+        for (int v = 0; v < 2; v++) {
+            rk_dtype t = ST[(k++) % 7];
+            const int *b = sblocks[(k++) % 7];
+            Case *c = add_case("reduce.tile", "scan1d", setup_scan, check_scan, "reduce/%s1d/%s/b%d/w%d", SNAME[kind],
+                               tname(t), b[0], b[1]);
+            c->p[0] = 1;
+            c->p[1] = b[0];
+            c->p[5] = kind;
+            c->dt[0] = t;
+            case_define(c, "T=%s U=%s BLOCK=%d num_warps=%d SKIND=%d", tname(t), tname(scan_type(kind, t)), b[0], b[1],
+                        kind);
+        }
+        for (int axis = 0; axis < 2; axis++)
+            for (int m = 0; m < 3; m++) {
+                rk_dtype t = ST[(k++) % 7];
+                const int *q = m < 2 ? shapes[(k++) % NS] : mshapes[(k++) % 6];
+                Case *c = add_case("reduce.tile", m < 2 ? "scan2d" : "scan2d_mask", setup_scan, check_scan,
+                                   "reduce/%s2d%s/%s/axis%d/%dx%d/w%d", SNAME[kind], m < 2 ? "" : "_mask", tname(t), axis,
+                                   q[0], q[1], q[2]);
+                c->p[0] = m < 2 ? 0 : 2;
+                c->p[1] = q[0];
+                c->p[2] = q[1];
+                c->p[3] = axis;
+                c->p[5] = kind;
+                c->dt[0] = t;
+                case_define(c, "T=%s U=%s AXIS=%d R=%d C=%d num_warps=%d SKIND=%d", tname(t), tname(scan_type(kind, t)),
+                            axis, q[0], q[1], q[2], kind);
+            }
+    }
     /* NaN among the inputs of max, min, argmax, argmin */
     static const rk_dtype NT[] = {RK_F32, RK_F16, RK_BF16};
     for (int ti = 0; ti < 3; ti++)

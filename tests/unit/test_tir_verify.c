@@ -213,7 +213,8 @@ static void test_tiles(void)
            "verify: @k: 'reduce': takes integers or floats, not bool[64]\n");
     EXPECT("  %0 = argreduce %tf {axis = 0, kind = argmin} : f32\n  return\n}\n",
            "verify: @k: 'argreduce': result f32 is not f32[64] reduced along axis 0 into i32\n");
-    EXPECT("  %0 = scan %tf {axis = 0, kind = max} : f32[64]\n  return\n}\n", "verify: @k: 'scan': kind must be sum\n");
+    EXPECT("  %0 = scan %tf {axis = 0, kind = argmax} : f32[64]\n  return\n}\n",
+           "verify: @k: 'scan': kind must be sum, prod, max or min\n");
     EXPECT("  %0 = scan %tf {axis = 0, kind = sum} : f64[64]\n  return\n}\n",
            "verify: @k: 'scan': result type f64[64] differs from the operand type f32[64]\n");
     const char *ab = "  %a1 = const {value = 1.0} : f16[16, 8]\n"
