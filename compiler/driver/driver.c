@@ -410,6 +410,8 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
             int threads = driver_codegen_threads(lir->nfuncs);
             if (threads > 1) {
                 int r = driver_kernels_parallel(a, diags, o, target, lir, threads, out);
+                if (r == 1 && o->remarks)
+                    driver_spill_remarks(a, out, lir, tg);
                 if (r >= 0)
                     return r == 1 && diags->nerrors == errs0;
             }
@@ -511,6 +513,8 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
         a->oom = outer;
         LLVMDisposeModule(mod);
         LLVMContextDispose(ctx);
+        if (ok && o->remarks && stop == STAGE_BIN && tg->codegen->link == LINK_CODE_OBJECT)
+            driver_spill_remarks(a, out, lir, tg);
         if (!ok || stop >= STAGE_LLVM)
             return ok && diags->nerrors == errs0;
     }

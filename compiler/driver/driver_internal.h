@@ -28,6 +28,11 @@ int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, cons
 struct LowerResult;
 void driver_add_remarks(Arena *a, DriverResult *out, const struct LowerResult *lr);
 
+/* driver_spills.c: a REMARK_SPILL for each kernel of out->binary (an AMDGPU code object) that spills,
+ * naming what lir's kernel keeps live across its main loop. */
+struct Target;
+void driver_spill_remarks(Arena *a, DriverResult *out, const Module *lir, const struct Target *t);
+
 /* The pass loop (driver.c): the n entries of `list` on *f, in order, with the dumps each names. */
 struct PassState;
 struct Pass;

@@ -8,6 +8,7 @@
 typedef enum RemarkKind {
     REMARK_NARROW, /* an access narrower than the widest: bits < widest */
     REMARK_BANKS,  /* an LDS access whose lanes meet in a bank: ways > 1 */
+    REMARK_SPILL,  /* a kernel that spills: bits = VGPRs spilled, widest = SGPRs (driver_spills.c) */
 } RemarkKind;
 
 typedef struct Remark {

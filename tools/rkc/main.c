@@ -489,7 +489,10 @@ static void print_remarks(const DriverResult *r)
 {
     for (int i = 0; i < r->nremarks; i++) {
         const Remark *m = &r->remarks[i];
-        if (m->kind == REMARK_BANKS)
+        if (m->kind == REMARK_SPILL)
+            fprintf(stderr, "%s:%d:%d: remark: kernel %s spills registers: %s\n", m->file ? m->file : "<source>",
+                    m->line, m->col, m->kernel, m->why);
+        else if (m->kind == REMARK_BANKS)
             fprintf(stderr, "%s:%d:%d: remark: %d-way bank conflicts in %ss in kernel %s: %s\n",
                     m->file ? m->file : "<source>", m->line, m->col, m->ways, m->what, m->kernel, m->why);
         else
@@ -522,8 +525,9 @@ static const char *json_remarks(Arena *a, const char *json, const DriverResult *
         t = arena_printf(a, "%s%s\n  {\"kernel\": \"%s\", \"file\": \"", t, i ? "," : "", m->kernel);
         json_escape(a, &t, m->file ? m->file : "<source>");
         t = arena_printf(a, "%s\", \"line\": %d, \"col\": %d, \"kind\": \"%s\", \"access\": \"%s\", ", t, m->line,
-                         m->col, m->kind == REMARK_BANKS ? "bank_conflict" : "narrow", m->what);
-        t = m->kind == REMARK_BANKS ? arena_printf(a, "%s\"ways\": %d, \"why\": \"", t, m->ways)
+                         m->col, m->kind == REMARK_BANKS ? "bank_conflict" : m->kind == REMARK_SPILL ? "spill" : "narrow", m->what);
+        t = m->kind == REMARK_SPILL  ? arena_printf(a, "%s\"vgpr_spills\": %d, \"sgpr_spills\": %d, \"why\": \"", t, m->bits, m->widest)
+            : m->kind == REMARK_BANKS ? arena_printf(a, "%s\"ways\": %d, \"why\": \"", t, m->ways)
                                     : arena_printf(a, "%s\"bits\": %d, \"widest\": %d, \"why\": \"", t, m->bits, m->widest);
         json_escape(a, &t, m->why);
         t = arena_printf(a, "%s\"}", t);

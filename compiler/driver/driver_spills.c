@@ -1,0 +1,171 @@
+/* Spill remarks (rkc --remarks, the JSON report's "remarks"): for each kernel of an AMDGPU code object
+ * that spills registers (read from the code object itself, compiler/target/amdgpu/report.h), a remark
+ * at its main loop naming the values live across that loop, largest first, with the registers each
+ * takes in a lane (from its layout) and where it was made: what to shrink (a smaller tile, fewer
+ * stages, a narrower accumulator) in the language's terms.
+ *
+ * The main loop is the loop with the most ops in its body, nested loops included. Live across it: the
+ * values it carries (its results' initial values' types, as block arguments of the body) and the
+ * values made before it that its body reads. A tile's registers per lane are its layout's registers
+ * times its element's bits over 32; a scalar counts one (it may well sit in an SGPR). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/driver/driver_internal.h"
+#include "compiler/layout/layout.h"
+#include "compiler/passes/remark.h"
+#include "compiler/target/amdgpu/report.h"
+#include "compiler/target/target.h"
+
+enum { MAX_LIVE = 64, SHOW = 5 };
+
+typedef struct Live {
+    const Value *v[MAX_LIVE];
+    int regs[MAX_LIVE];
+    int n;
+} Live;
+
+static int count_ops(const Block *b)
+{
+    int n = 0;
+    for (const Op *op = b->first; op; op = op->next) {
+        n++;
+        for (int r = 0; r < op->nregions; r++)
+            n += count_ops(op->regions[r]);
+    }
+    return n;
+}
+
+static void find_main_loop(const Block *b, const Op **best, int *best_n)
+{
+    for (const Op *op = b->first; op; op = op->next) {
+        if (op->code == OP_FOR || op->code == OP_WHILE) {
+            int n = 0;
+            for (int r = 0; r < op->nregions; r++)
+                n += count_ops(op->regions[r]);
+            if (n > *best_n)
+                *best = op, *best_n = n;
+        }
+        for (int r = 0; r < op->nregions; r++)
+            find_main_loop(op->regions[r], best, best_n);
+    }
+}
+
+/* Whether v is made inside op (a result of an op of its regions, or an argument of one). */
+static bool inside(const Value *v, const Op *loop)
+{
+    const Block *b = v->def ? v->def->parent : v->owner;
+    for (; b; b = b->parent ? b->parent->parent : NULL)
+        if (b->parent == loop)
+            return true;
+    return false;
+}
+
+static int regs_of(const Value *v, int wave, int nw)
+{
+    const Type *t = v->type;
+    if (t->kind != TY_TILE)
+        return 1;
+    int bits = ty_bits(ty_elem(t));
+    LinLayout ll;
+    if (!t->layout || !lay_linear(t->layout, t->rank, t->shape, wave, nw, &ll))
+        return (int)((ty_numel(t) * bits / (wave * nw) + 31) / 32);
+    return (lin_nregs(&ll) * bits + 31) / 32;
+}
+
+static void add_live(Live *lv, const Value *v, int wave, int nw)
+{
+    for (int i = 0; i < lv->n; i++)
+        if (lv->v[i] == v)
+            return;
+    if (lv->n < MAX_LIVE) {
+        lv->v[lv->n] = v;
+        lv->regs[lv->n++] = regs_of(v, wave, nw);
+    }
+}
+
+static void reads_from_outside(const Block *b, const Op *loop, Live *lv, int wave, int nw)
+{
+    for (const Op *op = b->first; op; op = op->next) {
+        for (int i = 0; i < op->nopnds; i++)
+            if (!inside(op->operands[i], loop))
+                add_live(lv, op->operands[i], wave, nw);
+        for (int r = 0; r < op->nregions; r++)
+            reads_from_outside(op->regions[r], loop, lv, wave, nw);
+    }
+}
+
+static const char *describe(Arena *a, const Module *m, const Value *v, int regs)
+{
+    const char *name = v->name ? v->name : NULL;
+    const char *where = "";
+    if (v->def && v->def->pos.line)
+        where = arena_printf(a, ", made at line %u", v->def->pos.line);
+    return arena_printf(a, "%s%s%s (%s, %d register%s a lane%s)", name ? "`" : "a value", name ? name : "",
+                        name ? "`" : "", ty_str(a, m->types, v->type), regs, regs == 1 ? "" : "s", where);
+}
+
+void driver_spill_remarks(Arena *a, DriverResult *out, const Module *lir, const Target *t)
+{
+    if (!out->binary || !out->size || !t || !lir)
+        return;
+    CodeReport rep;
+    const char *err = NULL;
+    if (report_code_object(a, out->binary, out->size, &rep, &err) != 0)
+        return;
+    for (int k = 0; k < rep.nkernels; k++) {
+        const KernelReport *kr = &rep.kernels[k];
+        if (!kr->vgpr_spills && !kr->sgpr_spills)
+            continue;
+        const Func *f = NULL;
+        for (int i = 0; i < lir->nfuncs && !f; i++)
+            if (strcmp(lir->funcs[i]->name, kr->name) == 0)
+                f = lir->funcs[i];
+        if (!f)
+            continue;
+        const Op *loop = NULL;
+        int nloop = 0;
+        find_main_loop(f->body, &loop, &nloop);
+        int wave = t->wave_size, nw = f->opts.num_warps;
+        Live lv = {{0}, {0}, 0};
+        const char *list = "";
+        if (loop) {
+            const Block *body = loop->regions[loop->code == OP_WHILE ? 1 : 0];
+            for (int i = loop->code == OP_FOR ? 1 : 0; i < body->nargs; i++)
+                add_live(&lv, &body->args[i], wave, nw);
+            for (int r = 0; r < loop->nregions; r++)
+                reads_from_outside(loop->regions[r], loop, &lv, wave, nw);
+            int total = 0;
+            for (int i = 0; i < lv.n; i++)
+                total += lv.regs[i];
+            for (int shown = 0; shown < SHOW && shown < lv.n; shown++) {
+                int best = shown;
+                for (int i = shown + 1; i < lv.n; i++)
+                    if (lv.regs[i] > lv.regs[best])
+                        best = i;
+                const Value *tv = lv.v[shown];
+                int tr = lv.regs[shown];
+                lv.v[shown] = lv.v[best], lv.regs[shown] = lv.regs[best];
+                lv.v[best] = tv, lv.regs[best] = tr;
+                list = arena_printf(a, "%s%s%s", list, shown ? "; " : "", describe(a, lir, lv.v[shown], lv.regs[shown]));
+            }
+            list = arena_printf(a, "live across this loop, about %d registers a lane in all: %s%s", total, list,
+                                lv.n > SHOW ? "; ..." : "");
+        } else {
+            list = "the kernel has no loop: its largest tiles are live at once";
+        }
+        const SrcPos *pos = loop ? &loop->pos : NULL;
+        const char *file = pos && pos->file < (uint32_t)lir->nfiles ? lir->files[pos->file] : NULL;
+        const char *why = arena_printf(a, "%d VGPRs and %d SGPRs spilled, %d bytes of scratch a lane (%d VGPRs, %d "
+                                          "AGPRs, %d SGPRs used); %s",
+                                       kr->vgpr_spills, kr->sgpr_spills, kr->scratch_bytes, kr->vgprs, kr->agprs,
+                                       kr->sgprs, list);
+        Remark *all = ARENA_ARRAY(a, Remark, out->nremarks + 1);
+        if (out->nremarks)
+            memcpy(all, out->remarks, sizeof *all * (size_t)out->nremarks);
+        all[out->nremarks] = (Remark){REMARK_SPILL, f->name, file, pos ? (int)pos->line : 0, pos ? (int)pos->col : 0,
+                                      "spill", kr->vgpr_spills, kr->sgpr_spills, 0, why};
+        out->remarks = all;
+        out->nremarks++;
+    }
+}
