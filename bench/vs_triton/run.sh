@@ -70,7 +70,7 @@ else
     say "== building rkc in $BUILD"
     ninja -C "$BUILD" -j2 rkc >"$OUT/build.log" 2>&1 || { cat "$OUT/build.log" >&2; say "rk did not build"; exit 1; }
 fi
-LIBS=("$BUILD/librk_compiler.a" "$BUILD/librk_runtime.a" "$BUILD/librk_support.a" -L"$LLVM_LIB" -lLLVM
+LIBS=(-Wl,--start-group "$BUILD/librk_compiler.a" "$BUILD/librk_runtime.a" "$BUILD/librk_ir.a" "$BUILD/librk_support.a" -Wl,--end-group -L"$LLVM_LIB" -lLLVM
       -Wl,-rpath,"$LLVM_LIB" -lpthread -ldl -lm)
 for tool in hsaco_report rk_time; do
     cc -O2 -std=c11 -Wall -I"$ROOT" -I"$ROOT/include" "$HERE/$tool.c" -o "$OUT/bin/$tool" "${LIBS[@]}"

@@ -937,6 +937,7 @@ static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const
     if (!L->failed) {
         fold_rebuilt_vectors(L);
         delete_unused(L);
+        fpmath_split_max_chains(L);
         tgt_finish(L);
     }
     out->lds_bytes = L->lds_bytes;

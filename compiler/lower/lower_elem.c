@@ -229,9 +229,9 @@ static LLVMValueRef elem(Lower *L, Op *op, LLVMValueRef *xs)
         if (r)
             return fp_down(L, r, ek);
         switch (c) {
-        case OP_ADD: r = LLVMBuildFAdd(L->b, a, b, ""); break;
-        case OP_SUB: r = LLVMBuildFSub(L->b, a, b, ""); break;
-        case OP_MUL: r = LLVMBuildFMul(L->b, a, b, ""); break;
+        case OP_ADD: r = fpmath_contract(L, LLVMBuildFAdd(L->b, a, b, "")); break;
+        case OP_SUB: r = fpmath_contract(L, LLVMBuildFSub(L->b, a, b, "")); break;
+        case OP_MUL: r = fpmath_contract(L, LLVMBuildFMul(L->b, a, b, "")); break;
         case OP_DIV: r = LLVMBuildFDiv(L->b, a, b, ""); break;
         case OP_REM: r = tgt_frem(L, a, b, ek); break;
         case OP_MIN: r = intr(L, "llvm.minimum", wt, (LLVMValueRef[]){a, b}, 2); break;
@@ -410,9 +410,13 @@ void lower_elementwise(Lower *L, Op *op)
         for (int i = 0; i < cap; i++)
             slot[i] = -1;
         int k = op->nopnds < 4 ? op->nopnds : 4;
+        bool pair = fpmath_pairable(L, op);
+        int *dup = ARENA_ARRAY(L->a, int, n), fresh[2], nf = 0;
+        LLVMValueRef fxs[2][4];
         for (int r = 0; r < n; r++) {
             LLVMValueRef xs[4];
             uintptr_t h = 0;
+            dup[r] = -1;
             for (int i = 0; i < k; i++) {
                 xs[i] = ins[i]->n == 1 ? ins[i]->r[0] : ins[i]->r[r];
                 h = (h ^ (uintptr_t)xs[i]) * 0x9E3779B97F4A7C15u;
@@ -429,12 +433,33 @@ void lower_elementwise(Lower *L, Op *op)
                 }
             }
             if (hit >= 0) {
-                x.r[r] = x.r[hit];
+                dup[r] = hit;
                 continue;
             }
             slot[at] = r;
-            x.r[r] = elem(L, op, xs);
+            if (!pair) {
+                x.r[r] = elem(L, op, xs);
+                continue;
+            }
+            /* packed f32 math: the registers not shared, two at a time (lower_fpmath.c) */
+            memcpy(fxs[nf], xs, sizeof xs);
+            fresh[nf++] = r;
+            if (nf == 2) {
+                LLVMValueRef out[2];
+                if (!fpmath_pair(L, op, fxs[0], fxs[1], k, out)) {
+                    out[0] = elem(L, op, fxs[0]);
+                    out[1] = elem(L, op, fxs[1]);
+                }
+                x.r[fresh[0]] = out[0];
+                x.r[fresh[1]] = out[1];
+                nf = 0;
+            }
         }
+        if (nf == 1)
+            x.r[fresh[0]] = elem(L, op, fxs[0]);
+        for (int r = 0; r < n; r++)
+            if (dup[r] >= 0)
+                x.r[r] = x.r[dup[r]];
         break;
     }
     }

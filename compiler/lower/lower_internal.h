@@ -248,6 +248,11 @@ bool fp_is16(ScalarKind sk);
 LLVMValueRef fp_to_f32(Lower *L, LLVMValueRef v, ScalarKind sk);
 LLVMValueRef fp_from_f32(Lower *L, LLVMValueRef f, ScalarKind sk);
 LLVMValueRef fp_from_f64(Lower *L, LLVMValueRef d, ScalarKind sk);
+/* ---- lower_fpmath.c: contraction, NaN-propagating max/min chains by parts ---- */
+LLVMValueRef fpmath_contract(Lower *L, LLVMValueRef v); /* v, with the contract flag where allowed */
+void fpmath_split_max_chains(Lower *L);                 /* after the lowering of a function */
+bool fpmath_pairable(Lower *L, const Op *op);           /* f32 add, sub, mul, fma done in pairs */
+bool fpmath_pair(Lower *L, const Op *op, LLVMValueRef *xs0, LLVMValueRef *xs1, int k, LLVMValueRef out[2]);
 LLVMValueRef fp_up(Lower *L, LLVMValueRef v, ScalarKind sk);   /* to a type LLVM computes in */
 LLVMValueRef fp_down(Lower *L, LLVMValueRef v, ScalarKind sk); /* back, rounded once */
 LLVMValueRef fp_const(Lower *L, double v, ScalarKind sk);

@@ -36,7 +36,7 @@ enum { T_GFX9 = T_GFX90A | T_GFX942 | T_GFX950, T_CDNA3 = T_GFX942 | T_GFX950 };
 /* The lowering's facts of an AMD GPU */
 #define AMDGPU_LOWERING(xcds)                                                                           \
     .scope_cta = "workgroup", .scope_gpu = "agent", .num_xcds = (xcds), .hooks = &amdgpu_hooks,           \
-    .codegen = &amdgpu_codegen
+    .codegen = &amdgpu_codegen, .fp_contract = true, .packed_f32 = true
 /* ... of the emulator, on top of which it emulates */
 #define EMU_LOWERING .soft_fp16 = true, .checked = true, .hooks = &emu_hooks, .codegen = &emu_codegen
 
@@ -46,12 +46,12 @@ static const Target targets[] = {
      .arch = "gfx942", .description = "AMD Instinct MI300X/MI300A/MI325X (CDNA3)", .lowering = true,
      CDNA_CORE(65536, 512, 32), .mfma_family = MFMA_CDNA3, .as_global = 1, .as_lds = 3, .as_constant = 4,
      .as_private = 5, .kernel_cc = LLVMAMDGPUKERNELCallConv, .code_object_version = 500,
-     .binary_ext = "hsaco", AMDGPU_LOWERING(8)},
+     .binary_ext = "hsaco", AMDGPU_LOWERING(8), .max_by_parts = true},
     {.name = "gfx90a", .kind = TARGET_AMDGPU, .triple = AMDGPU_TRIPLE, .cpu = "gfx90a", .features = "",
      .arch = "gfx90a", .description = "AMD Instinct MI200 series (CDNA2)", .lowering = true,
      CDNA_CORE(65536, 512, 32), .mfma_family = MFMA_CDNA2, .as_global = 1, .as_lds = 3, .as_constant = 4,
      .as_private = 5, .kernel_cc = LLVMAMDGPUKERNELCallConv, .code_object_version = 500,
-     .binary_ext = "hsaco", AMDGPU_LOWERING(1)},
+     .binary_ext = "hsaco", AMDGPU_LOWERING(1), .max_by_parts = true},
     {.name = "gfx950", .kind = TARGET_AMDGPU, .triple = AMDGPU_TRIPLE, .cpu = "gfx950", .features = "",
      .arch = "gfx950", .description = "AMD Instinct MI350 series (CDNA4)", .lowering = true,
      CDNA_CORE(163840, 1280, 64), .mfma_family = MFMA_CDNA4, .as_global = 1, .as_lds = 3, .as_constant = 4,
@@ -65,7 +65,8 @@ static const Target targets[] = {
     {.name = "emu", .kind = TARGET_EMU, .triple = "x86_64-pc-linux-gnu", .cpu = "x86-64", .features = "+ssse3,+popcnt",
      .arch = "gfx942", .description = "host emulator of a gfx942 workgroup", .lowering = true,
      CDNA_CORE(65536, 512, 32), .mfma_family = MFMA_CDNA3, .as_global = 0, .as_lds = 0, .as_constant = 0,
-     .as_private = 0, .kernel_cc = LLVMCCallConv, .code_object_version = 0, .binary_ext = "so", EMU_LOWERING, .f64_math = true, .num_xcds = 8},
+     .as_private = 0, .kernel_cc = LLVMCCallConv, .code_object_version = 0, .binary_ext = "so", EMU_LOWERING, .f64_math = true, .num_xcds = 8,
+     .fp_contract = true, .packed_f32 = true, .max_by_parts = true},
     /* sm_90a: the arch-specific variant (wgmma, setmaxnreg); PTX ISA 8.0 is the first that has it. */
     {.name = "sm_90", .kind = TARGET_NVPTX, .triple = "nvptx64-nvidia-cuda", .cpu = "sm_90a",
      .features = "+ptx80", .arch = "sm_90", .description = "NVIDIA H100/H200 (Hopper)",

@@ -94,6 +94,8 @@ typedef struct Target {
     bool tma;             /* TMA copies into stage buffers (the GPU only: the emulator has none) */
     bool fp_contract;     /* a float product added or subtracted may be fused into one fma (LLVM's contract
                              flag on fmul, fadd, fsub): AMD's gfx targets and emu, not sm_90 */
+    bool packed_f32;      /* f32 add, mul, fma on a register pair in one instruction (v_pk_*_f32): the
+                             elementwise lowering makes <2 x float> ops (lower_fpmath.c) */
     bool max_by_parts;    /* no one-instruction NaN-propagating max: a chain of llvm.maximum/minimum is
                              rebuilt as a NaN-blind tree (max3) and one unordered test (lower_fpmath.c) */
     bool licm_stays_in_loop; /* outer loops keep the invariants of their inner loops (ptxas's registers) */
