@@ -350,12 +350,14 @@ bool interp_fail(Ctx *c, const Op *op, InterpStatus st, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    /* worded as the emulator words it (runtime/emu/emu.c), less the lane: "kernel K, workgroup (x, y, z):
+     * what (file:line:col)" */
     if (interp_pos(c->p, op, pos, sizeof pos))
-        snprintf(msg, sizeof msg, "%s in kernel %s, program (%u, %u, %u), at %s", text, c->p->f->name, c->pid[0],
-                 c->pid[1], c->pid[2], pos);
+        snprintf(msg, sizeof msg, "kernel %s, workgroup (%u, %u, %u): %s (%s)", c->p->f->name, c->pid[0], c->pid[1],
+                 c->pid[2], text, pos);
     else
-        snprintf(msg, sizeof msg, "%s in kernel %s, program (%u, %u, %u)", text, c->p->f->name, c->pid[0], c->pid[1],
-                 c->pid[2]);
+        snprintf(msg, sizeof msg, "kernel %s, workgroup (%u, %u, %u): %s", c->p->f->name, c->pid[0], c->pid[1],
+                 c->pid[2], text);
     return interp_fail_msg(c, st, msg);
 }
 

@@ -131,8 +131,9 @@ static inline uint64_t elem_norm(const Elem *e, uint64_t v)
 }
 
 /* ---- interp.c ---- */
-/* Records an error of the running program: the message, then " in kernel K, program (x, y, z)" and
- * ", at file:line:col" when the op has a position. Returns false. */
+/* Records an error of the running program, worded as the emulator words its errors: "kernel K,
+ * workgroup (x, y, z): " then the message, then " (file:line:col)" when the op has a position.
+ * Returns false. */
 bool interp_fail(Ctx *c, const Op *op, InterpStatus st, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Records an error message as it is. Returns false. */
 bool interp_fail_msg(Ctx *c, InterpStatus st, const char *msg);

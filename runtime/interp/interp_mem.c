@@ -227,12 +227,13 @@ static bool exec_assert(Ctx *c, const Node *n)
         return true;
     char pos[512], msg[1024];
     const char *text = n->op->at.msg ? n->op->at.msg : "";
+    /* worded as the emulator words it (runtime/emu/emu.c), less the lane */
     if (interp_pos(c->p, n->op, pos, sizeof pos))
-        snprintf(msg, sizeof msg, "device_assert failed: %s at %s in kernel %s, program (%u, %u, %u)", text, pos,
-                 c->p->f->name, c->pid[0], c->pid[1], c->pid[2]);
+        snprintf(msg, sizeof msg, "kernel %s, workgroup (%u, %u, %u): assertion failed: %s (%s)", c->p->f->name,
+                 c->pid[0], c->pid[1], c->pid[2], text, pos);
     else
-        snprintf(msg, sizeof msg, "device_assert failed: %s in kernel %s, program (%u, %u, %u)", text,
-                 c->p->f->name, c->pid[0], c->pid[1], c->pid[2]);
+        snprintf(msg, sizeof msg, "kernel %s, workgroup (%u, %u, %u): assertion failed: %s", c->p->f->name, c->pid[0],
+                 c->pid[1], c->pid[2], text);
     return interp_fail_msg(c, INTERP_ERR_ASSERT, msg);
 }
 

@@ -290,7 +290,7 @@ static void test_vadd(void)
     /* Out of bounds: n larger than the buffers. */
     args[3] = rk_arg_i32(N + 1);
     CHECK_ST(ctx, rk_launch(k, NULL, args, 4, NULL), RK_EKERNEL, "out-of-bounds load of 4 bytes at 0x");
-    CHECK_ST(ctx, rk_launch(k, NULL, args, 4, NULL), RK_EKERNEL, "in kernel vadd, program (15, 0, 0), at vadd.tile:6:");
+    CHECK_ST(ctx, rk_launch(k, NULL, args, 4, NULL), RK_EKERNEL, "kernel vadd, workgroup (15, 0, 0): out-of-bounds load of 4 bytes at 0x");
     /* A freed buffer is no longer an argument. */
     CHECK_OK(ctx, rk_free(ctx, x));
     CHECK_ST(ctx, rk_launch(k, NULL, args, 4, NULL), RK_ELAUNCH, "argument 1 'x' (*f32)");
@@ -416,7 +416,7 @@ static void test_assert_and_print(void)
     CHECK(lines.n == 16 && strstr(lines.text[0], "first") != NULL);
     args[1] = rk_arg_i32(10);
     CHECK_ST(ctx, rk_launch(k, one, args, 2, NULL), RK_EKERNEL,
-             "device_assert failed: value out of range at check.tile:5:5 in kernel check, program (0, 0, 0)");
+             "kernel check, workgroup (0, 0, 0): assertion failed: value out of range (check.tile:5:5)");
     rk_program_destroy(p);
     rk_ctx_destroy(ctx);
 }

@@ -611,7 +611,7 @@ static void test_errors(void)
         const void *args[] = {&in, &big};
         for (int rep = 0; rep < 10; rep++) {
             EXPECT(ti_launch3(k.f, 4, 1, 1, args, 2) == INTERP_ERR_ACCESS, "oob load fails");
-            snprintf(want, sizeof want, "out-of-bounds load of 4 bytes at %p in kernel oob_load, program (1, 0, 0), at test.tile:7:9",
+            snprintf(want, sizeof want, "kernel oob_load, workgroup (1, 0, 0): out-of-bounds load of 4 bytes at %p (test.tile:7:9)",
                      (void *)(in + 64));
             EXPECT_MSG(ti_msg, want);
         }
@@ -619,7 +619,7 @@ static void test_errors(void)
         float *in2 = ti_buf(256 * 4), *out = ti_buf(60 * 4);
         const void *args2[] = {&in2, &out};
         EXPECT(ti_launch3(k.f, 1, 1, 1, args2, 1) == INTERP_ERR_ACCESS, "oob store fails");
-        snprintf(want, sizeof want, "out-of-bounds store of 4 bytes at %p in kernel oob_load, program (0, 0, 0), at test.tile:8:5",
+        snprintf(want, sizeof want, "kernel oob_load, workgroup (0, 0, 0): out-of-bounds store of 4 bytes at %p (test.tile:8:5)",
                  (void *)(out + 60));
         EXPECT_MSG(ti_msg, want);
         uint32_t bits;
@@ -629,13 +629,13 @@ static void test_errors(void)
         float *mis = (float *)((char *)in2 + 2);
         const void *args3[] = {&mis, &out};
         EXPECT(ti_launch3(k.f, 1, 1, 1, args3, 1) == INTERP_ERR_ACCESS, "misaligned load fails");
-        snprintf(want, sizeof want, "misaligned load of 4 bytes at %p in kernel oob_load, program (0, 0, 0), at test.tile:7:9",
+        snprintf(want, sizeof want, "kernel oob_load, workgroup (0, 0, 0): misaligned load of 4 bytes at %p (test.tile:7:9)",
                  (void *)mis);
         EXPECT_MSG(ti_msg, want);
         float *null = NULL;
         const void *args4[] = {&null, &out};
         EXPECT(ti_launch3(k.f, 1, 1, 1, args4, 1) == INTERP_ERR_ACCESS, "null load fails");
-        EXPECT_MSG(ti_msg, "out-of-bounds load of 4 bytes at 0x0 in kernel oob_load, program (0, 0, 0), at test.tile:7:9");
+        EXPECT_MSG(ti_msg, "kernel oob_load, workgroup (0, 0, 0): out-of-bounds load of 4 bytes at 0x0 (test.tile:7:9)");
         ti_free_bufs();
     }
     /* the lowest failing program is reported, whatever the threads: programs >= 5 all fail */
@@ -648,7 +648,7 @@ static void test_errors(void)
         k_ret(&k);
         float *buf = ti_buf(4);
         const void *args[] = {&buf};
-        snprintf(want, sizeof want, "out-of-bounds store of 4 bytes at %p in kernel many_fail, program (5, 0, 0), at test.tile:3:4",
+        snprintf(want, sizeof want, "kernel many_fail, workgroup (5, 0, 0): out-of-bounds store of 4 bytes at %p (test.tile:3:4)",
                  (void *)(buf + 1000));
         for (int rep = 0; rep < 20; rep++) {
             EXPECT(ti_launch3(k.f, 64, 1, 1, args, rep % 2 ? 2 : 7) == INTERP_ERR_ACCESS, "many fail");
@@ -668,7 +668,7 @@ static void test_errors(void)
         k_ret(&k);
         float *buf = ti_buf(4);
         const void *args[] = {&buf};
-        snprintf(want, sizeof want, "out-of-bounds store of 4 bytes at %p in kernel slow_fail, program (5, 0, 0), at test.tile:9:2",
+        snprintf(want, sizeof want, "kernel slow_fail, workgroup (5, 0, 0): out-of-bounds store of 4 bytes at %p (test.tile:9:2)",
                  (void *)(buf + 1000));
         for (int rep = 0; rep < 3; rep++) {
             EXPECT(ti_launch3(k.f, 64, 1, 1, args, 2) == INTERP_ERR_ACCESS, "slow fail");
@@ -683,7 +683,7 @@ static void test_errors(void)
         int32_t *bad = loc + 1;
         const void *args[] = {&bad, &v, &old, &old, &old};
         EXPECT(ti_launch(f, 1, args) == INTERP_ERR_ACCESS, "oob atomic fails");
-        snprintf(want, sizeof want, "out-of-bounds atomic of 4 bytes at %p in kernel oob_atomic, program (0, 0, 0), at test.tile:1:1",
+        snprintf(want, sizeof want, "kernel oob_atomic, workgroup (0, 0, 0): out-of-bounds atomic of 4 bytes at %p (test.tile:1:1)",
                  (void *)bad);
         EXPECT_MSG(ti_msg, want);
         ti_free_bufs();
@@ -704,10 +704,10 @@ static void test_errors(void)
         const void *args[] = {&lim};
         EXPECT(ti_launch(k.f, 5, args) == INTERP_OK, "asserts hold");
         EXPECT(ti_launch(k.f, 16, args) == INTERP_ERR_ASSERT, "assert fails");
-        EXPECT_MSG(ti_msg, "device_assert failed: x must be positive at test.tile:12:3 in kernel asserts, program (5, 0, 0)");
+        EXPECT_MSG(ti_msg, "kernel asserts, workgroup (5, 0, 0): assertion failed: x must be positive (test.tile:12:3)");
         lim = 1000;
         EXPECT(ti_launch(k.f, 64, args) == INTERP_ERR_ASSERT, "assume fails");
-        EXPECT_MSG(ti_msg, "assume failed in kernel asserts, program (40, 0, 0), at test.tile:13:5");
+        EXPECT_MSG(ti_msg, "kernel asserts, workgroup (40, 0, 0): assume failed (test.tile:13:5)");
     }
     /* timeouts: from RK_EMU_TIMEOUT, and from the launch */
     {
