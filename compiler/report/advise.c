@@ -76,8 +76,9 @@ void advise(Arena *a, const AdviseInput *in, Advice *o)
                 "accesses and enough waves in flight to cover memory latency");
         else
             add(o, "compute", 0.9 - 0.3 * (ratio > 0 ? 1 / ratio : 0), ev,
-                w->flops_dot > 0 ? "keep the matrix units busy: bf16 (faster than f16 on MI300X), larger BLOCK_M x "
-                                   "BLOCK_N per workgroup, num_stages=2, check the main loop's MFMA utilisation"
+                w->flops_dot > 0 ? "keep the matrix units busy: 16-bit or fp8 operands (bf16 and f16 run at the same "
+                                   "matrix rate, fp8 at twice it), larger BLOCK_M x BLOCK_N per workgroup, "
+                                   "num_stages=2, check the main loop's MFMA utilisation"
                                  : "less elementwise math per byte (exp2 with a folded log2(e), fewer conversions)");
     }
     /* workgroups */

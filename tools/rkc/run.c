@@ -994,6 +994,12 @@ int rkc_advise(int argc, char **argv)
             else if (a && rk_malloc(ctx, n * rk_dtype_size(t), &ptr) != RK_OK)
                 rc = device_error(ctx, RK_ENOMEM);
             args[i] = rk_arg_ptr(ptr);
+            if (!a && rc == 0) /* without its size, a buffer read by many programs counts once for each */
+                fprintf(stderr,
+                        "rkc: note: no size for pointer '%s' (%s=T[n]): every program's loads and stores count "
+                        "as memory traffic, so the bytes and a memory-bound verdict are an upper bound; give "
+                        "each buffer's size to count it once\n",
+                        params[i].name, params[i].name);
         } else if (!a)
             rc = usage_error("--advise needs the value of parameter '%s' (%s=...): the work depends on it",
                              params[i].name, params[i].name);
