@@ -48,7 +48,7 @@ int main(void)
         fprintf(stderr, "compile: %s\n", rk_error(ctx));
         return 1;
     }
-    rk_kernel *tail, *mm;
+    rk_kernel *tail = NULL, *mm = NULL;
     CHECK(rk_program_kernel(p, "tail", &tail) == RK_OK && rk_program_kernel(p, "mm", &mm) == RK_OK);
 
     /* the tail: 1000 elements in 4 programs of 256, 24 masked off: each element read and written once,
@@ -68,7 +68,7 @@ int main(void)
 
     /* the matmul: M=100 N=64 K=48 -> grid 4 x 2, 3 trips of 2*32*32*16 FLOPs per program; A and B loads
      * unmasked (32x16 and 16x32 halves), C's store masked to 100 x 64 */
-    void *A, *B, *C;
+    void *A = NULL, *B = NULL, *C = NULL;
     CHECK(rk_malloc(ctx, 128 * 48 * 2, &A) == RK_OK && rk_malloc(ctx, 48 * 64 * 2, &B) == RK_OK &&
           rk_malloc(ctx, 100 * 64 * 4, &C) == RK_OK);
     rk_arg a2[] = {rk_arg_ptr(A), rk_arg_ptr(B), rk_arg_ptr(C), rk_arg_i32(100), rk_arg_i32(64), rk_arg_i32(48)};
