@@ -2,6 +2,7 @@
 #include "strbuf.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void strbuf_init(StrBuf *b, Arena *a)
@@ -9,7 +10,14 @@ void strbuf_init(StrBuf *b, Arena *a)
     *b = (StrBuf){.a = a};
 }
 
-/* Room for n more bytes and the NUL; false (and oom) when the arena has none. */
+void strbuf_free(StrBuf *b)
+{
+    if (!b->a)
+        free(b->p);
+    *b = (StrBuf){.a = b->a};
+}
+
+/* Room for n more bytes and the NUL; false (and oom) when the arena or malloc has none. */
 static bool reserve(StrBuf *b, size_t n)
 {
     if (b->oom)
@@ -19,7 +27,7 @@ static bool reserve(StrBuf *b, size_t n)
     size_t cap = b->cap ? b->cap * 2 : 4096;
     while (cap < b->n + n + 1)
         cap *= 2;
-    char *p = arena_realloc(b->a, b->p, b->cap, cap);
+    char *p = b->a ? arena_realloc(b->a, b->p, b->cap, cap) : realloc(b->p, cap);
     if (!p) {
         b->oom = true;
         return false;

@@ -4,7 +4,10 @@
  * The room doubles as it fills, so at most twice the final size is used; the arena keeps the old
  * copies until it is freed. After any append, p is NUL-terminated past its n bytes. An allocation that
  * fails jumps to the arena's recovery point as every allocation does; an arena without one returns
- * NULL, and the buffer then sets oom, keeps what it had and ignores later appends. */
+ * NULL, and the buffer then sets oom, keeps what it had and ignores later appends.
+ *
+ * Without an arena (strbuf_init(b, NULL)) the room is malloc'ed, for text gathered where the arena
+ * must not be touched (while LLVM holds the thread, codegen.c); strbuf_free gives it back. */
 #ifndef RK_STRBUF_H
 #define RK_STRBUF_H
 
@@ -15,7 +18,7 @@
 #include "arena.h"
 
 typedef struct StrBuf {
-    Arena *a;
+    Arena *a; /* NULL: the room is malloc'ed */
     char *p;  /* NULL until the first append (even of nothing) */
     size_t n; /* bytes in p, not counting the NUL */
     size_t cap;
@@ -23,6 +26,8 @@ typedef struct StrBuf {
 } StrBuf;
 
 void strbuf_init(StrBuf *b, Arena *a);
+/* Frees the room of a buffer without an arena (nothing for an arena's) and empties it. */
+void strbuf_free(StrBuf *b);
 void strbuf_put(StrBuf *b, const void *data, size_t n);
 void strbuf_str(StrBuf *b, const char *s);
 void strbuf_ch(StrBuf *b, char c);

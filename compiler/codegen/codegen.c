@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include "codegen.h"
+#include "support/strbuf.h"
 
 static double now_ms(void)
 {
@@ -255,37 +256,22 @@ void codegen_release_cache(void)
 
 /* ---- diagnostics ------------------------------------------------------------------------------ */
 
-/* Text gathered while LLVM runs: malloc'ed, capped, never the arena (see the file comment). */
-typedef struct Text {
-    char *s;
-    size_t n, cap;
-} Text;
-
+/* Text gathered while LLVM runs: malloc'ed (a StrBuf without an arena), capped, never the arena (see
+ * the file comment). One message per line. */
 enum { TEXT_MAX = 16384 };
 
-static void text_add(Text *t, const char *line)
+static void text_add(StrBuf *t, const char *line)
 {
     size_t len = strlen(line);
     if (t->n + len + 2 > TEXT_MAX)
         return;
-    if (t->n + len + 2 > t->cap) {
-        size_t cap = t->cap ? t->cap : 256;
-        while (cap < t->n + len + 2)
-            cap *= 2;
-        char *s = realloc(t->s, cap);
-        if (!s)
-            return;
-        t->s = s;
-        t->cap = cap;
-    }
     if (t->n)
-        t->s[t->n++] = '\n';
-    memcpy(t->s + t->n, line, len + 1);
-    t->n += len;
+        strbuf_ch(t, '\n');
+    strbuf_put(t, line, len);
 }
 
 typedef struct Diags {
-    Text errors, warnings;
+    StrBuf errors, warnings; /* without an arena: malloc'ed */
     int nerrors;
 } Diags;
 
@@ -458,7 +444,7 @@ CgStatus codegen_module(const Target *t, LLVMModuleRef m, int opt_level, unsigne
     /* From here to `done`, LLVM state is held: no arena allocation. */
     CgStatus st = CG_OK;
     char msg[1024] = "";
-    Diags diags = {0};
+    Diags diags = {0}; /* StrBufs without an arena */
     LLVMMemoryBufferRef asm_buf = NULL, obj_buf = NULL;
 
     t0 = now_ms();
@@ -547,7 +533,7 @@ done:
     a->oom = NULL;
     bool lost = false;
     if (diags.warnings.n)
-        lost |= !(out->warnings = arena_strdup(a, diags.warnings.s));
+        lost |= !(out->warnings = arena_strdup(a, diags.warnings.p));
     if (st == CG_OK) {
         if (asm_buf && (want & CG_WANT_ASM))
             lost |= !(out->asm_text = copy_buffer(a, asm_buf, &out->asm_size));
@@ -556,7 +542,7 @@ done:
         if (asm_buf && asm_binary && (want & CG_WANT_BINARY))
             lost |= !(out->binary = copy_buffer(a, asm_buf, &out->binary_size));
     } else if (diags.nerrors) {
-        *err = arena_printf(a, "LLVM: %s", diags.errors.s ? diags.errors.s : "(error messages lost: out of memory)");
+        *err = arena_printf(a, "LLVM: %s", diags.errors.p ? diags.errors.p : "(error messages lost: out of memory)");
         lost |= !*err;
     } else {
         lost |= !(*err = arena_strdup(a, msg));
@@ -565,8 +551,8 @@ done:
         LLVMDisposeMemoryBuffer(asm_buf);
     if (obj_buf)
         LLVMDisposeMemoryBuffer(obj_buf);
-    free(diags.errors.s);
-    free(diags.warnings.s);
+    strbuf_free(&diags.errors);
+    strbuf_free(&diags.warnings);
     a->oom = oom;
     if (lost) {
         if (oom)

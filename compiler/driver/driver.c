@@ -19,6 +19,7 @@
 #include "compiler/passes/passes.h"
 #include "compiler/report/work.h"
 #include "parser.h"
+#include "support/strbuf.h"
 
 /* The recovery point of the LLVM stages (see driver_compile). */
 typedef struct LlvmGuard {
@@ -154,35 +155,22 @@ static char *tokens_text(Arena *a, SrcFile *f, Diags *diags)
 {
     Lexer lx;
     lex_init(&lx, f, diags);
-    size_t cap = 4096, n = 0;
-    char *buf = arena_alloc(a, cap);
+    StrBuf b;
+    strbuf_init(&b, a);
     for (;;) {
         Token t = lex_next(&lx);
         if (t.kind == TOK_LEX_ERROR)
             return NULL;
         int line, col;
         src_linecol(f, t.off, &line, &col);
-        char head[96];
-        int hl = snprintf(head, sizeof head, "%d:%d %s", line, col, lex_token_id(t.kind));
-        size_t need = (size_t)hl + (t.kind == TOK_EOF ? 0 : 1 + t.len) + 2;
-        if (n + need > cap) {
-            size_t nc = cap * 2;
-            while (nc < n + need)
-                nc *= 2;
-            buf = arena_realloc(a, buf, cap, nc);
-            cap = nc;
-        }
-        memcpy(buf + n, head, (size_t)hl);
-        n += (size_t)hl;
+        strbuf_printf(&b, "%d:%d %s", line, col, lex_token_id(t.kind));
         if (t.kind != TOK_EOF) {
-            buf[n++] = ' ';
-            memcpy(buf + n, f->text + t.off, t.len);
-            n += t.len;
+            strbuf_ch(&b, ' ');
+            strbuf_put(&b, f->text + t.off, t.len);
         }
-        buf[n++] = '\n';
-        buf[n] = 0;
+        strbuf_ch(&b, '\n');
         if (t.kind == TOK_EOF)
-            return buf;
+            return b.p;
     }
 }
 

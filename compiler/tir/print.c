@@ -23,70 +23,29 @@
 #include <string.h>
 
 #include "support/fp16.h"
+#include "support/strbuf.h"
 #include "compiler/tir/tir.h"
 #include "compiler/tir/tir_impl.h"
 
-/* ---- output buffer (grows by doubling in the arena: at most twice the final size is used) ---- */
-
-typedef struct Out {
-    Arena *a;
-    char *p;
-    size_t n, cap;
-} Out;
-
-static void out_mem(Out *o, const char *s, size_t n)
-{
-    if (o->n + n + 1 > o->cap) {
-        size_t cap = o->cap ? o->cap : 4096;
-        while (cap < o->n + n + 1)
-            cap *= 2;
-        o->p = arena_realloc(o->a, o->p, o->cap, cap);
-        o->cap = cap;
-    }
-    memcpy(o->p + o->n, s, n);
-    o->n += n;
-    o->p[o->n] = 0;
-}
-
-static void out_str(Out *o, const char *s) { out_mem(o, s, strlen(s)); }
-static void out_ch(Out *o, char c) { out_mem(o, &c, 1); }
-
-static void out_fmt(Out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void out_fmt(Out *o, const char *fmt, ...)
-{
-    char buf[64];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    out_mem(o, buf, n < 0 ? 0 : (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
-}
-
-static void out_indent(Out *o, int n)
-{
-    for (int i = 0; i < n; i++)
-        out_ch(o, ' ');
-}
-
 /* A quoted string: \" \\ \n \t, and \xNN for every other byte outside printable ASCII. */
-static void out_quoted(Out *o, const char *s)
+static void out_quoted(StrBuf *o, const char *s)
 {
-    out_ch(o, '"');
+    strbuf_ch(o, '"');
     for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
         if (*c == '"')
-            out_str(o, "\\\"");
+            strbuf_str(o, "\\\"");
         else if (*c == '\\')
-            out_str(o, "\\\\");
+            strbuf_str(o, "\\\\");
         else if (*c == '\n')
-            out_str(o, "\\n");
+            strbuf_str(o, "\\n");
         else if (*c == '\t')
-            out_str(o, "\\t");
+            strbuf_str(o, "\\t");
         else if (*c < 0x20 || *c >= 0x7F)
-            out_fmt(o, "\\x%02X", *c);
+            strbuf_printf(o, "\\x%02X", *c);
         else
-            out_ch(o, (char)*c);
+            strbuf_ch(o, (char)*c);
     }
-    out_ch(o, '"');
+    strbuf_ch(o, '"');
 }
 
 /* ---- value names ---- */
@@ -104,7 +63,7 @@ typedef struct TakenSlot {
 } TakenSlot;
 
 typedef struct Printer {
-    Out out;
+    StrBuf out;
     Arena *a;
     const Module *m;
     const TypeTab *types;
@@ -233,63 +192,63 @@ static void name_func(Printer *p, const Func *f)
 static void put_value(Printer *p, const Value *v)
 {
     if (!v) {
-        out_str(&p->out, "%<null>");
+        strbuf_str(&p->out, "%<null>");
         return;
     }
     NameSlot *s = name_slot(p, v);
     if (!s->v)
-        out_str(&p->out, "%<undefined>");
+        strbuf_str(&p->out, "%<undefined>");
     else if (s->name) {
-        out_ch(&p->out, '%');
-        out_str(&p->out, s->name);
+        strbuf_ch(&p->out, '%');
+        strbuf_str(&p->out, s->name);
     } else
-        out_fmt(&p->out, "%%%lld", (long long)s->num);
+        strbuf_printf(&p->out, "%%%lld", (long long)s->num);
 }
 
 /* ---- types and attributes ---- */
 
 static void put_type(Printer *p, const Type *t)
 {
-    Out *o = &p->out;
+    StrBuf *o = &p->out;
     if (!t) {
-        out_str(o, "<null>");
+        strbuf_str(o, "<null>");
         return;
     }
     switch (t->kind) {
     case TY_SCALAR:
-        out_str(o, sk_name(t->sk));
+        strbuf_str(o, sk_name(t->sk));
         return;
     case TY_PTR:
-        out_ch(o, '*');
+        strbuf_ch(o, '*');
         put_type(p, t->pointee);
         return;
     case TY_TILE:
         put_type(p, t->elem);
-        out_ch(o, '[');
+        strbuf_ch(o, '[');
         for (int i = 0; i < t->rank && i < TIR_MAX_RANK; i++)
-            out_fmt(o, "%s%lld", i ? ", " : "", (long long)t->shape[i]);
-        out_ch(o, ']');
+            strbuf_printf(o, "%s%lld", i ? ", " : "", (long long)t->shape[i]);
+        strbuf_ch(o, ']');
         if (t->layout && p->types && p->types->print_layout) {
-            out_ch(o, '#');
-            out_str(o, p->types->print_layout(p->a, t->layout));
+            strbuf_ch(o, '#');
+            strbuf_str(o, p->types->print_layout(p->a, t->layout));
         }
         return;
     }
-    out_str(o, "<bad type>");
+    strbuf_str(o, "<bad type>");
 }
 
 static bool same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
 
 /* The shortest %.Ng that reads back (rounded to sk) to the same value. */
-static void put_float(Out *o, double v, ScalarKind sk)
+static void put_float(StrBuf *o, double v, ScalarKind sk)
 {
     v = fp_round(sk, v);
     if (isnan(v)) {
-        out_str(o, "nan");
+        strbuf_str(o, "nan");
         return;
     }
     if (isinf(v)) {
-        out_str(o, v < 0 ? "-inf" : "inf");
+        strbuf_str(o, v < 0 ? "-inf" : "inf");
         return;
     }
     char buf[48];
@@ -300,7 +259,7 @@ static void put_float(Out *o, double v, ScalarKind sk)
     }
     if (!strpbrk(buf, ".eE"))
         strcat(buf, ".0");
-    out_str(o, buf);
+    strbuf_str(o, buf);
 }
 
 static void put_value_attr(Printer *p, const Op *op)
@@ -310,28 +269,28 @@ static void put_value_attr(Printer *p, const Op *op)
     if (e && e->kind == TY_SCALAR && sk_is_float(e->sk))
         put_float(&p->out, op->at.value.f, e->sk);
     else if (e && e->kind == TY_SCALAR && sk_is_int(e->sk) && !sk_is_signed(e->sk))
-        out_fmt(&p->out, "%llu", (unsigned long long)((uint64_t)i & tir_int_mask(e->sk)));
+        strbuf_printf(&p->out, "%llu", (unsigned long long)((uint64_t)i & tir_int_mask(e->sk)));
     else
-        out_fmt(&p->out, "%lld", (long long)i);
+        strbuf_printf(&p->out, "%lld", (long long)i);
 }
 
-static void put_enum(Out *o, int64_t v, int64_t count, const char *name)
+static void put_enum(StrBuf *o, int64_t v, int64_t count, const char *name)
 {
     if (v >= 0 && v < count)
-        out_str(o, name);
+        strbuf_str(o, name);
     else
-        out_fmt(o, "%lld", (long long)v);
+        strbuf_printf(o, "%lld", (long long)v);
 }
 
 static void put_lin(Printer *p, const PlanLin *l)
 {
-    out_fmt(&p->out, "%lld", (long long)l->k);
+    strbuf_printf(&p->out, "%lld", (long long)l->k);
     for (int i = 0; i < l->n; i++) {
         int64_t c = l->t[i].c;
-        out_fmt(&p->out, " %c %llu*", c < 0 ? '-' : '+', c < 0 ? 0ull - (unsigned long long)c : (unsigned long long)c);
+        strbuf_printf(&p->out, " %c %llu*", c < 0 ? '-' : '+', c < 0 ? 0ull - (unsigned long long)c : (unsigned long long)c);
         put_value(p, l->t[i].a);
         if (l->t[i].b) {
-            out_ch(&p->out, '*');
+            strbuf_ch(&p->out, '*');
             put_value(p, l->t[i].b);
         }
     }
@@ -340,70 +299,70 @@ static void put_lin(Printer *p, const PlanLin *l)
 /* The plan's keys, after the op's attributes in the same braces. */
 static void put_plan(Printer *p, const OpPlan *pl, bool first)
 {
-    Out *o = &p->out;
+    StrBuf *o = &p->out;
     for (int k = 0; k < PK_COUNT; k++) {
         if (!(pl->set & (1u << k)))
             continue;
-        out_str(o, first ? "" : ", ");
+        strbuf_str(o, first ? "" : ", ");
         first = false;
-        out_str(o, tir_plan_names[k]);
-        out_str(o, " = ");
+        strbuf_str(o, tir_plan_names[k]);
+        strbuf_str(o, " = ");
         if (k < PK_NINT) {
-            out_fmt(o, "%lld", (long long)pl->v[k]);
+            strbuf_printf(o, "%lld", (long long)pl->v[k]);
         } else if (k == PK_FRONT) {
             put_value(p, pl->front);
         } else {
             int n = k == PK_TMA_COORD ? pl->ncoord : pl->npred;
-            out_ch(o, '[');
+            strbuf_ch(o, '[');
             for (int i = 0; i < n; i++) {
-                out_str(o, i ? ", " : "");
+                strbuf_str(o, i ? ", " : "");
                 if (k == PK_TMA_COORD)
                     put_lin(p, &pl->coord[i]);
                 else
                     put_value(p, pl->pred[i]);
             }
-            out_ch(o, ']');
+            strbuf_ch(o, ']');
         }
     }
 }
 
 static void put_attrs(Printer *p, const Op *op, unsigned mask)
 {
-    Out *o = &p->out;
+    StrBuf *o = &p->out;
     const Attrs *at = &op->at;
     bool first = true;
-    out_str(o, " {");
+    strbuf_str(o, " {");
     for (int k = 0; k < TIR_NATTRS; k++) {
         unsigned bit = 1u << k;
         if (!(mask & bit))
             continue;
-        out_str(o, first ? "" : ", ");
+        strbuf_str(o, first ? "" : ", ");
         first = false;
-        out_str(o, tir_attr_names[k]);
-        out_str(o, " = ");
+        strbuf_str(o, tir_attr_names[k]);
+        strbuf_str(o, " = ");
         switch (bit) {
         case A_VALUE: put_value_attr(p, op); break;
-        case A_AXIS: out_fmt(o, "%lld", (long long)at->axis); break;
+        case A_AXIS: strbuf_printf(o, "%lld", (long long)at->axis); break;
         case A_PRED: put_enum(o, at->pred, PRED_COUNT, tir_pred_name((CmpPred)at->pred)); break;
         case A_KIND: put_enum(o, at->kind, KIND_COUNT, tir_kind_name((OpKind)at->kind)); break;
-        case A_START: out_fmt(o, "%lld", (long long)at->start); break;
-        case A_END: out_fmt(o, "%lld", (long long)at->end); break;
-        case A_N: out_fmt(o, "%lld", (long long)at->n); break;
+        case A_START: strbuf_printf(o, "%lld", (long long)at->start); break;
+        case A_END: strbuf_printf(o, "%lld", (long long)at->end); break;
+        case A_N: strbuf_printf(o, "%lld", (long long)at->n); break;
         case A_SEM: put_enum(o, at->sem, SEM_COUNT, tir_sem_name((MemSem)at->sem)); break;
         case A_SCOPE: put_enum(o, at->scope, SCOPE_COUNT, tir_scope_name((MemScope)at->scope)); break;
         case A_MSG: out_quoted(o, at->msg); break;
         case A_DIMS:
-            out_ch(o, '[');
+            strbuf_ch(o, '[');
             for (int i = 0; i < at->ndims && i < TIR_MAX_RANK; i++)
-                out_fmt(o, "%s%lld", i ? ", " : "", (long long)at->dims[i]);
-            out_ch(o, ']');
+                strbuf_printf(o, "%s%lld", i ? ", " : "", (long long)at->dims[i]);
+            strbuf_ch(o, ']');
             break;
         default: break;
         }
     }
     if (op->plan)
         put_plan(p, op->plan, first);
-    out_ch(o, '}');
+    strbuf_ch(o, '}');
 }
 
 static void put_loc(Printer *p, SrcPos pos)
@@ -411,10 +370,10 @@ static void put_loc(Printer *p, SrcPos pos)
     if (!(p->flags & TIR_PRINT_LOCS) || pos.line == 0)
         return;
     int32_t file = pos.file < (uint32_t)p->m->nfiles ? p->filemap[pos.file] : 0;
-    out_str(&p->out, " loc(");
+    strbuf_str(&p->out, " loc(");
     if (file > 0)
-        out_fmt(&p->out, "%d:", (int)file);
-    out_fmt(&p->out, "%u:%u)", (unsigned)pos.line, (unsigned)pos.col);
+        strbuf_printf(&p->out, "%d:", (int)file);
+    strbuf_printf(&p->out, "%u:%u)", (unsigned)pos.line, (unsigned)pos.col);
 }
 
 /* ---- ops, blocks, functions ---- */
@@ -423,46 +382,46 @@ static void print_block(Printer *p, const Block *b, int indent);
 
 static void print_op(Printer *p, const Op *op, int indent)
 {
-    Out *o = &p->out;
+    StrBuf *o = &p->out;
     const OpInfo *info = (unsigned)op->code < OP_COUNT ? &tir_op_info[op->code] : NULL;
-    out_indent(o, indent);
+    strbuf_fill(o, ' ', (size_t)indent);
     for (int i = 0; i < op->nres; i++) {
-        out_str(o, i ? ", " : "");
+        strbuf_str(o, i ? ", " : "");
         put_value(p, &op->results[i]);
     }
     if (op->nres)
-        out_str(o, " = ");
-    out_str(o, info ? info->name : "<bad op>");
+        strbuf_str(o, " = ");
+    strbuf_str(o, info ? info->name : "<bad op>");
     for (int i = 0; i < op->nopnds; i++) {
-        out_str(o, i ? ", " : " ");
+        strbuf_str(o, i ? ", " : " ");
         put_value(p, op->operands[i]);
     }
     if (info && (info->attrs || op->plan))
         put_attrs(p, op, info->attrs);
     for (int i = 0; i < op->nres; i++) {
-        out_str(o, i ? ", " : " : ");
+        strbuf_str(o, i ? ", " : " : ");
         put_type(p, op->results[i].type);
     }
     for (int r = 0; r < op->nregions; r++) {
         const Block *b = op->regions[r];
-        out_str(o, " {\n");
+        strbuf_str(o, " {\n");
         if (b && b->nargs) {
-            out_indent(o, indent);
-            out_str(o, "^(");
+            strbuf_fill(o, ' ', (size_t)indent);
+            strbuf_str(o, "^(");
             for (int i = 0; i < b->nargs; i++) {
-                out_str(o, i ? ", " : "");
+                strbuf_str(o, i ? ", " : "");
                 put_value(p, &b->args[i]);
-                out_str(o, ": ");
+                strbuf_str(o, ": ");
                 put_type(p, b->args[i].type);
             }
-            out_str(o, "):\n");
+            strbuf_str(o, "):\n");
         }
         print_block(p, b, indent + 2);
-        out_indent(o, indent);
-        out_ch(o, '}');
+        strbuf_fill(o, ' ', (size_t)indent);
+        strbuf_ch(o, '}');
     }
     put_loc(p, op->pos);
-    out_ch(o, '\n');
+    strbuf_ch(o, '\n');
 }
 
 static void print_block(Printer *p, const Block *b, int indent)
@@ -485,41 +444,41 @@ static bool plain_ident(const char *s)
 
 static void print_func(Printer *p, const Func *f)
 {
-    Out *o = &p->out;
+    StrBuf *o = &p->out;
     name_func(p, f);
-    out_str(o, f->kind == FUNC_GRID ? "grid @" : "kernel @");
+    strbuf_str(o, f->kind == FUNC_GRID ? "grid @" : "kernel @");
     if (plain_ident(f->name))
-        out_str(o, f->name);
+        strbuf_str(o, f->name);
     else
         out_quoted(o, f->name);
-    out_ch(o, '(');
+    strbuf_ch(o, '(');
     const Block *body = f->body;
     for (int i = 0; body && i < body->nargs; i++) {
-        out_str(o, i ? ", " : "");
+        strbuf_str(o, i ? ", " : "");
         put_value(p, &body->args[i]);
-        out_str(o, ": ");
+        strbuf_str(o, ": ");
         put_type(p, body->args[i].type);
     }
-    out_ch(o, ')');
+    strbuf_ch(o, ')');
     if (f->kind == FUNC_KERNEL) {
         const KernelOptions *k = &f->opts;
-        out_fmt(o, " {num_warps = %d, num_stages = %d, ", k->num_warps, k->num_stages);
-        out_fmt(o, "waves_per_eu = %d, matrix_instr_nonkdim = %d, ", k->waves_per_eu, k->matrix_instr_nonkdim);
-        out_fmt(o, "kpack = %d", k->kpack);
+        strbuf_printf(o, " {num_warps = %d, num_stages = %d, ", k->num_warps, k->num_stages);
+        strbuf_printf(o, "waves_per_eu = %d, matrix_instr_nonkdim = %d, ", k->waves_per_eu, k->matrix_instr_nonkdim);
+        strbuf_printf(o, "kpack = %d", k->kpack);
         if (f->stage_lds > 0) {
-            out_fmt(o, ", stage_lds = %d, tma_flag = %d, tma = [", f->stage_lds, f->tma_flag);
+            strbuf_printf(o, ", stage_lds = %d, tma_flag = %d, tma = [", f->stage_lds, f->tma_flag);
             for (int i = 0; i < f->ntma; i++) {
-                out_str(o, i ? ", " : "");
+                strbuf_str(o, i ? ", " : "");
                 out_quoted(o, f->tma[i]);
             }
-            out_ch(o, ']');
+            strbuf_ch(o, ']');
         }
-        out_ch(o, '}');
+        strbuf_ch(o, '}');
     }
     put_loc(p, f->pos);
-    out_str(o, " {\n");
+    strbuf_str(o, " {\n");
     print_block(p, body, 2);
-    out_str(o, "}\n");
+    strbuf_str(o, "}\n");
 }
 
 /* ---- files ---- */
@@ -559,27 +518,27 @@ static void print_files(Printer *p, const Func *const *funcs, int n)
             continue;
         }
         p->filemap[i] = next;
-        out_fmt(&p->out, "file %d ", (int)next++);
+        strbuf_printf(&p->out, "file %d ", (int)next++);
         out_quoted(&p->out, m->files[i]);
-        out_ch(&p->out, '\n');
+        strbuf_ch(&p->out, '\n');
     }
     if (next)
-        out_ch(&p->out, '\n');
+        strbuf_ch(&p->out, '\n');
 }
 
 static char *print_funcs(Arena *a, const Module *m, const Func *const *funcs, int n, unsigned flags)
 {
     Printer p = {0};
-    p.out.a = a;
+    strbuf_init(&p.out, a);
     p.a = a;
     p.m = m;
     p.types = m->types;
     p.flags = flags;
-    out_mem(&p.out, "", 0);
+    strbuf_put(&p.out, "", 0);
     print_files(&p, funcs, n);
     for (int i = 0; i < n; i++) {
         if (i)
-            out_ch(&p.out, '\n');
+            strbuf_ch(&p.out, '\n');
         print_func(&p, funcs[i]);
     }
     return p.out.p;
