@@ -738,6 +738,16 @@ static int report_launch(rk_ctx *ctx, rk_kernel *k, const RunOptions *o, const c
     return 0;
 }
 
+/* Every diagnostic of the context's last compile, to stderr. */
+static void print_diags(rk_ctx *ctx)
+{
+    for (int i = 0; ctx && i < rk_diag_count(ctx); i++) {
+        rk_diag d;
+        if (rk_diag_get(ctx, i, &d) == RK_OK)
+            fputs(d.text, stderr);
+    }
+}
+
 /* Everything after compiling: arguments, buffers, the launch (through the autotuner unless --no-tune),
  * dumps and the benchmark. */
 static int launch(rk_ctx *ctx, rk_kernel *k, RunOptions *o, const char *text, size_t len, const rk_compile_options *co)
@@ -812,11 +822,7 @@ static int launch(rk_ctx *ctx, rk_kernel *k, RunOptions *o, const char *text, si
         if (st == RK_OK)
             st = rk_synchronize(ctx);
         if (st == RK_ECOMPILE || st == RK_EINTERNAL) {
-            for (int i = 0; i < rk_diag_count(ctx); i++) {
-                rk_diag d;
-                if (rk_diag_get(ctx, i, &d) == RK_OK)
-                    fputs(d.text, stderr);
-            }
+            print_diags(ctx);
             if (rk_diag_count(ctx) == 0)
                 fprintf(stderr, "rkc run: error: %s\n", rk_error(ctx));
             rc = st == RK_ECOMPILE ? EXIT_PROGRAM : EXIT_INTERNAL;
@@ -840,27 +846,57 @@ static int launch(rk_ctx *ctx, rk_kernel *k, RunOptions *o, const char *text, si
     return rc;
 }
 
-int rkc_run(int argc, char **argv)
+/* The options of `rkc run` and `rkc --advise` parsed and their source read: the source, with *po the
+ * options; or NULL with the exit status in *rc (0 after --help) and nothing left to free. */
+static char *open_run(int argc, char **argv, RunOptions **po, size_t *len, int *rc)
 {
     RunOptions *o = malloc(sizeof *o);
     if (!o) {
-        fputs("rkc run: error: out of memory\n", stderr);
-        return EXIT_INTERNAL;
+        fprintf(stderr, "%s: error: out of memory\n", tool);
+        *rc = EXIT_INTERNAL;
+        return NULL;
     }
-    int rc = parse_run_options(argc, argv, o);
-    if (rc) {
-        free_run_options(o);
-        free(o);
-        return rc < 0 ? 0 : rc;
+    *rc = parse_run_options(argc, argv, o);
+    char *text = NULL;
+    if (*rc == 0) {
+        text = rkc_read_source(o->input, len);
+        if (!text)
+            *rc = usage_error("cannot read '%s': %s", o->input,
+                              errno == EINVAL ? "not a regular file" : strerror(errno));
+    } else if (*rc < 0) {
+        *rc = 0;
     }
-    size_t len = 0;
-    char *text = rkc_read_source(o->input, &len);
     if (!text) {
-        rc = usage_error("cannot read '%s': %s", o->input, errno == EINVAL ? "not a regular file" : strerror(errno));
         free_run_options(o);
         free(o);
-        return rc;
+        return NULL;
     }
+    *po = o;
+    return text;
+}
+
+/* What the command line says about the compile (the target aside). */
+static rk_compile_options compile_options_of(const RunOptions *o)
+{
+    rk_compile_options opts = {0};
+    opts.filename = o->input;
+    opts.defines = o->defines;
+    opts.ndefines = o->ndefines;
+    opts.include_dirs = o->incdirs;
+    opts.ninclude_dirs = o->nincdirs;
+    opts.kernel = o->kernel;
+    opts.assume = o->assume[0] ? o->assume : NULL;
+    return opts;
+}
+
+int rkc_run(int argc, char **argv)
+{
+    RunOptions *o = NULL;
+    size_t len = 0;
+    int rc;
+    char *text = open_run(argc, argv, &o, &len, &rc);
+    if (!text)
+        return rc;
     rk_ctx_options co = {0};
     co.print = print_line;
     co.dump = print_dump;
@@ -874,20 +910,9 @@ int rkc_run(int argc, char **argv)
         fprintf(stderr, "rkc run: error: %s\n", rk_error(ctx));
         rc = st == RK_ENOMEM ? EXIT_INTERNAL : EXIT_DEVICE;
     } else {
-        rk_compile_options opts = {0};
-        opts.filename = o->input;
-        opts.defines = o->defines;
-        opts.ndefines = o->ndefines;
-        opts.include_dirs = o->incdirs;
-        opts.ninclude_dirs = o->nincdirs;
-        opts.kernel = o->kernel;
-        opts.assume = o->assume[0] ? o->assume : NULL;
+        rk_compile_options opts = compile_options_of(o);
         st = rk_compile(ctx, text, len, &opts, &prog);
-        for (int i = 0; i < rk_diag_count(ctx); i++) {
-            rk_diag d;
-            if (rk_diag_get(ctx, i, &d) == RK_OK)
-                fputs(d.text, stderr);
-        }
+        print_diags(ctx);
         rk_kernel *k = NULL;
         if (st == RK_OK)
             st = rk_program_kernel(prog, o->kernel, &k);
@@ -917,23 +942,12 @@ int rkc_run(int argc, char **argv)
 int rkc_advise(int argc, char **argv)
 {
     tool = "rkc";
-    RunOptions *o = malloc(sizeof *o);
-    if (!o)
-        return EXIT_INTERNAL;
-    int rc = parse_run_options(argc, argv, o);
-    if (rc) {
-        free_run_options(o);
-        free(o);
-        return rc < 0 ? 0 : rc;
-    }
+    RunOptions *o = NULL;
     size_t len = 0;
-    char *text = rkc_read_source(o->input, &len);
-    if (!text) {
-        rc = usage_error("cannot read '%s': %s", o->input, errno == EINVAL ? "not a regular file" : strerror(errno));
-        free_run_options(o);
-        free(o);
+    int rc;
+    char *text = open_run(argc, argv, &o, &len, &rc);
+    if (!text)
         return rc;
-    }
     /* the interpreter's device holds the buffers whose sizes bound the least traffic (rk_work.bytes_min);
      * nothing runs on it */
     rk_ctx_options co = {0};
@@ -943,22 +957,11 @@ int rkc_advise(int argc, char **argv)
     rk_ctx *ctx = NULL;
     rk_program *prog = NULL;
     rk_status st = rk_ctx_create(&co, &ctx);
-    rk_compile_options opts = {0};
-    opts.filename = o->input;
+    rk_compile_options opts = compile_options_of(o);
     opts.target = o->target ? o->target : "gfx942";
-    opts.defines = o->defines;
-    opts.ndefines = o->ndefines;
-    opts.include_dirs = o->incdirs;
-    opts.ninclude_dirs = o->nincdirs;
-    opts.kernel = o->kernel;
-    opts.assume = o->assume[0] ? o->assume : NULL;
     if (st == RK_OK || st == RK_ENODEVICE)
         st = rk_compile(ctx, text, len, &opts, &prog);
-    for (int i = 0; ctx && i < rk_diag_count(ctx); i++) {
-        rk_diag d;
-        if (rk_diag_get(ctx, i, &d) == RK_OK)
-            fputs(d.text, stderr);
-    }
+    print_diags(ctx);
     rk_kernel *k = NULL;
     if (st == RK_OK)
         st = o->kernel ? rk_program_kernel(prog, o->kernel, &k) : rk_program_kernel_at(prog, 0, &k);
