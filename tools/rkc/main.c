@@ -355,7 +355,7 @@ static void print_diags(Arena *a, const Diags *d)
 
 /* The stdlib: $RK_STDLIB_DIR, else <prefix>/share/rk/stdlib next to an installed rkc, else the source
  * tree's stdlib/ (a build tree). */
-static const char *stdlib_dir(void)
+const char *rkc_stdlib_dir(void)
 {
     static char buf[PATH_MAX + 32];
     const char *env = getenv("RK_STDLIB_DIR");
@@ -439,7 +439,7 @@ static int compile_bundle(const Options *o, const char *text, size_t len)
         defs[i] = (rk_define){o->defines[i].name, o->defines[i].value};
     rk_ctx_options co = {0};
     co.device = "none";
-    co.stdlib_dir = stdlib_dir();
+    co.stdlib_dir = rkc_stdlib_dir();
     co.log = print_note;
     rk_ctx *ctx = NULL;
     rk_status st = out ? rk_ctx_create(&co, &ctx) : RK_ENOMEM;
@@ -580,7 +580,7 @@ static int compile(const Options *o)
     d.ndefines = o->ndefines;
     d.incdirs = o->incdirs;
     d.nincdirs = o->nincdirs;
-    d.stdlib_dir = stdlib_dir();
+    d.stdlib_dir = rkc_stdlib_dir();
     d.kernel = o->kernel;
     d.opt_level = o->opt_level;
     d.assume = o->assume[0] ? o->assume : NULL;

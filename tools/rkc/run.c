@@ -28,7 +28,6 @@
  * (out-of-bounds access, failed device_assert, no device), 4 for internal errors. */
 #include <ctype.h>
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -269,33 +268,6 @@ static void free_run_options(RunOptions *o)
         free((char *)o->args[i].name);
     for (int i = 0; i < o->ndumps; i++)
         free((char *)o->dumps[i].name);
-}
-
-/* The stdlib: $RK_STDLIB_DIR, else <prefix>/share/rk/stdlib next to an installed rkc, else the source
- * tree's (a build tree). The same search as rkc's own. */
-static const char *stdlib_dir(void)
-{
-    static char buf[PATH_MAX + 32];
-    const char *env = getenv("RK_STDLIB_DIR");
-    if (env && *env)
-        return env;
-    char exe[PATH_MAX - 32];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = 0;
-            snprintf(buf, sizeof buf, "%s/../share/rk/stdlib", exe);
-            if (access(buf, R_OK) == 0)
-                return buf;
-        }
-    }
-#ifdef RK_SOURCE_STDLIB
-    return RK_SOURCE_STDLIB;
-#else
-    return NULL;
-#endif
 }
 
 /* The library's log: autotuning results and notes on stderr, progress redrawn in place on a terminal. */
@@ -901,7 +873,7 @@ int rkc_run(int argc, char **argv)
     co.print = print_line;
     co.dump = print_dump;
     co.log = print_log;
-    co.stdlib_dir = stdlib_dir();
+    co.stdlib_dir = rkc_stdlib_dir();
     co.confine_imports = o->confine_imports; /* every compile of the run, variants included */
     rk_ctx *ctx = NULL;
     rk_status st = rk_ctx_create(&co, &ctx);
@@ -952,7 +924,7 @@ int rkc_advise(int argc, char **argv)
      * nothing runs on it */
     rk_ctx_options co = {0};
     co.device = "interp";
-    co.stdlib_dir = stdlib_dir();
+    co.stdlib_dir = rkc_stdlib_dir();
     co.log = print_log;
     rk_ctx *ctx = NULL;
     rk_program *prog = NULL;

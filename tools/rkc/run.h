@@ -13,4 +13,7 @@ int rkc_advise(int argc, char **argv);
 /* The source file, or stdin for "-" (tools/rkc/main.c); malloc'd, NULL with errno set. */
 char *rkc_read_source(const char *path, size_t *len);
 
+/* The stdlib folder rkc and rkc run give the library (tools/rkc/main.c), or NULL. */
+const char *rkc_stdlib_dir(void);
+
 #endif
