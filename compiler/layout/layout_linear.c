@@ -111,6 +111,14 @@ static bool blocked_linear(const Layout *l, Builder *b, int wave, int num_warps)
     return b->ok;
 }
 
+/* An accumulator's waves: first along N, then along M, each stepping by what is covered so far. */
+static void acc_waves(Builder *b, const Layout *l)
+{
+    for (int d = 1; d >= 0; d--)
+        for (int k = 0; k < ilog2i(l->wpc[d]); k++, b->cov[d] *= 2)
+            add_warp(b, d, b->cov[d]);
+}
+
 /* The accumulator of one 32-bit-result MFMA (AMD CDNA3 ISA, matrix instruction register layouts; the
  * tables in tests/data/mfma): register r of lane l holds row (r/4)*4*(64/N) + 4*(l/N) + r%4 and column
  * l % N. Transposed swaps rows and columns. */
@@ -131,13 +139,26 @@ static bool mfma_linear(const Layout *l, Builder *b, int wave, int num_warps)
         add_lane(b, row, (int64_t)4 << k);
     b->cov[0] = l->im;
     b->cov[1] = l->in;
-    for (int k = 0; k < ilog2i(l->wpc[1]); k++, b->cov[1] *= 2)
-        add_warp(b, 1, b->cov[1]);
-    for (int k = 0; k < ilog2i(l->wpc[0]); k++, b->cov[0] *= 2)
-        add_warp(b, 0, b->cov[0]);
+    acc_waves(b, l);
     int order[2] = {1, 0};
     add_repeats(b, order, 2);
     return b->ok;
+}
+
+/* A dot operand's share of its parent's waves, first along N, then along M: a wave bit along the
+ * operand's own dimension (mn: 0 for A's M, 1 for B's N) steps it; one along the other dimension
+ * replicates it (a wave basis of 0). */
+static void operand_waves(Builder *b, const Layout *p, int mn)
+{
+    for (int d = 1; d >= 0; d--)
+        for (int k = 0; k < ilog2i(p->wpc[d]); k++) {
+            if (mn == d) {
+                add_warp(b, d, b->cov[d]);
+                b->cov[d] *= 2;
+            } else {
+                add_warp(b, -1, 0);
+            }
+        }
 }
 
 /* A dot operand for an MFMA parent: a lane holds k_width consecutive k of one row of A (column of B);
@@ -164,23 +185,7 @@ static bool dot_mfma_linear(const Layout *l, Builder *b, int wave, int num_warps
         add_lane(b, kd, (int64_t)l->k_width << k);
     b->cov[mn] = inst_mn;
     b->cov[kd] = (int64_t)l->k_width << (6 - mbits);
-    /* the parent's waves: first along N, then along M */
-    for (int k = 0; k < ilog2i(p->wpc[1]); k++) {
-        if (mn == 1) {
-            add_warp(b, 1, b->cov[1]);
-            b->cov[1] *= 2;
-        } else {
-            add_warp(b, -1, 0);
-        }
-    }
-    for (int k = 0; k < ilog2i(p->wpc[0]); k++) {
-        if (mn == 0) {
-            add_warp(b, 0, b->cov[0]);
-            b->cov[0] *= 2;
-        } else {
-            add_warp(b, -1, 0);
-        }
-    }
+    operand_waves(b, p, mn);
     int order[2] = {mn, kd};
     add_repeats(b, order, 2);
     return b->ok;
@@ -202,10 +207,7 @@ static bool mma_linear(const Layout *l, Builder *b, int wave, int num_warps)
     add_lane(b, 0, 4);
     b->cov[0] = 16;
     b->cov[1] = 8;
-    for (int k = 0; k < ilog2i(l->wpc[1]); k++, b->cov[1] *= 2)
-        add_warp(b, 1, b->cov[1]);
-    for (int k = 0; k < ilog2i(l->wpc[0]); k++, b->cov[0] *= 2)
-        add_warp(b, 0, b->cov[0]);
+    acc_waves(b, l);
     int order[2] = {1, 0};
     add_repeats(b, order, 2);
     return b->ok;
@@ -234,22 +236,7 @@ static bool dot_mma_linear(const Layout *l, Builder *b, int wave, int num_warps)
     add_lane(b, mn, 4);
     b->cov[kd] = 16;
     b->cov[mn] = mn == 0 ? 16 : 8;
-    for (int k = 0; k < ilog2i(p->wpc[1]); k++) {
-        if (mn == 1) {
-            add_warp(b, 1, b->cov[1]);
-            b->cov[1] *= 2;
-        } else {
-            add_warp(b, -1, 0);
-        }
-    }
-    for (int k = 0; k < ilog2i(p->wpc[0]); k++) {
-        if (mn == 0) {
-            add_warp(b, 0, b->cov[0]);
-            b->cov[0] *= 2;
-        } else {
-            add_warp(b, -1, 0);
-        }
-    }
+    operand_waves(b, p, mn);
     int order[2] = {kd, mn};
     add_repeats(b, order, 2);
     return b->ok;
