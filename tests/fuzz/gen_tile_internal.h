@@ -188,6 +188,8 @@ int gt_pick_w(G *g, const int *w, int n);
 Ty gt_scalar(int dt);
 Ty gt_with_dt(Ty t, int dt);
 int gt_pick_dt(G *g);
+/* Any numeric dtype, by its weight (the palette is drawn from these). */
+int gt_any_dt(G *g);
 Ty gt_pick_shape(G *g, int dt);
 /* A shape that broadcasts to t. */
 Ty gt_sub_shape(G *g, Ty t);
@@ -209,6 +211,17 @@ int gt_index_tile(G *g, Ty t, bool store);
 /* `idx < a` for a new argument a in [0, elems], or -1. */
 int gt_tail_mask(G *g, int idx, int elems, int *arg);
 int gt_new_out(G *g, int dt, int size);
+
+/* gen_tile.c: helpers the statements share */
+/* The innermost enclosing loop, or -1; the innermost enclosing for loop, or -1. */
+int gt_inner_loop(G *g);
+int gt_inner_for(G *g);
+/* Scalar arguments a program may still take. */
+int gt_arg_room(const G *g);
+/* A scalar that may be known at compile time (sema folds it). */
+bool gt_is_const(G *g, int id);
+/* abs(x) + c: a value at least c away from zero. */
+int gt_away_from_zero(G *g, int x, double c);
 
 /* gen_tile_mem.c: an episode of overlapping stores, masked stores, loads back and barriers on one
  * output of its own, appended to the current block. */
