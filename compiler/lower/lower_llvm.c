@@ -23,6 +23,11 @@ LLVMValueRef lower_call(Lower *L, const char *name, LLVMTypeRef ret, LLVMTypeRef
  * MFMA results that cut a matmul's optimisation by a fifth; for the ids no compile measured got
  * cheaper (SCEV's walks in straight-line strength reduction stop earlier, at values with
  * poison-generating flags). */
+void lower_compiler_barrier(Lower *L)
+{
+    LLVMBuildFence(L->b, LLVMAtomicOrderingAcquireRelease, 1 /* single thread */, "");
+}
+
 LLVMValueRef lower_noundef(Lower *L, LLVMValueRef call_inst)
 {
     LLVMAddCallSiteAttribute(call_inst, LLVMAttributeReturnIndex,

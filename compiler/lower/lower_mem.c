@@ -9,7 +9,14 @@
  * replicating id bits are all zero performs it, and when the old values are used that copy publishes
  * them through LDS for the others. A store, too, happens only in the owner copy: a replica writing
  * the same value would race with a kernel that reads and rewrites its own output (x = 2 * x), whose
- * replicas might read the owner's result. (Replicated loads are harmless.) */
+ * replicas might read the owner's result. (Replicated loads are harmless.)
+ *
+ * A masked store in a loop is preceded by the target's keep_loads_above (AMD and the emulator: a
+ * single-thread fence, no instruction). Without it the loads whose only use is the stored value are
+ * moved into the store's branch, by instruction combining and again by the code generator's sinking
+ * pass (legal: nothing between them and the branch writes memory), so they issue after the loop's
+ * other loads and the waits split: layernorm's last loop (bench/vs_triton) waited four times an
+ * iteration, vmcnt(1), (1), (0), (0), where Triton's issues its six loads first and waits twice. */
 #include "compiler/lower/lower_internal.h"
 #include "isa/emu_abi.h"
 
@@ -297,6 +304,15 @@ static void load_selected(Lower *L, const LVal *ptr, const LVal *other, LLVMValu
     }
 }
 
+/* Whether op is in the body of a loop. */
+static bool in_loop(const Op *op)
+{
+    for (const Block *b = op->parent; b && b->parent; b = b->parent->parent)
+        if (b->parent->code == OP_FOR || b->parent->code == OP_WHILE)
+            return true;
+    return false;
+}
+
 /* emu: the kernel argument the pointer derives from (compute_provenance), for fns->check to hold the
  * access to that argument's allocation; 0 (any allocation) when not known. */
 static int provenance_flags(Lower *L, const Value *ptr)
@@ -407,6 +423,8 @@ void lower_memory(Lower *L, Op *op)
         }
         LLVMBasicBlockRef from = NULL, body = NULL, done = NULL;
         if (m) {
+            if (is_store && in_loop(op)) /* loads whose only use is the stored value stay above the branch */
+                tgt_keep_loads_above(L);
             from = LLVMGetInsertBlock(L->b);
             body = LLVMAppendBasicBlockInContext(L->ctx, L->fn, is_load ? "ld" : "st");
             done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "");

@@ -174,5 +174,6 @@ const TargetHooks amdgpu_hooks = {
     .assert_fail = amdgpu_assert_fail,
     .math = amdgpu_math,
     .exact_frem = amdgpu_exact_frem,
+    .keep_loads_above = lower_compiler_barrier,
     .finish = amdgpu_finish,
 };
