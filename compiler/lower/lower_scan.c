@@ -15,7 +15,14 @@
  *   3. consecutive wave bits are one step group through LDS: every wave writes its t at the runs'
  *      element offsets, and after one barrier reads the t of the 2^G waves of its group.
  * Finally every element is p combined with its in-run prefix. No loop: the code is straight-line, with
- * log2(lanes along the axis) cross-lane reads per run. */
+ * log2(lanes along the axis) cross-lane reads per run.
+ *
+ * A reverse scan is the same network on the reversed coordinate, whose bits are the axis bits
+ * flipped: runs are scanned from their last register down, and at every step the block with the bit
+ * clear is the upper one (the lane's bit clear, the register without the bit, the waves after this
+ * one), so it costs nothing more. An exclusive scan ends with p combined with the in-run prefix before
+ * the element (the identity when there is nothing before: +0 for a float sum, not the -0 the inclusive
+ * network starts from, so that the first element reads 0). */
 #include "compiler/lower/lower_reduce.h"
 #include "isa/emu_abi.h"
 
@@ -88,6 +95,8 @@ void lower_scan(Lower *L, Op *op)
     ScalarKind sk = ty_elem(t)->sk;
     LLVMTypeRef et = llvm_type(L, t);
     int nbits = __builtin_ctzll((unsigned long long)t->shape[axis]);
+    bool rev = op->at.reverse, excl = op->at.exclusive;
+    LLVMValueRef ident = excl && kind == KIND_SUM && sk_is_float(sk) ? fp_const(L, 0.0, sk) : identity(L, kind, sk, et);
     AxisBit ab[64];
     if (!axis_bits(ll, axis, nbits, ab)) {
         lower_error(L, "internal error: scan layout %s is not separable along axis %d", lay_str(L->a, t->layout), axis);
@@ -101,15 +110,17 @@ void lower_scan(Lower *L, Op *op)
     LVal out = lval_new(L, n, in->ll);
     LLVMValueRef *tot = ARENA_ARRAY(L->a, LLVMValueRef, n + 1); /* per run, indexed by its first register */
     LLVMValueRef *pre = ARENA_ARRAY(L->a, LLVMValueRef, n + 1); /* NULL: nothing before */
+    LLVMValueRef *before = ARENA_ARRAY(L->a, LLVMValueRef, n + 1); /* exclusive: the in-run prefix, NULL */
     for (int r = 0; r < n; r++) {
         if (r & runmask)
             continue;
         LLVMValueRef acc = NULL;
-        for (int k = 0; k < (1 << m); k++) {
-            int reg = r;
+        for (int i = 0; i < (1 << m); i++) {
+            int k = rev ? (1 << m) - 1 - i : i, reg = r;
             for (int j = 0; j < m; j++)
                 if (k >> j & 1)
                     reg |= 1 << ab[j].bit;
+            before[reg] = acc;
             acc = join(L, kind, sk, acc, in->r[reg]);
             out.r[reg] = acc;
         }
@@ -132,8 +143,9 @@ void lower_scan(Lower *L, Op *op)
             for (int r = 0; r < n; r++) {
                 if ((r & runmask) || (r & bit))
                     continue;
-                LLVMValueRef both = join(L, kind, sk, tot[r], tot[r | bit]);
-                pre[r | bit] = pre[r | bit] ? join(L, kind, sk, tot[r], pre[r | bit]) : tot[r];
+                int lo = rev ? r | bit : r, hi = rev ? r : r | bit; /* hi comes after lo */
+                LLVMValueRef both = join(L, kind, sk, tot[lo], tot[hi]);
+                pre[hi] = pre[hi] ? join(L, kind, sk, tot[lo], pre[hi]) : tot[lo];
                 tot[r] = tot[r | bit] = both;
             }
             j++;
@@ -141,12 +153,14 @@ void lower_scan(Lower *L, Op *op)
             int b = ab[j].bit;
             LLVMValueRef upper = LLVMBuildTrunc(L->b, LLVMBuildLShr(L->b, L->lane, const_i32(L, b), ""),
                                                 LLVMInt1TypeInContext(L->ctx), "");
+            if (rev)
+                upper = LLVMBuildNot(L->b, upper, "");
             for (int r = 0; r < n; r++) {
                 if (r & runmask)
                     continue;
                 LLVMValueRef o = xlane_xor(L, tot[r], b, uniform);
                 LLVMValueRef np = pre[r] ? join(L, kind, sk, o, pre[r]) : o;
-                pre[r] = LLVMBuildSelect(L->b, upper, np, pre[r] ? pre[r] : identity(L, kind, sk, et), "");
+                pre[r] = LLVMBuildSelect(L->b, upper, np, pre[r] ? pre[r] : ident, "");
                 tot[r] = join(L, kind, sk, tot[r], o);
             }
             uniform |= 1u << b;
@@ -212,7 +226,7 @@ void lower_scan(Lower *L, Op *op)
             for (int r = 0; r < n; r++) {
                 if (r & runmask)
                     continue;
-                LLVMValueRef all = NULL, before = identity(L, kind, sk, et);
+                LLVMValueRef all = NULL, prior = ident;
                 for (int w = 0; w < W; w++) {
                     LLVMValueRef e = LLVMBuildAdd(L->b, off[r], mineoff[w], "");
                     LLVMValueRef p = tgt_lds_ptr(L, LLVMBuildAdd(L->b, LLVMBuildMul(L->b, e, const_i32(L, eb), ""),
@@ -220,21 +234,20 @@ void lower_scan(Lower *L, Op *op)
                     tgt_check(L, p, eb, EMU_ACCESS_LOAD | EMU_ACCESS_LDS);
                     LLVMValueRef x = LLVMBuildLoad2(L->b, et, p, "");
                     all = join(L, kind, sk, all, x);
-                    if (w < W - 1) {
-                        LLVMValueRef lower = LLVMBuildICmp(L->b, LLVMIntULT, const_i32(L, w), mine, "");
-                        before = LLVMBuildSelect(L->b, lower, join(L, kind, sk, before, x), before, "");
+                    if (rev ? w > 0 : w < W - 1) { /* wave w comes before this one */
+                        LLVMValueRef earlier = LLVMBuildICmp(L->b, rev ? LLVMIntUGT : LLVMIntULT, const_i32(L, w), mine, "");
+                        prior = LLVMBuildSelect(L->b, earlier, join(L, kind, sk, prior, x), prior, "");
                     }
                 }
-                pre[r] = pre[r] ? join(L, kind, sk, before, pre[r]) : before;
+                pre[r] = pre[r] ? join(L, kind, sk, prior, pre[r]) : prior;
                 tot[r] = all;
             }
             j += G;
         }
     }
     for (int r = 0; r < n; r++) {
-        int first = r & ~runmask;
-        if (pre[first])
-            out.r[r] = join(L, kind, sk, pre[first], out.r[r]);
+        LLVMValueRef p = pre[r & ~runmask], v = excl ? before[r] : out.r[r];
+        out.r[r] = p && v ? join(L, kind, sk, p, v) : p ? p : v ? v : ident;
     }
     lval_set(L, op_result(op, 0), out);
 }

@@ -566,8 +566,26 @@ static SVal b_reduce(Sema *S, BArgs *a)
     return sv_dyn(r);
 }
 
-/* cumsum/cumprod/cummax/cummin(x, axis = last): inclusive scans; sums and products accumulate as sum
- * does (16-bit floats in f32, bool and small integers in i32), max and min keep x's type */
+/* a compile-time bool argument i of a (false when not given) into *out */
+static bool want_flag(Sema *S, BArgs *a, int i, const char *what, bool *out)
+{
+    *out = false;
+    if (!given(a, i))
+        return true;
+    if (a->v[i].kind != SV_CONST || a->v[i].type->sk != SK_BOOL) {
+        sema_error(S, arg_loc(a, i), "%s of %s must be true or false at compile time, not %s", what, a->name,
+                   a->v[i].kind == SV_DYN ? arena_printf(S->arena, "a run-time %s", sv_describe(S, &a->v[i]))
+                                          : sv_describe(S, &a->v[i]));
+        return false;
+    }
+    *out = a->v[i].c.i != 0;
+    return true;
+}
+
+/* cumsum/cumprod/cummax/cummin(x, axis = last, reverse = false, exclusive = false): running scans;
+ * sums and products accumulate as sum does (16-bit floats in f32, bool and small integers in i32), max
+ * and min keep x's type. reverse runs from the last element back; exclusive leaves the element itself
+ * out (the first one gets the combine's identity) */
 static SVal b_scan(Sema *S, BArgs *a)
 {
     if (!want_value(S, a, 0, "the operand"))
@@ -579,6 +597,9 @@ static SVal b_scan(Sema *S, BArgs *a)
     int axis = t->rank - 1;
     if (given(a, 1) && !want_axis(S, a, 1, t->rank, sv_describe(S, &a->v[0]), &axis))
         return sv_err();
+    bool reverse, exclusive;
+    if (!want_flag(S, a, 2, "reverse", &reverse) || !want_flag(S, a, 3, "exclusive", &exclusive))
+        return sv_err();
     const Type *relem = a->code == KIND_SUM || a->code == KIND_PROD ? sum_type(S, t->elem) : t->elem;
     Value *v = a->v[0].v;
     sema_set_loc(S, a->loc);
@@ -587,6 +608,8 @@ static SVal b_scan(Sema *S, BArgs *a)
     Value *r = b_op1(&S->b, OP_SCAN, v->type, v);
     r->def->at.kind = a->code;
     r->def->at.axis = axis;
+    r->def->at.reverse = reverse;
+    r->def->at.exclusive = exclusive;
     return sv_dyn(r);
 }
 
@@ -1076,10 +1099,10 @@ static const Builtin builtins[] = {
     {"min", b_reduce, 1, {"x", "axis", "keepdims"}, KIND_MIN},
     {"argmax", b_reduce, 1, {"x", "axis", "keepdims"}, KIND_ARGMAX},
     {"argmin", b_reduce, 1, {"x", "axis", "keepdims"}, KIND_ARGMIN},
-    {"cumsum", b_scan, 1, {"x", "axis"}, KIND_SUM},
-    {"cumprod", b_scan, 1, {"x", "axis"}, KIND_PROD},
-    {"cummax", b_scan, 1, {"x", "axis"}, KIND_MAX},
-    {"cummin", b_scan, 1, {"x", "axis"}, KIND_MIN},
+    {"cumsum", b_scan, 1, {"x", "axis", "reverse", "exclusive"}, KIND_SUM},
+    {"cumprod", b_scan, 1, {"x", "axis", "reverse", "exclusive"}, KIND_PROD},
+    {"cummax", b_scan, 1, {"x", "axis", "reverse", "exclusive"}, KIND_MAX},
+    {"cummin", b_scan, 1, {"x", "axis", "reverse", "exclusive"}, KIND_MIN},
     {"reshape", b_reshape, 2, {"x", "shape"}, 0},
     {"trans", b_trans, 1, {"x"}, 0},
     {"permute", b_permute, 2, {"x", "dims"}, 0},

@@ -109,6 +109,8 @@ static uint64_t op_hash(const Op *op)
     if (m & A_END) h = mix(h, (uint64_t)at->end);
     if (m & A_N) h = mix(h, (uint64_t)at->n);
     if (m & A_SEM) h = mix(h, (uint64_t)at->sem);
+    if (m & A_REVERSE) h = mix(h, (uint64_t)at->reverse);
+    if (m & A_EXCLUSIVE) h = mix(h, (uint64_t)at->exclusive);
     if (m & A_SCOPE) h = mix(h, (uint64_t)at->scope);
     if (m & A_MSG) h = mix(h, at->msg ? hash_bytes(at->msg, strlen(at->msg), 0) : 0);
     if (m & A_DIMS)
@@ -128,6 +130,8 @@ static bool attrs_equal(const Attrs *x, const Attrs *y, unsigned m)
     if ((m & A_END) && x->end != y->end) return false;
     if ((m & A_N) && x->n != y->n) return false;
     if ((m & A_SEM) && x->sem != y->sem) return false;
+    if ((m & A_REVERSE) && x->reverse != y->reverse) return false;
+    if ((m & A_EXCLUSIVE) && x->exclusive != y->exclusive) return false;
     if ((m & A_SCOPE) && x->scope != y->scope) return false;
     if ((m & A_MSG) && strcmp(x->msg ? x->msg : "", y->msg ? y->msg : "") != 0) return false;
     if (m & A_DIMS) {

@@ -691,6 +691,15 @@ static void parse_attrs(P *p, OpCode code, Attrs *at, unsigned *seen, RawValue *
             at->msg = decode_string(p, p->tok);
             next(p);
             break;
+        case A_REVERSE:
+        case A_EXCLUSIVE: {
+            bool yes = tok_is(p, p->tok, "true");
+            if (!yes && !tok_is(p, p->tok, "false"))
+                fail(p, p->tok.off, "expected true or false, found %s", describe(p, p->tok));
+            *(bit == A_REVERSE ? &at->reverse : &at->exclusive) = yes;
+            next(p);
+            break;
+        }
         case A_DIMS:
             expect(p, '[', " before the dims");
             at->ndims = 0;
@@ -846,7 +855,7 @@ static void parse_op(P *p, Block *b)
     OpPlan *plan = NULL;
     if (at_punct(p, '{') && peek(p, 1).kind == T_IDENT && is_punct(peek(p, 2), p, '='))
         parse_attrs(p, code, &at, &seen, &raw, &plan);
-    unsigned missing = info->attrs & ~seen;
+    unsigned missing = info->attrs & ~seen & ~(unsigned)A_OPTIONAL;
     for (int k = 0; missing && k < TIR_NATTRS; k++)
         if (missing & (1u << k))
             fail(p, name.off, "missing attribute '%s' on '%s'", tir_attr_names[k], info->name);

@@ -334,7 +334,7 @@ static void put_attrs(Printer *p, const Op *op, unsigned mask)
     strbuf_str(o, " {");
     for (int k = 0; k < TIR_NATTRS; k++) {
         unsigned bit = 1u << k;
-        if (!(mask & bit))
+        if (!(mask & bit) || ((bit & A_OPTIONAL) && !(bit == A_REVERSE ? at->reverse : at->exclusive)))
             continue;
         strbuf_str(o, first ? "" : ", ");
         first = false;
@@ -351,6 +351,7 @@ static void put_attrs(Printer *p, const Op *op, unsigned mask)
         case A_SEM: put_enum(o, at->sem, SEM_COUNT, tir_sem_name((MemSem)at->sem)); break;
         case A_SCOPE: put_enum(o, at->scope, SCOPE_COUNT, tir_scope_name((MemScope)at->scope)); break;
         case A_MSG: out_quoted(o, at->msg); break;
+        case A_REVERSE: case A_EXCLUSIVE: strbuf_str(o, "true"); break;
         case A_DIMS:
             strbuf_ch(o, '[');
             for (int i = 0; i < at->ndims && i < TIR_MAX_RANK; i++)

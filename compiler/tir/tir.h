@@ -40,6 +40,9 @@ enum {
     A_SCOPE = 1u << 8,
     A_MSG = 1u << 9,
     A_DIMS = 1u << 10,
+    A_REVERSE = 1u << 11,   /* bools, optional: false when absent, printed only when true */
+    A_EXCLUSIVE = 1u << 12,
+    A_OPTIONAL = A_REVERSE | A_EXCLUSIVE,
 };
 
 typedef enum OpCode {
@@ -117,6 +120,7 @@ typedef struct Attrs {
         double f;  /* floats */
     } value;
     int64_t axis, pred, kind, start, end, n, sem, scope;
+    bool reverse, exclusive; /* scan: from the last element back; without the element itself */
     const char *msg;
     int ndims;
     int64_t dims[TIR_MAX_RANK];

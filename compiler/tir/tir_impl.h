@@ -19,7 +19,7 @@
 enum { TIR_MAX_DEPTH = 200 };
 
 /* Attribute slot names in the order of the A_* bits; the text form prints slots in this order. */
-enum { TIR_NATTRS = 11 };
+enum { TIR_NATTRS = 13 };
 extern const char *const tir_attr_names[TIR_NATTRS];
 
 /* NULL when the shape is a valid tile shape, else what is wrong with it. */

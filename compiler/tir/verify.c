@@ -33,7 +33,7 @@
 /* ---- shared rules ---- */
 
 const char *const tir_attr_names[TIR_NATTRS] = {"value", "axis", "pred", "kind", "start", "end",
-                                                "n",     "sem",  "scope", "msg", "dims"};
+                                                "n",     "sem",  "scope", "msg", "dims", "reverse", "exclusive"};
 const char *const tir_plan_names[PK_COUNT] = {"stage_buffer", "stage", "stages", "stage_bytes", "copy_groups",
                                               "tma",          "tma_bars", "wgmma", "lds",    "defer",
                                               "front",        "tma_coord", "tma_pred"};

@@ -15,7 +15,9 @@
  *           convert through their 64-bit address (truncated or extended like integers).
  *   bitcast reinterprets the memory image; a signalling NaN comes back quiet (payload kept).
  *   reduce  sum/scan accumulate in index order in f32 (f64 for f64 results), ints wrap; max/min
- *           propagate NaN. argmax/argmin: the first NaN if there is one (as numpy, so that
+ *           propagate NaN. A reverse scan runs from the last index back; an exclusive one writes the
+ *           accumulator before adding the element, starting from the identity (+0, 1, the lowest
+ *           value or -inf for max, the highest or +inf for min). argmax/argmin: the first NaN if there is one (as numpy, so that
  *           x[argmax(x)] is max(x) and x[argmin(x)] is min(x)), else the first extreme.
  *   dot     acc[m][n] = fma(a[m][k], b[k][n], acc[m][n]) for k in order, in f32 for 16- and 32-bit
  *           floats (tf32: a and b first rounded to 10 mantissa bits, nearest even), in f64 for f64,
@@ -378,7 +380,7 @@ static void exec_reduce(Ctx *c, const Node *n)
     for (int64_t o = 0; o < outer; o++)
         for (int64_t i = 0; i < inner; i++) {
             const Slot *p = xs + o * len * inner + i;
-            Slot *out = code == OP_SCAN ? rs + o * len * inner + i : rs + o * inner + i;
+            Slot *out = rs + o * inner + i;
             if (code == OP_ARGREDUCE) {
                 int64_t best = 0;
                 for (int64_t k = 1; k < len; k++)
@@ -389,8 +391,6 @@ static void exec_reduce(Ctx *c, const Node *n)
             }
             if (isf) {
                 double acc = wide ? p[0].f : (double)(float)p[0].f;
-                if (code == OP_SCAN)
-                    out[0].f = fp_round(r->el.sk, acc);
                 for (int64_t k = 1; k < len; k++) {
                     double v = p[k * inner].f;
                     if (kind == KIND_SUM)
@@ -399,16 +399,11 @@ static void exec_reduce(Ctx *c, const Node *n)
                         acc = acc_mul(acc, v, wide);
                     else
                         acc = kind == KIND_MAX ? fmax_nan(acc, v) : fmin_nan(acc, v);
-                    if (code == OP_SCAN)
-                        out[k * inner].f = fp_round(r->el.sk, acc);
                 }
-                if (code == OP_REDUCE)
-                    out->f = fp_round(r->el.sk, acc);
+                out->f = fp_round(r->el.sk, acc);
                 continue;
             }
             Slot acc = p[0];
-            if (code == OP_SCAN)
-                out[0].u = elem_norm(&r->el, acc.u);
             for (int64_t k = 1; k < len; k++) {
                 Slot v = p[k * inner];
                 if (kind == KIND_SUM)
@@ -417,11 +412,93 @@ static void exec_reduce(Ctx *c, const Node *n)
                     acc.u *= v.u;
                 else if (kind == KIND_MAX ? arg_better(&x->el, v, acc, true) : arg_better(&x->el, v, acc, false))
                     acc = v;
-                if (code == OP_SCAN)
-                    out[k * inner].u = elem_norm(&r->el, acc.u);
             }
-            if (code == OP_REDUCE)
-                out->u = elem_norm(&r->el, acc.u);
+            out->u = elem_norm(&r->el, acc.u);
+        }
+}
+
+/* The exclusive scan's first value: the identity of kind in e (+0 for float sums). */
+static Slot scan_identity(const Elem *e, int64_t kind)
+{
+    Slot s = {0};
+    bool fl = e->cls == EC_FLOAT, sgn = e->cls == EC_SINT;
+    uint64_t top = e->bits >= 64 ? 1ull << 63 : 1ull << (e->bits - 1);
+    switch (kind) {
+    case KIND_PROD:
+        if (fl)
+            s.f = 1.0;
+        else
+            s.u = 1;
+        break;
+    case KIND_MAX:
+        if (fl)
+            s.f = -INFINITY;
+        else
+            s.u = elem_norm(e, sgn ? top : 0);
+        break;
+    case KIND_MIN:
+        if (fl)
+            s.f = INFINITY;
+        else
+            s.u = elem_norm(e, sgn ? top - 1 : ~0ull);
+        break;
+    default:
+        if (fl)
+            s.f = 0.0;
+        break;
+    }
+    return s;
+}
+
+/* scan: in index order, or from the last index back (reverse); exclusive writes the accumulator before
+ * the element joins it, the identity first */
+static void exec_scan(Ctx *c, const Node *n)
+{
+    const VInfo *x = vinfo(c, n->in[0]), *r = vinfo(c, n->out[0]);
+    const Slot *xs = val(c, n->in[0]);
+    Slot *rs = val(c, n->out[0]);
+    int64_t outer, len, inner;
+    around_axis(x, (int)n->op->at.axis, &outer, &len, &inner);
+    int64_t kind = n->op->at.kind;
+    bool rev = n->op->at.reverse, excl = n->op->at.exclusive;
+    bool isf = x->el.cls == EC_FLOAT, wide = r->el.sk == SK_F64 || x->el.sk == SK_F64;
+    Slot id = scan_identity(&r->el, kind);
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t i = 0; i < inner; i++) {
+            const Slot *p = xs + o * len * inner + i;
+            Slot *out = rs + o * len * inner + i;
+            Slot acc = id; /* as written out; floats accumulate in a (f32 or f64), rounded to r on the way out */
+            double a = 0;
+            for (int64_t k = 0; k < len; k++) {
+                int64_t at = (rev ? len - 1 - k : k) * inner;
+                Slot v = p[at];
+                if (excl)
+                    out[at] = acc;
+                if (isf) {
+                    double y = v.f;
+                    if (k == 0)
+                        a = wide ? y : (double)(float)y;
+                    else if (kind == KIND_SUM)
+                        a = acc_add(a, y, wide);
+                    else if (kind == KIND_PROD)
+                        a = acc_mul(a, y, wide);
+                    else
+                        a = kind == KIND_MAX ? fmax_nan(a, y) : fmin_nan(a, y);
+                    acc.f = fp_round(r->el.sk, a);
+                } else {
+                    if (k == 0)
+                        acc = v;
+                    else if (kind == KIND_SUM)
+                        acc.u += v.u;
+                    else if (kind == KIND_PROD)
+                        acc.u *= v.u;
+                    else if (arg_better(&x->el, v, acc, kind == KIND_MAX))
+                        acc = v;
+                    acc.u = elem_norm(&r->el, acc.u);
+                }
+                if (!excl)
+                    out[at] = acc;
+            }
         }
 }
 
@@ -602,8 +679,10 @@ bool interp_exec_pure(Ctx *c, const Node *n)
         return true;
     case OP_REDUCE:
     case OP_ARGREDUCE:
-    case OP_SCAN:
         exec_reduce(c, n);
+        return true;
+    case OP_SCAN:
+        exec_scan(c, n);
         return true;
     case OP_DOT:
         return exec_dot(c, n);

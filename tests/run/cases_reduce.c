@@ -226,52 +226,61 @@ static bool scan_better(double v, double acc, bool max)
     return max ? v > acc : v < acc;
 }
 
-/* cumprod, cummax, cummin: products in the result type, rounded at each step as interp does (a few
- * ulps of the result per step for the devices' other orders); max and min exact */
-static void scan_ref_kind(int kind, const HBuf *x, size_t base, size_t stride, size_t len, HBuf *o, double *tol)
+/* one line of a scan in the reference: len elements of x from base by stride, in a tile line of full
+ * elements whose masked tail the kernel loads as 0 (1 for cumprod), taken in index order or from the
+ * last back (p[6], reverse), written with or without the element itself (p[7], exclusive: the first
+ * written is the identity). Sums accumulate in double (the devices' orders differ: tol), products in
+ * the result type rounded at each step as interp does (a few ulps of the result per step), max and
+ * min exact, ints wrap. */
+static void scan_ref(const Case *c, const HBuf *x, size_t base, size_t stride, size_t len, size_t full, HBuf *o,
+                     double *tol)
 {
+    int kind = c->p[5];
+    bool rev = c->p[6], excl = c->p[7];
     rk_dtype t = x->dt;
-    double f = 0;
-    int64_t n = 0;
-    uint64_t p = 1;
-    for (size_t k = 0; k < len; k++) {
-        size_t i = base + k * stride;
-        if (dt_float(t)) {
-            double v = fget(t, x->host, i);
-            f = k == 0 ? v : kind == S_PROD ? (double)(float)(f * v) : scan_better(v, f, kind == S_MAX) ? v : f;
-            ref_f(o, i, f);
-            tol[i] = kind == S_PROD ? fabs(f) * (double)(k + 2) * 0x1p-22 : 0;
-        } else if (kind == S_PROD) {
-            p *= (uint64_t)iget(t, x->host, i);
-            ref_i(o, i, iwrap(o->dt, (int64_t)p));
-        } else {
-            int64_t v = iget(t, x->host, i);
-            n = k == 0 || (kind == S_MAX ? v > n : v < n) ? v : n;
-            ref_i(o, i, n);
+    bool fl = dt_float(t);
+    int bits = dt_bits(o->dt);
+    uint64_t top = bits >= 64 ? 1ull << 63 : 1ull << (bits - 1);
+    double f = kind == S_PROD ? 1 : kind == S_MAX ? -INFINITY : kind == S_MIN ? INFINITY : 0, a = 0;
+    int64_t n = kind == S_PROD ? 1 : kind == S_MAX ? (dt_signed(o->dt) ? (int64_t)(0 - top) : 0)
+                : kind == S_MIN ? (int64_t)(dt_signed(o->dt) ? top - 1 : ~0ull) : 0;
+    double ftol = 0;
+    for (size_t s = 0; s < full; s++) {
+        size_t k = rev ? full - 1 - s : s, i = base + k * stride;
+        bool in = k < len;
+        if (excl && in) {
+            if (fl) {
+                ref_f(o, i, f);
+                tol[i] = ftol;
+            } else
+                ref_i(o, i, iwrap(o->dt, n));
         }
-    }
-}
-
-static void scan_ref(const HBuf *x, size_t base, size_t stride, size_t len, HBuf *o, double *tol, int kind)
-{
-    if (kind != S_SUM) {
-        scan_ref_kind(kind, x, base, stride, len, o, tol);
-        return;
-    }
-    rk_dtype t = x->dt;
-    double s = 0, a = 0;
-    uint64_t is = 0;
-    for (size_t k = 0; k < len; k++) {
-        size_t i = base + k * stride;
-        if (dt_float(t)) {
-            double v = fget(t, x->host, i);
-            s += v;
-            a += fabs(v);
-            ref_f(o, i, s);
-            tol[i] = a * fmax(8, (double)(k + 1) / 4) * 0x1p-24 + fabs(s) * 0x1p-23;
+        if (fl) {
+            double v = in ? fget(t, x->host, i) : kind == S_PROD ? 1 : 0;
+            if (kind == S_SUM) {
+                f = s ? f + v : v;
+                a += fabs(v);
+                ftol = a * fmax(8, (double)(s + 1) / 4) * 0x1p-24 + fabs(f) * 0x1p-23;
+            } else if (kind == S_PROD) {
+                f = s ? (double)(float)(f * v) : v;
+                ftol = fabs(f) * (double)(s + 2) * 0x1p-22;
+            } else if (s == 0 || scan_better(v, f, kind == S_MAX))
+                f = v;
         } else {
-            is += (uint64_t)iget(t, x->host, i);
-            ref_i(o, i, iwrap(o->dt, (int64_t)is));
+            int64_t v = in ? iget(t, x->host, i) : kind == S_PROD ? 1 : 0;
+            if (kind == S_SUM)
+                n = (int64_t)((uint64_t)(s ? n : 0) + (uint64_t)v);
+            else if (kind == S_PROD)
+                n = (int64_t)((uint64_t)(s ? n : 1) * (uint64_t)v);
+            else if (s == 0 || (kind == S_MAX ? v > n : v < n))
+                n = v;
+        }
+        if (!excl && in) {
+            if (fl) {
+                ref_f(o, i, f);
+                tol[i] = ftol;
+            } else
+                ref_i(o, i, iwrap(o->dt, n));
         }
     }
 }
@@ -330,26 +339,26 @@ static void check_scan(Run *r)
         int P = (int)r->args[3].v.i;
         size_t n = x->n / (size_t)P;
         for (size_t p = 0; p < (size_t)P; p++)
-            scan_ref(x, p * n, 1, n, o, tol, c->p[5]);
+            scan_ref(c, x, p * n, 1, n, (size_t)c->p[1], o, tol);
     } else if (c->p[0] == 2) {
         size_t nr = (size_t)r->args[2].v.i, nc = (size_t)r->args[3].v.i, P = x->n / (nr * nc);
         for (size_t p = 0; p < P; p++) {
             if (c->p[3] == 0)
                 for (size_t j = 0; j < nc; j++)
-                    scan_ref(x, p * nr * nc + j, nc, nr, o, tol, c->p[5]);
+                    scan_ref(c, x, p * nr * nc + j, nc, nr, (size_t)c->p[1], o, tol);
             else
                 for (size_t i = 0; i < nr; i++)
-                    scan_ref(x, p * nr * nc + i * nc, 1, nc, o, tol, c->p[5]);
+                    scan_ref(c, x, p * nr * nc + i * nc, 1, nc, (size_t)c->p[2], o, tol);
         }
     } else {
         size_t R = (size_t)c->p[1], C = (size_t)c->p[2], P = x->n / (R * C);
         for (size_t p = 0; p < P; p++) {
             if (c->p[3] == 0)
                 for (size_t j = 0; j < C; j++)
-                    scan_ref(x, p * R * C + j, C, R, o, tol, c->p[5]);
+                    scan_ref(c, x, p * R * C + j, C, R, R, o, tol);
             else
                 for (size_t i = 0; i < R; i++)
-                    scan_ref(x, p * R * C + i * C, 1, C, o, tol, c->p[5]);
+                    scan_ref(c, x, p * R * C + i * C, 1, C, C, o, tol);
         }
     }
     if (c->p[5] == S_MAX || c->p[5] == S_MIN)
@@ -571,6 +580,47 @@ void gen_reduce(void)
                             axis, q[0], q[1], q[2], kind);
             }
     }
+    /* reverse (p[6]) and exclusive (p[7]) scans of every kind: 1-D masked, 2-D along either axis, 2-D
+     * masked along either axis (a reverse scan meets the masked tail first), with the axis over
+     * registers, lanes and waves (their own counter: the cases above keep their shapes) */
+    static const int rshapes[][3] = {{32, 64, 4}, {256, 32, 8}, {8, 64, 4}, {64, 8, 4}, {16, 128, 8}, {4, 256, 1}};
+    static const int rblocks[][2] = {{4096, 8}, {256, 2}, {1024, 4}, {64, 1}, {512, 8}};
+    int q = 0;
+    for (int mode = 1; mode <= 3; mode++)
+        for (int kind = S_SUM; kind <= S_PROD; kind++)
+            for (int v = 0; v < 5; v++) {
+                rk_dtype t = ST[(q + kind) % 7];
+                bool rev = mode & 1, excl = mode & 2;
+                const char *mname = mode == 1 ? "rev" : mode == 2 ? "excl" : "rev-excl";
+                Case *c;
+                if (v == 0) {
+                    const int *b = rblocks[(q++) % 5];
+                    c = add_case("reduce.tile", "scan1d", setup_scan, check_scan, "reduce/%s-%s/1d/%s/b%d/w%d",
+                                 SNAME[kind], mname, tname(t), b[0], b[1]);
+                    c->p[0] = 1;
+                    c->p[1] = b[0];
+                    case_define(c, "T=%s U=%s BLOCK=%d num_warps=%d SKIND=%d REV=%s EXCL=%s", tname(t),
+                                tname(scan_type(kind, t)), b[0], b[1], kind, rev ? "true" : "false",
+                                excl ? "true" : "false");
+                } else {
+                    int axis = v % 2, m = v >= 3;
+                    const int *sh = rshapes[(q++) % 6];
+                    c = add_case("reduce.tile", m ? "scan2d_mask" : "scan2d", setup_scan, check_scan,
+                                 "reduce/%s-%s/2d%s/%s/axis%d/%dx%d/w%d", SNAME[kind], mname, m ? "_mask" : "", tname(t),
+                                 axis, sh[0], sh[1], sh[2]);
+                    c->p[0] = m ? 2 : 0;
+                    c->p[1] = sh[0];
+                    c->p[2] = sh[1];
+                    c->p[3] = axis;
+                    case_define(c, "T=%s U=%s AXIS=%d R=%d C=%d num_warps=%d SKIND=%d REV=%s EXCL=%s", tname(t),
+                                tname(scan_type(kind, t)), axis, sh[0], sh[1], sh[2], kind, rev ? "true" : "false",
+                                excl ? "true" : "false");
+                }
+                c->p[5] = kind;
+                c->p[6] = rev;
+                c->p[7] = excl;
+                c->dt[0] = t;
+            }
     /* NaN among the inputs of max, min, argmax, argmin */
     static const rk_dtype NT[] = {RK_F32, RK_F16, RK_BF16};
     for (int ti = 0; ti < 3; ti++)
