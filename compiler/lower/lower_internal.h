@@ -170,8 +170,8 @@ LLVMValueRef lower_call(Lower *L, const char *name, LLVMTypeRef ret, LLVMTypeRef
 /* Marks a call's result noundef: ids and matrix results are never undef or poison. */
 LLVMValueRef lower_noundef(Lower *L, LLVMValueRef call_inst);
 /* A single-thread fence: no instruction, but memory written as far as LLVM's optimisers know (the
- * keep_loads_above hook of the targets that have it). */
-void lower_compiler_barrier(Lower *L);
+ * emulator's keep_above hook). */
+void lower_compiler_barrier(Lower *L, LLVMValueRef *vals, int n);
 void lower_fn_attr(Lower *L, const char *k, const char *v);
 /* lower_elem.c's intrinsic call, the name suffixed by the type (llvm.fma -> llvm.fma.f32) */
 LLVMValueRef lower_typed_call(Lower *L, const char *name, LLVMTypeRef t, LLVMValueRef *args, int n);
@@ -233,10 +233,10 @@ static inline void tgt_print(Lower *L, const char *msg, int rank, LLVMValueRef *
     if (HOOKS->print)
         HOOKS->print(L, msg, rank, coords, kind, bits64);
 }
-static inline void tgt_keep_loads_above(Lower *L)
+static inline void tgt_keep_above(Lower *L, LLVMValueRef *vals, int n)
 {
-    if (HOOKS->keep_loads_above)
-        HOOKS->keep_loads_above(L);
+    if (HOOKS->keep_above)
+        HOOKS->keep_above(L, vals, n);
 }
 static inline void tgt_loop_tick(Lower *L)
 {

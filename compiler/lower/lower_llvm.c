@@ -23,8 +23,10 @@ LLVMValueRef lower_call(Lower *L, const char *name, LLVMTypeRef ret, LLVMTypeRef
  * MFMA results that cut a matmul's optimisation by a fifth; for the ids no compile measured got
  * cheaper (SCEV's walks in straight-line strength reduction stop earlier, at values with
  * poison-generating flags). */
-void lower_compiler_barrier(Lower *L)
+void lower_compiler_barrier(Lower *L, LLVMValueRef *vals, int n)
 {
+    (void)vals;
+    (void)n;
     LLVMBuildFence(L->b, LLVMAtomicOrderingAcquireRelease, 1 /* single thread */, "");
 }
 

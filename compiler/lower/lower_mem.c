@@ -11,12 +11,13 @@
  * the same value would race with a kernel that reads and rewrites its own output (x = 2 * x), whose
  * replicas might read the owner's result. (Replicated loads are harmless.)
  *
- * A masked store in a loop is preceded by the target's keep_loads_above (AMD and the emulator: a
- * single-thread fence, no instruction). Without it the loads whose only use is the stored value are
- * moved into the store's branch, by instruction combining and again by the code generator's sinking
- * pass (legal: nothing between them and the branch writes memory), so they issue after the loop's
- * other loads and the waits split: layernorm's last loop (bench/vs_triton) waited four times an
- * iteration, vmcnt(1), (1), (0), (0), where Triton's issues its six loads first and waits twice. */
+ * A masked store in a loop has its values built before its first branch and handed to the target's
+ * keep_above (AMD: an empty inline asm per value; the emulator: a single-thread fence). Without it
+ * the loads and arithmetic whose only use is the stored value are moved into the store's branch, by
+ * instruction combining and again by the code generator's sinking pass (legal: nothing between them
+ * and the branch writes memory): they issue after the loop's other loads, the waits split, and the
+ * waits left in a branch, which a skipped branch does not execute, cost a vmcnt(0) at the loop's top
+ * (layernorm's last loop in bench/vs_triton: 2416 -> 1312 cycles by the loop model). */
 #include "compiler/lower/lower_internal.h"
 #include "isa/emu_abi.h"
 
@@ -304,6 +305,15 @@ static void load_selected(Lower *L, const LVal *ptr, const LVal *other, LLVMValu
     }
 }
 
+/* The vector a store writes for the group of registers g .. g + vec - 1. */
+static LLVMValueRef store_vector(Lower *L, const LVal *val, int g, int vec, LLVMTypeRef et)
+{
+    LLVMValueRef *xs = ARENA_ARRAY(L->a, LLVMValueRef, vec);
+    for (int i = 0; i < vec; i++)
+        xs[i] = val->r[val->n == 1 ? 0 : g + i];
+    return vector_of(L, et, xs, vec);
+}
+
 /* Whether op is in the body of a loop. */
 static bool in_loop(const Op *op)
 {
@@ -385,6 +395,16 @@ void lower_memory(Lower *L, Op *op)
     /* Loads under one mask value share one branch: a mask broadcast along rows (matmul's k tail) gives
      * every row a lane holds the same value, and one exec-mask switch then covers all of them. */
     bool batch = is_load && mask && mask->n > 1 && !owner;
+    /* A masked store in a loop: its values, one vector per group, built before its first branch and
+     * kept there by the target (keep_above), with the loads they come from (see the top of the file).
+     * Elsewhere each vector is built in its group's branch. */
+    LLVMValueRef *stored = NULL;
+    if (is_store && mask && in_loop(op) && HOOKS->keep_above) {
+        stored = ARENA_ARRAY(L->a, LLVMValueRef, n / vec + 1);
+        for (int g = 0; g < n; g += vec)
+            stored[g / vec] = store_vector(L, vals[0], g, vec, et);
+        tgt_keep_above(L, stored, n / vec);
+    }
     char *taken = batch ? ARENA_ARRAY(L->a, char, n + 1) : NULL;
     int *members = ARENA_ARRAY(L->a, int, n / vec + 1);
     LLVMValueRef *gots = ARENA_ARRAY(L->a, LLVMValueRef, n / vec + 1);
@@ -423,8 +443,6 @@ void lower_memory(Lower *L, Op *op)
         }
         LLVMBasicBlockRef from = NULL, body = NULL, done = NULL;
         if (m) {
-            if (is_store && in_loop(op)) /* loads whose only use is the stored value stay above the branch */
-                tgt_keep_loads_above(L);
             from = LLVMGetInsertBlock(L->b);
             body = LLVMAppendBasicBlockInContext(L->ctx, L->fn, is_load ? "ld" : "st");
             done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "");
@@ -441,10 +459,8 @@ void lower_memory(Lower *L, Op *op)
                 got = LLVMBuildLoad2(L->b, vty, p, "");
                 LLVMSetAlignment(got, (unsigned)(vec * bytes));
             } else if (is_store) {
-                LLVMValueRef *xs = ARENA_ARRAY(L->a, LLVMValueRef, vec);
-                for (int i = 0; i < vec; i++)
-                    xs[i] = vals[0]->r[vals[0]->n == 1 ? 0 : gg + i];
-                LLVMValueRef st = LLVMBuildStore(L->b, vector_of(L, et, xs, vec), p);
+                LLVMValueRef v = stored ? stored[gg / vec] : store_vector(L, vals[0], gg, vec, et);
+                LLVMValueRef st = LLVMBuildStore(L->b, v, p);
                 LLVMSetAlignment(st, (unsigned)(vec * bytes));
             } else {
                 LLVMValueRef xs[2];

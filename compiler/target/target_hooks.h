@@ -47,10 +47,12 @@ typedef struct TargetHooks {
     void (*cp_async_wait)(struct Lower *L, int n);
     /* NULL: a no-op (the GPUs, whose waves issue in order and whose accesses are not checked) */
     void (*wave_fence)(struct Lower *L);
-    /* Before the branch of a masked store in a loop: nothing for the machine, a write to memory for
-     * LLVM's optimisers, so that they do not sink the loads above it into the branch (lower_mem.c).
-     * NULL: nothing (NVPTX has no single-thread fence, and ptxas schedules the loads itself). */
-    void (*keep_loads_above)(struct Lower *L);
+    /* Before the branch of a masked store in a loop, given the values it stores: keeps them computed,
+     * and the loads they come from issued, above the branch (lower_mem.c), where LLVM's optimisers
+     * would sink them into it; may replace vals[i] by an equal value. AMD: an empty inline asm
+     * through which each value passes; the emulator: a single-thread fence (the same order, nothing
+     * to schedule). NULL: nothing (ptxas schedules the loads itself). */
+    void (*keep_above)(struct Lower *L, LLVMValueRef *vals, int n);
     void (*check)(struct Lower *L, LLVMValueRef ptr, int bytes, LLVMValueRef flags);
     void (*assert_fail)(struct Lower *L, const char *msg);
     void (*print)(struct Lower *L, const char *msg, int rank, LLVMValueRef *coords, int kind, LLVMValueRef bits64);

@@ -159,6 +159,44 @@ static void amdgpu_finish(Lower *L)
     L->lds = NULL;
 }
 
+/* The width of a scalar integer or float type; 0 for any other (a pointer). */
+static unsigned scalar_bits(LLVMTypeRef t)
+{
+    switch (LLVMGetTypeKind(t)) {
+    case LLVMIntegerTypeKind: return LLVMGetIntTypeWidth(t);
+    case LLVMHalfTypeKind:
+    case LLVMBFloatTypeKind: return 16;
+    case LLVMFloatTypeKind: return 32;
+    case LLVMDoubleTypeKind: return 64;
+    default: return 0;
+    }
+}
+
+/* keep_above: each value through an empty inline asm with side effects ("=v,0": the value in place,
+ * no instruction), which LLVM's sinking passes neither move nor move loads past, so the arithmetic
+ * and its waits stay on the loop's path above the store's branch. A value whose width is not whole
+ * 32-bit registers gets a single-thread fence instead (the loads stay above; the arithmetic may
+ * sink). */
+static void amdgpu_keep_above(Lower *L, LLVMValueRef *vals, int n)
+{
+    bool fence = false;
+    for (int i = 0; i < n; i++) {
+        LLVMTypeRef t = LLVMTypeOf(vals[i]);
+        bool vec = LLVMGetTypeKind(t) == LLVMVectorTypeKind;
+        unsigned bits = scalar_bits(vec ? LLVMGetElementType(t) : t) * (vec ? LLVMGetVectorSize(t) : 1);
+        if (!bits || bits % 32 || bits > 128) {
+            fence = true;
+            continue;
+        }
+        LLVMTypeRef it = bits == 32 ? L->i32 : LLVMVectorType(L->i32, bits / 32);
+        LLVMValueRef v = LLVMBuildBitCast(L->b, vals[i], it, "");
+        v = tgt_inline_asm(L, it, &it, &v, 1, "", "=v,0");
+        vals[i] = LLVMBuildBitCast(L->b, v, t, "");
+    }
+    if (fence)
+        lower_compiler_barrier(L, NULL, 0);
+}
+
 const TargetHooks amdgpu_hooks = {
     .signature = gpu_signature,
     .entry = amdgpu_entry,
@@ -174,6 +212,6 @@ const TargetHooks amdgpu_hooks = {
     .assert_fail = amdgpu_assert_fail,
     .math = amdgpu_math,
     .exact_frem = amdgpu_exact_frem,
-    .keep_loads_above = lower_compiler_barrier,
+    .keep_above = amdgpu_keep_above,
     .finish = amdgpu_finish,
 };

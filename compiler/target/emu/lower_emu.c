@@ -336,6 +336,6 @@ const TargetHooks emu_hooks = {
     .exact_frem = emu_exact_frem,
     .smem_addr = emu_smem_addr,
     .wgmma = emu_wgmma,
-    .keep_loads_above = lower_compiler_barrier,
+    .keep_above = lower_compiler_barrier,
     .finish = emu_finish,
 };
