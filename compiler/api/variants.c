@@ -5,8 +5,9 @@
  *      variants over the LDS limit are pruned here;
  *   2. generate: the surviving variants are dealt into groups, largest IR first to the lightest group
  *      (so the groups take about equally long), and each group's IR is parsed into one module of a
- *      fresh LLVMContext, the kernels renamed kernel__cN, linked, optimised, compiled and linked by
- *      ld.lld into one code object.
+ *      fresh LLVMContext, the kernels renamed kernel__cN (in a bundle kernel__cN_<id>, <id> naming
+ *      what the code was compiled for: runtime/bundle/variant_id.h), linked, optimised, compiled
+ *      and linked by ld.lld into one code object.
  * The text form between the phases costs a few milliseconds a variant, against the hundreds LLVM
  * takes to optimise and compile it, and keeps the driver's interface as it is. */
 #include "compiler/target/target.h"
@@ -26,6 +27,7 @@
 #include "compiler/codegen/codegen.h"
 #include "compiler/target/amdgpu/report.h"
 #include "isa/emu_abi.h"
+#include "runtime/bundle/variant_id.h"
 #include "runtime/profile/profile.h"
 
 int variants_cores(void)
@@ -252,6 +254,12 @@ static void lower_variant(Worker *w, int i)
                                  v->label,     dk->tma ? arena_strdup(&w->a, dk->tma) : NULL,
                                  arena_strdup(&w->a, m->facts ? m->facts : ""), compile_nospec(&w->a, m),
                                  dk->work ? arena_strdup(&w->a, dk->work) : NULL};
+        if (vs->link_all) { /* a bundle's: the symbol carries what the code was compiled for (variant_id.h) */
+            char id[VARIANT_ID_LEN + 1];
+            variant_id(&v->desc, id);
+            v->symbol = arena_printf(&w->a, "%s_%s", v->symbol, id);
+            v->desc.name = v->desc.symbol = v->symbol;
+        }
         if (dk->lds_bytes > vs->lds_limit) {
             v->state = VAR_PRUNED_LDS;
         } else {

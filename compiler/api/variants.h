@@ -35,7 +35,7 @@ typedef enum VariantState {
 typedef struct Variant {
     /* in */
     const char *kernel;      /* the kernel (its -k filter) */
-    int index;               /* the config's index: the symbol is kernel__c<index> */
+    int index;               /* the config's index: the symbol is kernel__c<index> (_<id> in a bundle) */
     const Define *defs;      /* the config's values, after the compile's own defines */
     int ndefs;
     const char *label;       /* the config as -D pairs */

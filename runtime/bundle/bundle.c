@@ -23,6 +23,7 @@
 
 #include "runtime/api/api_internal.h"
 #include "runtime/bundle/json.h"
+#include "runtime/bundle/variant_id.h"
 #include "runtime/cache/progcache.h"
 #include "runtime/profile/profile.h"
 #include "runtime/tune/tune.h"
@@ -227,6 +228,31 @@ static rk_status build(rk_ctx *ctx, rk_bundle *b, Load *l, const Json *m, const 
     }
     if (st)
         return st;
+    /* Each variant's fields are those of the code its symbol names (variant_id.h): symbols exchanged
+     * between variants, or a config or lds_bytes edited, would run one config's code as another's. */
+    nd = 0;
+    for (int i = 0; i < b->nkernels; i++)
+        for (int j = 0; j < b->kernels[i].nvariants; j++) {
+            const RtKernelDesc *d = &descs[nd++];
+            int bad = variant_id_check(d->symbol, d);
+            if (bad == 3)
+                return rt_fail(ctx, RK_EINVAL,
+                               "%s.json: kernel %s: variant %d: field symbol '%s' does not end in the id of a "
+                               "configuration (_ and 16 hex digits): not a variant of an rk bundle (rebuild it)",
+                               path, b->kernels[i].name, j, d->symbol);
+            if (bad == 1)
+                return rt_fail(ctx, RK_EINVAL,
+                               "%s.json: kernel %s: variant %d: field config_text \"%.200s%s\"%s is not the "
+                               "configuration the code of symbol %s was compiled for",
+                               path, b->kernels[i].name, j, d->config, strlen(d->config) > 200 ? "..." : "", d->facts && *d->facts ? " (with its facts)" : "",
+                               d->symbol);
+            if (bad)
+                return rt_fail(ctx, RK_EINVAL,
+                               "%s.json: kernel %s: variant %d: fields num_warps %d, block %d, lds_bytes %d%s are not "
+                               "the launch shape the code of symbol %s was compiled for",
+                               path, b->kernels[i].name, j, d->num_warps, d->block, d->lds_bytes,
+                               d->tma ? " and tma" : "", d->symbol);
+        }
     nd = 0;
     for (int i = 0; i < b->nkernels; i++)
         for (int j = 0; j < b->kernels[i].nvariants; j++)

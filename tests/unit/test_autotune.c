@@ -311,8 +311,10 @@ static void test_bundle_write(const char *target, int want_variants)
         variants += vs ? vs->n : 0;
         for (int v = 0; vs && v < vs->n; v++) {
             char want[64];
-            snprintf(want, sizeof want, "%s__c%d", json_str(ks->items[i], "name", "?"), v);
-            CHECK(strcmp(json_str(vs->items[v], "symbol", ""), want) == 0);
+            /* kernel__c<v>_<id>: the id of what the code was compiled for (runtime/bundle/variant_id.h) */
+            snprintf(want, sizeof want, "%s__c%d_", json_str(ks->items[i], "name", "?"), v);
+            const char *sym = json_str(vs->items[v], "symbol", "");
+            CHECK(strncmp(sym, want, strlen(want)) == 0 && strlen(sym) == strlen(want) + 16);
             CHECK(json_get(vs->items[v], "params") && json_get(vs->items[v], "config") &&
                   json_num(vs->items[v], "block", 0) > 0 && json_get(vs->items[v], "lds_bytes"));
         }
@@ -323,6 +325,16 @@ static void test_bundle_write(const char *target, int want_variants)
         CodeReport rep;
         const char *e = NULL;
         CHECK(report_code_object(&a, bin, blen, &rep, &e) == 0 && rep.nkernels == want_variants);
+        /* the manifest's symbols are the code object's kernels */
+        for (int i = 0; ks && i < ks->n; i++) {
+            const Json *vs = json_get(ks->items[i], "variants");
+            for (int v = 0; vs && v < vs->n; v++) {
+                bool found = false;
+                for (int k = 0; k < rep.nkernels; k++)
+                    found |= rep.kernels[k].name && strcmp(rep.kernels[k].name, json_str(vs->items[v], "symbol", "")) == 0;
+                CHECK(found);
+            }
+        }
     }
     arena_free(&a);
     free(m);

@@ -13,6 +13,7 @@
 
 #include "runtime/api/api_internal.h"
 #include "runtime/bundle/json.h"
+#include "runtime/bundle/variant_id.h"
 #include "tests/unit/test_api_util.h"
 
 #ifndef RK_TEST_BUNDLE
@@ -103,7 +104,9 @@ static void test_bundle(void)
     CHECK_OK(ctx, rk_bundle_variant(b, "vadd", 4, &v));
     rk_kernel_info info;
     CHECK_OK(ctx, rk_kernel_get_info(v, &info));
-    CHECK(strcmp(info.name, "vadd__c4") == 0 && info.num_params == 4 && info.has_grid);
+    /* a bundle's symbols carry the id of what their code was compiled for (variant_id.h) */
+    CHECK(strncmp(info.name, "vadd__c4_", 9) == 0 && strlen(info.name) == 9 + VARIANT_ID_LEN && info.num_params == 4 &&
+          info.has_grid);
     CHECK(strlen(rk_kernel_config(v)) > 0);
     CHECK_ST(ctx, rk_bundle_variant(b, "vadd", 5, &v), RK_EINVAL, "has 5 variants");
     CHECK_ST(ctx, rk_bundle_variant(b, "nope", 0, &v), RK_ENOTFOUND, "kernels: vadd, total_sum, scale");
@@ -206,7 +209,10 @@ static void test_bad_bundles(void)
         {"\"vgpr_spills\": 0", "\"vgpr_spills\": 1e32", "field vgpr_spills is 1e+32, not an integer in 0 .. 1048576"},
         {"\"num_warps\": 1, \"block\": 64", "\"num_warps\": -1, \"block\": 64", "field num_warps is -1"},
         {"\"block\": 128", "\"block\": 1099511627776", "field block is 1.09951e+12"},
-        {"grid @vadd(", "grid @vadd((", "does not describe its code object: the @grid function of vadd__c0 does not parse"},
+        {"grid @vadd(", "grid @vadd((", "does not describe its code object: the @grid function of vadd__c0_"},
+        /* fields the code object's symbol carries (variant_id.h) */
+        {"\"lds_bytes\": 8", "\"lds_bytes\": 16", "fields num_warps 4, block 256, lds_bytes 16 are not the launch shape"},
+        {"\"config_text\": \"", "\"config_text\": \"X=1 ", "field config_text \"X=1 "},
     };
     copy_file(RK_TEST_BUNDLE, path, -1, NULL);
     for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
@@ -232,7 +238,9 @@ static void test_bad_bundles(void)
     rk_ctx_destroy(ctx);
 }
 
-/* The test bundle with a "tma" given to vadd's first variant, the way bundle_write.c writes it. */
+/* The test bundle with a "tma" given to vadd's first variant, the way bundle_write.c writes it: refused
+ * as it is (the symbol's id says the code takes no tensor maps), loaded once the symbol carries the id
+ * of the launch shape with them (as the compiler names a TMA kernel's symbol). */
 static void test_tma(void)
 {
     char dir[600], path[700], mpath[800], src_m[800];
@@ -241,32 +249,66 @@ static void test_tma(void)
     snprintf(mpath, sizeof mpath, "%s/tma.so.json", root);
     snprintf(src_m, sizeof src_m, "%s.json", RK_TEST_BUNDLE);
     copy_file(RK_TEST_BUNDLE, path, -1, NULL);
-    FILE *in = fopen(src_m, "rb"), *out = fopen(mpath, "wb");
-    CHECK(in && out);
-    if (!in || !out)
+    FILE *in = fopen(src_m, "rb");
+    CHECK(in != NULL);
+    if (!in)
         return;
     static char m[1 << 20];
     size_t n = fread(m, 1, sizeof m - 1, in);
     m[n] = 0;
     fclose(in);
     const char *spec = "tma 0 4 64 1 0 0+1*3 1 0+1*3\ntma 1 4 64 1 0 0+1*3 1 0+1*3\n";
+    /* variant 0 of vadd (the first symbol), and the id its fields give with the tensor maps */
+    Arena a;
+    arena_init(&a, arena_default_allocator);
+    char err[256];
+    Json *j = json_parse(&a, m, n, err, sizeof err);
+    const Json *ks = j ? json_get(j, "kernels") : NULL;
+    const Json *vs = ks && ks->n ? json_get(ks->items[0], "variants") : NULL;
+    const Json *v = vs && vs->n ? vs->items[0] : NULL;
+    CHECK(v != NULL);
+    if (!v) {
+        arena_free(&a);
+        return;
+    }
+    RtKernelDesc d = {0};
+    d.config = json_str(v, "config_text", "");
+    d.facts = json_str(v, "facts", NULL);
+    d.num_warps = (int)json_num(v, "num_warps", 0);
+    d.block = (int)json_num(v, "block", 0);
+    d.lds_bytes = (int)json_num(v, "lds_bytes", 0);
+    d.tma = spec;
+    const char *sym = json_str(v, "symbol", "");
+    char id[VARIANT_ID_LEN + 1], newsym[256];
+    variant_id(&d, id);
+    snprintf(newsym, sizeof newsym, "%.*s%s", (int)(strlen(sym) - VARIANT_ID_LEN), sym, id);
     char *at = strstr(m, "{\"symbol\": ");
-    CHECK(at != NULL);
-    if (at) {
+    CHECK(at != NULL && strlen(sym) > VARIANT_ID_LEN && strncmp(at + 12, sym, strlen(sym)) == 0);
+    rk_ctx *ctx = ctx_in(dir);
+    for (int renamed = 0; at && renamed < 2; renamed++) {
+        FILE *out = fopen(mpath, "wb");
+        CHECK(out != NULL);
+        if (!out)
+            break;
         fwrite(m, 1, (size_t)(at + 1 - m), out);
         fputs("\"tma\": \"tma 0 4 64 1 0 0+1*3 1 0+1*3\\ntma 1 4 64 1 0 0+1*3 1 0+1*3\\n\", ", out);
-        fputs(at + 1, out);
+        fprintf(out, "\"symbol\": \"%s\"", renamed ? newsym : sym);
+        fputs(at + 12 + strlen(sym) + 1, out);
+        fclose(out);
+        rk_bundle *b = NULL;
+        rk_kernel *v0 = NULL, *v1 = NULL;
+        if (!renamed) {
+            CHECK_ST(ctx, rk_bundle_load(ctx, path, &b), RK_EINVAL, "and tma are not the launch shape the code of symbol");
+            continue;
+        }
+        CHECK_OK(ctx, rk_bundle_load(ctx, path, &b));
+        CHECK_OK(ctx, rk_bundle_variant(b, "vadd", 0, &v0));
+        CHECK_OK(ctx, rk_bundle_variant(b, "vadd", 1, &v1));
+        CHECK(v0 && v0->tma_spec && strcmp(v0->tma_spec, spec) == 0 && v0->ntma == 2);
+        CHECK(v1 && !v1->tma_spec);
     }
-    fclose(out);
-    rk_ctx *ctx = ctx_in(dir);
-    rk_bundle *b = NULL;
-    rk_kernel *v0 = NULL, *v1 = NULL;
-    CHECK_OK(ctx, rk_bundle_load(ctx, path, &b));
-    CHECK_OK(ctx, rk_bundle_variant(b, "vadd", 0, &v0));
-    CHECK_OK(ctx, rk_bundle_variant(b, "vadd", 1, &v1));
-    CHECK(v0 && v0->tma_spec && strcmp(v0->tma_spec, spec) == 0 && v0->ntma == 2);
-    CHECK(v1 && !v1->tma_spec);
     rk_ctx_destroy(ctx);
+    arena_free(&a);
 }
 
 int main(void)
