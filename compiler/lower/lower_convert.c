@@ -226,6 +226,8 @@ static int run_length(const LinLayout *ll, int r, int rank_dim, int max)
  * registers whose rows it holds (a select), between barriers. The compiler's own choice of layouts
  * must not make a kernel fail (a 256x256 accumulator stored through a run-time stride is 128 KiB of
  * bf16: two pieces on gfx942). Returns false when not even one row fits. */
+enum { MAX_PIECED_MOVE_WORDS = 256 }; /* a lane's VGPRs on gfx942 (without AGPRs) */
+
 static bool lds_move_rows(Lower *L, const LVal *src, const Type *from, const Type *to, int base, LVal *out)
 {
     const LayInfo *si = lay_info(L, from), *di = lay_info(L, to);
@@ -236,6 +238,24 @@ static bool lds_move_rows(Lower *L, const LVal *src, const Type *from, const Typ
         R *= 2;
     if (fit < 1 || rows % R)
         return false;
+    /* Every piece is read into every destination register that may hold its elements, so a lane keeps
+     * its source values and its destination values live together: past a lane's 256 registers LLVM
+     * spills them, and its register allocator takes time superlinear in them (gfx942, f16 transposes:
+     * [256, 256] on 8 waves, 128 + 128 values, 0.9 s; on 4 waves, 256 + 256, 23 s; [256, 512] on 8
+     * waves 15 s). Such a move is refused at its op, before LLVM (issue 23), as lower_budget does. */
+    int64_t words = (int64_t)(src->n + lin_nregs(&di->ll)) * (bytes > 4 ? bytes / 4 : 1);
+    if (rows / R > 1 && words > MAX_PIECED_MOVE_WORDS) {
+        char *ts = ty_str(L->a, L->f->module->types, from), *hash = strchr(ts, '#');
+        if (hash)
+            *hash = 0; /* the type without its layout */
+        lower_error(L,
+                    "moving %s between layouts takes %lld pieces through LDS, each lane keeping its %d values and "
+                    "the %d it receives live together (%lld registers, more than the %d rk compiles in bounded "
+                    "time): give the program more warps or a smaller tile",
+                    ts, (long long)(rows / R), src->n, lin_nregs(&di->ll),
+                    (long long)words, MAX_PIECED_MOVE_WORDS);
+        return true;
+    }
     int64_t piece = R * cols;
     if (base + piece * bytes > L->lds_bytes)
         L->lds_bytes = (int)(base + piece * bytes);
