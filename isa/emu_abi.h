@@ -131,6 +131,12 @@ typedef struct EmuFns {
      * reported with the waves on each side (a barrier not every wave reaches hangs or misbehaves on
      * the hardware). */
     void (*barrier_at)(EmuLane *l, const char *site);
+    /* device_assert, called by every lane with whether its elements hold (ok non-zero): waits, as
+     * barrier_at does, for every lane of the workgroup to reach it, so that what the other lanes print
+     * before it is printed, as the interpreter prints it (issue 24); then a failure stops the launch with
+     * the first failing lane's message and site, as assert_fail does. An assert is no barrier on the
+     * GPU: the race checker does not count it as one. */
+    void (*assert_at)(EmuLane *l, int32_t ok, const char *msg, const char *site);
 } EmuFns;
 
 struct EmuLane {

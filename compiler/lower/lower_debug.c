@@ -67,6 +67,13 @@ void lower_debug(Lower *L, Op *op)
         return;
     if (op->code == OP_ASSERT) {
         LVal *c = lval(L, op->operands[0]);
+        if (HOOKS->assert_point) { /* the emulator: every lane reports, the workgroup stops together */
+            LLVMValueRef ok = LLVMConstInt(L->i1, 1, 0);
+            for (int r = 0; r < c->n; r++)
+                ok = LLVMBuildAnd(L->b, ok, c->r[r], "");
+            HOOKS->assert_point(L, ok, op->at.msg ? op->at.msg : "");
+            return;
+        }
         for (int r = 0; r < c->n; r++) {
             LLVMBasicBlockRef body, done;
             when(L, LLVMBuildNot(L->b, c->r[r], ""), &body, &done);

@@ -55,6 +55,9 @@ typedef struct TargetHooks {
     void (*keep_above)(struct Lower *L, LLVMValueRef *vals, int n);
     void (*check)(struct Lower *L, LLVMValueRef ptr, int bytes, LLVMValueRef flags);
     void (*assert_fail)(struct Lower *L, const char *msg);
+    /* NULL: each failing register calls assert_fail (the GPUs). The emulator's: every lane calls it
+     * once with whether all its elements hold (ok, i1), and the workgroup stops there together */
+    void (*assert_point)(struct Lower *L, LLVMValueRef ok, const char *msg);
     void (*print)(struct Lower *L, const char *msg, int rank, LLVMValueRef *coords, int kind, LLVMValueRef bits64);
     void (*loop_tick)(struct Lower *L);
     /* a math function computed the family's own way, or NULL for LLVM's generic intrinsic */

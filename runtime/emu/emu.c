@@ -221,6 +221,23 @@ static void fn_barrier_at(EmuLane *el, const char *site)
     barrier_wait((Lane *)el, site);
 }
 
+/* device_assert: every lane of the workgroup waits here (run_wg fails the workgroup with the first
+ * failing lane's message once all have arrived), so that the other lanes' prints before it are not
+ * lost: lanes run one after another, and a failing lane that stopped the launch at once left the
+ * lanes after it unprinted (issue 24). */
+static void fn_assert_at(EmuLane *el, int32_t ok, const char *msg, const char *site)
+{
+    Lane *l = (Lane *)el;
+    Worker *w = l->w;
+    if (!ok && !w->assert_lane) {
+        w->assert_lane = l;
+        w->assert_msg = msg;
+        w->assert_site = site;
+    }
+    w->at_assert = true;
+    barrier_wait(l, site);
+}
+
 /* Runs workgroup `id` to completion on w; false when it failed or was abandoned. */
 static bool run_wg(Worker *w, uint64_t id)
 {
@@ -235,6 +252,8 @@ static bool run_wg(Worker *w, uint64_t id)
     w->nwaves = block / size;
     w->n_bar = w->n_done = 0;
     w->stop_wg = false;
+    w->at_assert = false;
+    w->assert_lane = NULL;
     memset(w->lds, EMU_LDS_POISON, p->lds_bytes);
     for (int v = 0; v < w->nwaves; v++) {
         Wave *wv = &w->waves[v];
@@ -289,8 +308,19 @@ static bool run_wg(Worker *w, uint64_t id)
             launch_error(L, EMU_ERR_TIMEOUT, buf);
             return false;
         }
-        if (L->race)
+        if (w->assert_lane) { /* every lane reached the failed device_assert: its prints are in */
+            char buf[EMU_MSG_MAX];
+            int n = wg_prefix(w, buf, sizeof buf);
+            snprintf(buf + n, sizeof buf - (size_t)n, ", lane %u: assertion failed: %s%s%s%s", w->assert_lane->abi.lane,
+                     w->assert_msg ? w->assert_msg : "", w->assert_site ? " (" : "", w->assert_site ? w->assert_site : "",
+                     w->assert_site ? ")" : "");
+            launch_error(L, EMU_ERR_ASSERT, buf);
+            w->stop_wg = true;
+            return false;
+        }
+        if (L->race && !w->at_assert) /* an assert orders nothing on the GPU */
             emu_race_barrier(w);
+        w->at_assert = false;
         w->n_bar = 0;
         for (int v = 0; v < w->nwaves; v++) {
             w->waves[v].n_bar = 0;
@@ -521,6 +551,7 @@ const EmuFns emu_fns = {
     .wgmma_rs = emu_op_wgmma_rs,
     .wave_fence = emu_op_wave_fence,
     .barrier_at = fn_barrier_at,
+    .assert_at = fn_assert_at,
 };
 
 /* ---- workers ------------------------------------------------------------------------------------ */

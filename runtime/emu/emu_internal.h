@@ -138,6 +138,9 @@ typedef struct Worker {
     int n_bar, n_done;           /* over the workgroup */
     uint32_t bar_lane, done_lane;
     bool stop_wg;                /* failed or abandoned: no lane of it runs again */
+    bool at_assert;              /* the lanes waiting together wait at a device_assert (fns->assert_at) */
+    Lane *assert_lane;           /* the first lane whose assert failed there, its message and site */
+    const char *assert_msg, *assert_site;
     uint32_t ticks;
 
     uint32_t mfma_a[EMU_WAVE * EMU_MFMA_MAX_REGS], mfma_b[EMU_WAVE * EMU_MFMA_MAX_REGS];

@@ -235,6 +235,13 @@ static void emu_assert_fail(Lower *L, const char *msg)
     emu_call(L, offsetof(EmuFns, assert_fail), L->void_t, pt, args, 2);
 }
 
+static void emu_assert_point(Lower *L, LLVMValueRef ok, const char *msg)
+{
+    LLVMTypeRef pt[3] = {L->i32, L->ptr0, L->ptr0};
+    LLVMValueRef args[3] = {LLVMBuildZExt(L->b, ok, L->i32, ""), global_string(L, msg), global_string(L, site_of(L))};
+    emu_call(L, offsetof(EmuFns, assert_at), L->void_t, pt, args, 3);
+}
+
 static void emu_print(Lower *L, const char *msg, int rank, LLVMValueRef *coords, int kind, LLVMValueRef bits64)
 {
     LLVMValueRef arr = LLVMBuildAlloca(L->b, LLVMArrayType2(L->i32, (unsigned)(rank ? rank : 1)), "");
@@ -330,6 +337,7 @@ const TargetHooks emu_hooks = {
     .wave_fence = emu_wave_fence,
     .check = emu_check,
     .assert_fail = emu_assert_fail,
+    .assert_point = emu_assert_point,
     .print = emu_print,
     .loop_tick = emu_loop_tick,
     .math = emu_math,
