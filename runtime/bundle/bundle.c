@@ -237,15 +237,15 @@ static rk_status build(rk_ctx *ctx, rk_bundle *b, Load *l, const Json *m, const 
             int bad = variant_id_check(d->symbol, d);
             if (bad == 3)
                 return rt_fail(ctx, RK_EINVAL,
-                               "%s.json: kernel %s: variant %d: field symbol '%s' does not end in the id of a "
+                               "%s.json: kernel %s: variant %d: field symbol '%.200s' does not end in the id of a "
                                "configuration (_ and 16 hex digits): not a variant of an rk bundle (rebuild it)",
                                path, b->kernels[i].name, j, d->symbol);
             if (bad == 1)
                 return rt_fail(ctx, RK_EINVAL,
                                "%s.json: kernel %s: variant %d: field config_text \"%.200s%s\"%s is not the "
                                "configuration the code of symbol %s was compiled for",
-                               path, b->kernels[i].name, j, d->config, strlen(d->config) > 200 ? "..." : "", d->facts && *d->facts ? " (with its facts)" : "",
-                               d->symbol);
+                               path, b->kernels[i].name, j, d->config, strlen(d->config) > 200 ? "..." : "",
+                               d->facts && *d->facts ? " (with its facts)" : "", d->symbol);
             if (bad)
                 return rt_fail(ctx, RK_EINVAL,
                                "%s.json: kernel %s: variant %d: fields num_warps %d, block %d, lds_bytes %d%s are not "
