@@ -228,6 +228,24 @@ static int run_length(const LinLayout *ll, int r, int rank_dim, int max)
  * bf16: two pieces on gfx942). Returns false when not even one row fits. */
 enum { MAX_PIECED_MOVE_WORDS = 256 }; /* a lane's VGPRs on gfx942 (without AGPRs) */
 
+/* Whether the piece (rows / R) of a destination element depends on its lane or wave: some lane or
+ * wave basis vector moves the row (the dimensions before the last, flattened row-major) by R or more. */
+static bool piece_varies_by_lane(const LinLayout *ll, int64_t R)
+{
+    for (int which = 0; which < 2; which++) {
+        int nb = which ? ll->nwarp : ll->nlane;
+        for (int i = 0; i < nb; i++) {
+            const int32_t *b = which ? ll->warp[i] : ll->lane[i];
+            int64_t row = 0;
+            for (int d = 0; d < ll->rank - 1; d++)
+                row = row * ll->shape[d] + b[d];
+            if (row >= R)
+                return true;
+        }
+    }
+    return false;
+}
+
 static bool lds_move_rows(Lower *L, const LVal *src, const Type *from, const Type *to, int base, LVal *out)
 {
     const LayInfo *si = lay_info(L, from), *di = lay_info(L, to);
@@ -242,9 +260,13 @@ static bool lds_move_rows(Lower *L, const LVal *src, const Type *from, const Typ
      * its source values and its destination values live together: past a lane's 256 registers LLVM
      * spills them, and its register allocator takes time superlinear in them (gfx942, f16 transposes:
      * [256, 256] on 8 waves, 128 + 128 values, 0.9 s; on 4 waves, 256 + 256, 23 s; [256, 512] on 8
-     * waves 15 s). Such a move is refused at its op, before LLVM (issue 23), as lower_budget does. */
+     * waves 15 s). Such a move is refused at its op, before LLVM (issue 23), as lower_budget does —
+     * but only where a destination register's piece depends on the lane or the wave. Where registers
+     * alone decide it (a bf16 256x256 matmul's store on 4 waves, 256 + 256 values), each read's piece
+     * is a constant, the other pieces' reads fold away, and the move compiles in about a second: a
+     * kernel the compiler can build is never refused for its own choice of layouts (issue 19). */
     int64_t words = (int64_t)(src->n + lin_nregs(&di->ll)) * (bytes > 4 ? bytes / 4 : 1);
-    if (rows / R > 1 && words > MAX_PIECED_MOVE_WORDS) {
+    if (rows / R > 1 && words > MAX_PIECED_MOVE_WORDS && piece_varies_by_lane(&di->ll, R)) {
         char *ts = ty_str(L->a, L->f->module->types, from), *hash = strchr(ts, '#');
         if (hash)
             *hash = 0; /* the type without its layout */
