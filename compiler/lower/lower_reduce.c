@@ -121,6 +121,31 @@ LLVMValueRef red_shuffle(Lower *L, LLVMValueRef v, LLVMValueRef src)
     return k == LLVMIntegerTypeKind ? res : LLVMBuildBitCast(L->b, res, t, "");
 }
 
+/* f32 max and min across lanes as ordered i32 keys (gfx9 with DPP): a float's bits b map to
+ * b ^ ((b >> 31) & 0x7fffffff), whose signed order is the floats' with -0 below +0, and a NaN made
+ * the greatest (max: 0x7fc00000) or the least (min: 0xffc00000) key, so that a NaN anywhere wins as
+ * maximum and minimum say. Each cross-lane step is then one v_max_i32 / v_min_i32 (with its DPP
+ * move folded in) where llvm.maximum.f32 costs v_max_f32 + v_cmp_o_f32 + v_cndmask_b32. The map is
+ * its own inverse. */
+static LLVMValueRef key_map(Lower *L, LLVMValueRef b)
+{
+    LLVMValueRef s = LLVMBuildAnd(L->b, LLVMBuildAShr(L->b, b, const_i32(L, 31), ""), const_i32(L, 0x7fffffff), "");
+    return LLVMBuildXor(L->b, b, s, "");
+}
+
+static LLVMValueRef key_of(Lower *L, OpKind kind, LLVMValueRef v)
+{
+    LLVMValueRef nan = LLVMBuildFCmp(L->b, LLVMRealUNO, v, v, "");
+    LLVMValueRef b = LLVMBuildSelect(L->b, nan, const_i32(L, kind == KIND_MAX ? 0x7fc00000 : (int32_t)0xffc00000u),
+                                     LLVMBuildBitCast(L->b, v, L->i32, ""), "");
+    return key_map(L, b);
+}
+
+static LLVMValueRef float_of_key(Lower *L, LLVMValueRef k)
+{
+    return LLVMBuildBitCast(L->b, key_map(L, k), LLVMFloatTypeInContext(L->ctx), "");
+}
+
 int red_elem_bytes(LLVMTypeRef t)
 {
     LLVMTypeKind k = LLVMGetTypeKind(t);
@@ -154,7 +179,13 @@ void lower_reduce(Lower *L, Op *op)
         ostride[d] = onumel;
         onumel *= oshape[d];
     }
-    /* 1. within the lane: one partial per distinct reg-part output coordinate */
+    /* 1. within the lane: one partial per distinct reg-part output coordinate (float sums of products
+     * where the target contracts, on gfx9: a tree, below) */
+    bool tree = kind == KIND_SUM && sk_is_float(sg) && L->t->fp_contract && xlane_has_dpp(L);
+    bool products = false;
+    for (int r = 0; tree && r < in->n; r++)
+        products |= LLVMIsAInstruction(in->r[r]) && LLVMGetInstructionOpcode(in->r[r]) == LLVMFMul;
+    tree &= products;
     int nregs = in->n;
     int *key = ARENA_ARRAY(L->a, int, nregs + 1);
     Part *parts = ARENA_ARRAY(L->a, Part, nregs + 1);
@@ -178,11 +209,48 @@ void lower_reduce(Lower *L, Op *op)
         if (part_of_key[k] < 0) {
             part_of_key[k] = nparts;
             parts[nparts++] = x;
-        } else {
+        } else if (!tree) {
             Part *p = &parts[part_of_key[k]];
             *p = red_combine(L, kind, sg, *p, x);
         }
     }
+    /* sums of products (a register an fmul) where the target contracts (lower_fpmath.c) and the wave
+     * has DPP (gfx942 and its emulator): each partial as a balanced tree of adds over its registers,
+     * the first half's register i added to the second half's i at each level, so that neighbouring
+     * registers stay neighbours and a product and its partner's sum fuse into one v_pk_fma_f32 (KL
+     * divergence's sum(t * (log t - p)): 12 multiplies and adds in a chain become 6 packed ones, as
+     * Triton's). Other sums keep the chain in register order: a tree of plain adds saves nothing and
+     * moved attention's waits (examples/attention.tile: 3144 -> 3204 loop cycles) */
+    if (tree) {
+        LLVMValueRef *leaf = ARENA_ARRAY(L->a, LLVMValueRef, nregs + 1);
+        for (int p = 0; p < nparts; p++) {
+            int nl = 0;
+            for (int r = 0; r < nregs; r++)
+                if (part_of_key[key[r]] == p)
+                    leaf[nl++] = in->r[r];
+            for (int h; nl > 1; nl = h) {
+                h = (nl + 1) / 2;
+                for (int i = 0; i + h < nl; i++) {
+                    Part a = {leaf[i], NULL}, b = {leaf[i + h], NULL};
+                    leaf[i] = fpmath_contract(L, red_combine(L, kind, sg, a, b).v);
+                }
+            }
+            parts[p].v = leaf[0];
+        }
+    }
+    /* f32 max and min cross lanes and waves as ordered i32 keys where the wave has DPP (key_of) and
+     * there are at least 4 steps to cross (lane and wave bits along the axis): each saves 2
+     * instructions a partial, the keys cost 6 (3 to make, 3 to read back) */
+    int steps = 0;
+    for (int b = 0; b < ll->nlane; b++)
+        steps += ll->lane[b][axis] != 0;
+    for (int b = 0; b < ll->nwarp; b++)
+        steps += ll->warp[b][axis] != 0;
+    bool keyed = (kind == KIND_MAX || kind == KIND_MIN) && sg == SK_F32 && xlane_has_dpp(L) && steps >= 4;
+    if (keyed)
+        for (int p = 0; p < nparts; p++)
+            parts[p].v = key_of(L, kind, parts[p].v);
+    ScalarKind sx = keyed ? SK_I32 : sg; /* the kind the partials combine in from here */
     /* 2. across lanes, a butterfly over the lane bits along the axis (lower_xlane.c: DPP within a row
      * of 16 lanes where the wave has it); on a 64-lane gfx9 wave whose two row bits both point along
      * the axis, once the rows are reduced, the four rows' values are read as uniform values instead
@@ -204,13 +272,13 @@ void lower_reduce(Lower *L, Op *op)
                 Part r[4];
                 for (int k = 0; k < 4; k++)
                     r[k] = (Part){xlane_read(L, parts[p].v, 16 * k), arg ? xlane_read(L, parts[p].idx, 16 * k) : NULL};
-                parts[p] = red_combine(L, kind, sg, red_combine(L, kind, sg, r[0], r[1]), red_combine(L, kind, sg, r[2], r[3]));
+                parts[p] = red_combine(L, kind, sx, red_combine(L, kind, sx, r[0], r[1]), red_combine(L, kind, sx, r[2], r[3]));
             }
             break;
         }
         for (int p = 0; p < nparts; p++) {
             Part o = {xlane_xor(L, parts[p].v, b, uniform), arg ? xlane_xor(L, parts[p].idx, b, uniform) : NULL};
-            parts[p] = red_combine(L, kind, sg, parts[p], o);
+            parts[p] = red_combine(L, kind, sx, parts[p], o);
         }
         uniform |= 1u << b;
     }
@@ -294,7 +362,7 @@ void lower_reduce(Lower *L, Op *op)
             for (int b = 0; b < nwb; b++) {
                 unsigned done = (1u << b) - 1;
                 Part o = {xlane_xor(L, x.v, b, done), arg ? xlane_xor(L, x.idx, b, done) : NULL};
-                x = red_combine(L, kind, sg, x, o);
+                x = red_combine(L, kind, sx, x, o);
             }
             parts[p] = x;
         }
@@ -311,11 +379,14 @@ void lower_reduce(Lower *L, Op *op)
                     tgt_check(L, ip, 4, EMU_ACCESS_LOAD | EMU_ACCESS_LDS);
                     x.idx = LLVMBuildLoad2(L->b, L->i32, ip, "");
                 }
-                acc = w == 0 ? x : red_combine(L, kind, sg, acc, x);
+                acc = w == 0 ? x : red_combine(L, kind, sx, acc, x);
             }
             parts[p] = acc;
         }
     }
+    if (keyed)
+        for (int p = 0; p < nparts; p++)
+            parts[p].v = float_of_key(L, parts[p].v);
     /* the result: each output register from the partial of its coordinates */
     if (rt->kind != TY_TILE) {
         LVal out = lval_new(L, 1, NULL);
