@@ -17,7 +17,7 @@
 
 /* Coordinates of the element of register r in lane `lane` of wave `warp`: the layout's bits are
  * disjoint, and lane or wave bits past the layout's own are replicas. */
-static void element_coords(const LinLayout *ll, int r, int lane, int warp, int64_t *c)
+void lds_element_coords(const LinLayout *ll, int r, int lane, int warp, int64_t *c)
 {
     lin_reg_coords(ll, r, c);
     for (int b = 0; b < ll->nlane; b++)
@@ -84,7 +84,7 @@ static int access_ways(Lower *L, const LdsAccess *acc, int waves, int *ex_lane, 
             p->n = 0;
             for (int lane = first; lane < first + per_pass; lane++) {
                 int64_t c[TIR_MAX_RANK];
-                element_coords(acc->ll, acc->r, lane, w, c);
+                lds_element_coords(acc->ll, acc->r, lane, w, c);
                 int64_t addr = acc->base + acc->bytes * acc->index(acc->map, c);
                 for (int k = 0; k < words && p->n < 64 * 4; k++) {
                     p->word[p->n] = addr / 4 + k;

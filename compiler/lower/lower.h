@@ -16,7 +16,7 @@
 struct Target;
 
 /* The most padding after each row of a dot operand that waits in LDS for its dot, on targets without
- * warp MMA (lower_convert.c's operand_pad); allocate_lds reserves it. */
+ * warp MMA (lower_convert.c's operand_map, where no swizzle does better); allocate_lds reserves it. */
 enum { DEFER_PAD_BYTES = 16 };
 
 typedef struct LowerOptions {

@@ -73,14 +73,18 @@ static LLVMValueRef from_storage(Lower *L, LLVMValueRef v, const Type *t)
 /* Where an element lives in the LDS scratch: its row-major index, with the 16-byte chunks of each row
  * XOR-swizzled by the row number (over up to 8 chunks), so that lanes reading the same column of
  * consecutive rows hit different banks. Every access of a transfer uses the same mapping, and a run
- * of registers never crosses a chunk, so swizzling never splits a vector access. */
+ * of registers never crosses a chunk, so swizzling never splits a vector access. The chunk XORed is
+ * the row's phase, (row / pp ^ row >> xs) & (nch - 1): the second term (xs > 0, AMD's deferred
+ * operands) also spreads rows that are nch * pp apart, which a write touches together. */
 typedef struct Lds {
     int rank;
     int64_t shape[TIR_MAX_RANK];
-    int vec;  /* elements per 16-byte chunk */
+    int vec;  /* elements per chunk (16 bytes, or a deferred operand's k_width) */
     int nch;  /* chunks XORed with the row (1: no swizzle) */
     int pp;   /* rows per phase: the XOR uses row / pp (rows narrower than 128 bytes share a phase) */
+    int xs;   /* > 0: the phase also XORs row >> xs */
     int pad;  /* elements after each row: the row pitch is shape[rank - 1] + pad (deferred operands) */
+    bool fold; /* a swizzled access may still take a register's constant offset (lds_reg_offset) */
 } Lds;
 
 static Lds lds_map(const Type *t, int bytes, bool swizzle)
@@ -93,7 +97,9 @@ static Lds lds_map(const Type *t, int bytes, bool swizzle)
     int64_t chunks = cols / m.vec;
     m.nch = swizzle && t->rank >= 2 && chunks >= 2 ? (int)(chunks < 8 ? chunks : 8) : 1;
     m.pp = 1;
+    m.xs = 0;
     m.pad = 0;
+    m.fold = false;
     return m;
 }
 
@@ -125,6 +131,8 @@ static LLVMValueRef lds_offset(Lower *L, const LayInfo *li, int r, const Lds *m,
     int64_t cols = m->shape[m->rank - 1];
     if (m->nch > 1) {
         LLVMValueRef prow = m->pp > 1 ? LLVMBuildUDiv(L->b, row, const_i32(L, m->pp), "") : row;
+        if (m->xs > 0)
+            prow = LLVMBuildXor(L->b, prow, LLVMBuildLShr(L->b, row, const_i32(L, m->xs), ""), "");
         LLVMValueRef phase = LLVMBuildAnd(L->b, prow, const_i32(L, m->nch - 1), "");
         col = LLVMBuildXor(L->b, col, LLVMBuildMul(L->b, phase, const_i32(L, m->vec), ""), "");
     }
@@ -162,7 +170,7 @@ static int64_t lds_index(const void *view, const int64_t *coord)
     }
     int64_t col = c[m->rank - 1];
     if (m->nch > 1)
-        col ^= (row / m->pp & (m->nch - 1)) * m->vec;
+        col ^= ((row / m->pp ^ (m->xs > 0 ? row >> m->xs : 0)) & (m->nch - 1)) * m->vec;
     return m->rank == 1 ? col : row * (m->shape[m->rank - 1] + m->pad) + col;
 }
 
@@ -177,13 +185,52 @@ static void note(Lower *L, bool write, const Type *t, const LayInfo *li, int r, 
     lds_note(L, write, t, &acc);
 }
 
-/* Register r's element offset from register 0's in an unswizzled LDS map: the register bits' part
- * of its coordinates, which the address then adds as a constant (a DS instruction's offset field)
- * instead of a per-register address computed once and kept live in a VGPR. -1 with a swizzle. */
-static int64_t lds_reg_offset(const LayInfo *li, int r, const Lds *m, const Perm *p)
+/* The delta of register r's LDS index from register `base`'s, when it is the same in every lane and
+ * wave (through the map's own index, so padding and swizzles included); else false. */
+static bool const_delta(const LinLayout *ll, int r, int base, const Lds *m, const Perm *p, int64_t *delta)
 {
-    if (m->nch > 1)
-        return -1;
+    LdsView v = {m, p};
+    for (int w = 0; w < 1 << ll->nwarp; w++)
+        for (int lane = 0; lane < 1 << ll->nlane; lane++) {
+            int64_t c[TIR_MAX_RANK], cb[TIR_MAX_RANK];
+            lds_element_coords(ll, r, lane, w, c);
+            lds_element_coords(ll, base, lane, w, cb);
+            int64_t d = lds_index(&v, c) - lds_index(&v, cb);
+            if ((w || lane) && d != *delta)
+                return false;
+            *delta = d;
+        }
+    return true;
+}
+
+/* Register r's element offset from the register *base whose address the access computes: the
+ * register bits' part of its coordinates, which the address then adds as a constant (a DS
+ * instruction's offset field) instead of a per-register address computed once and kept live in a
+ * VGPR. Unswizzled, every register is at a constant offset from register 0's element. Swizzled, r is
+ * its own base, unless the map may fold: then the base is r without the register bits whose own
+ * offset is the same in every lane (k steps above the swizzled chunks, rows a whole phase cycle
+ * apart), checked for r as a whole. */
+static int64_t lds_reg_offset(const LayInfo *li, int r, const Lds *m, const Perm *p, int *base)
+{
+    *base = r;
+    if (m->nch > 1 && !m->fold)
+        return 0;
+    if (m->nch > 1) {
+        const LinLayout *ll = &li->ll;
+        int free_bits = 0;
+        for (int b = 0; b < ll->nreg; b++) {
+            int64_t d = 0;
+            if (const_delta(ll, 1 << b, 0, m, p, &d))
+                free_bits |= 1 << b;
+        }
+        int64_t d = 0;
+        if ((r & free_bits) && const_delta(ll, r, r & ~free_bits, m, p, &d)) {
+            *base = r & ~free_bits;
+            return d;
+        }
+        return 0;
+    }
+    *base = 0;
     int64_t c[TIR_MAX_RANK], off = 0, stride = 1;
     lin_reg_coords(&li->ll, r, c);
     for (int d = m->rank - 1; d >= 0; d--) {
@@ -510,43 +557,112 @@ int lds_free_offset(Lower *L)
  * when LDS was read since the last barrier: a layout conversion between two deferred operands (a
  * dot's B computed by another dot and transposed) reads its scratch where the next region goes. The
  * race checker found it (8 waves: wave 0 writing the next operand while wave 4 still read). */
-/* AMD: the padding after each row of a deferred operand (a multiple of its accesses' width, at most
- * 16 bytes) that makes its LDS accesses meet in the fewest banks, by lds_banks.c's model: the MFMA
- * operands give 16 or 32 consecutive lanes 16 or 32 rows at one k, and rows of a multiple of 128 bytes
- * put them all in one bank (16 ways). Reads count twice (each is read by more than one wave). Ties:
- * the smaller pad. Allocate_lds reserves DEFER_PAD_BYTES per row for it. */
-static int operand_pad(Lower *L, const LayInfo *si, const LayInfo *di, const Type *to, Lds *map, const Perm *p,
-                       int bytes, int groupmask, int nb)
+/* AMD: the LDS map of a deferred operand whose accesses meet in the fewest banks, by lds_banks.c's
+ * model. The MFMA operands give 16 or 32 consecutive lanes 16 or 32 rows at one k, and rows of a
+ * multiple of 128 bytes put them all in one bank (16 ways); the writes of a B transposed from its
+ * loads' layout touch rows 8 apart. The candidates:
+ *  - rows as they are (first: it wins ties, so a conflict-free operand keeps its map);
+ *  - an XOR swizzle (no LDS): chunks of `vec` elements (the reads' k_width, or 16 bytes) of a row
+ *    XORed with its phase, (row / pp ^ row >> xs) & (nch - 1), rows narrower than 128 bytes sharing a
+ *    phase (pp) as in Triton's AMD shared encoding for MFMA operands (vec = k_width, perPhase =
+ *    128 bytes / row, maxPhase = min(16 / perPhase, chunks)), and xs > 0 also spreading the rows a
+ *    whole phase cycle apart that a write touches together;
+ *  - with `padded` (allocate_lds's `defer = 2`), rows padded by a multiple of the accesses' widths,
+ *    at most DEFER_PAD_BYTES (kept where the swizzle does no better).
+ * The measure: the ways of every write and twice those of every read (each read serves more than one
+ * wave's worth of MFMAs), plus BASE_WAYS for each distinct address the writes and the reads compute
+ * (lds_reg_offset's bases: a swizzle keeps the constant offsets only of registers that do not change
+ * the phase; each other address is a VGPR held across the loop); ties go to fewer addresses, then to
+ * the earlier candidate. Writes under a swizzle are at most `vec` elements. The lowering does not see
+ * register pressure: a kernel at a VGPR step may lose a wave to the addresses (docs/performance.md). */
+enum { BASE_WAYS = 2 };
+typedef struct MapCost {
+    long ways;
+    int bases;
+} MapCost;
+
+static MapCost map_cost(Lower *L, const LayInfo *si, const LayInfo *di, const Type *to, const Lds *map,
+                        const Perm *p, int bytes, const int *bits, int nb)
+{
+    int kw = to->layout->k_width > 0 ? to->layout->k_width : 1;
+    int kdim = to->layout->op_idx == 1 ? 0 : 1;
+    while (map->nch > 1 && nb > 0 && 1 << nb > map->vec)
+        nb--;
+    int groupmask = 0;
+    for (int i = 0; i < nb; i++)
+        groupmask |= 1 << bits[i];
+    MapCost c = {0, 0};
+    LdsView v = {map, p};
+    int seen[256], nseen = 0;
+    for (int r = 0; r < lin_nregs(&si->ll); r++) {
+        if (r & groupmask)
+            continue;
+        LdsAccess acc = {&si->ll, r, 1 << nb, bytes, 0, lds_index, &v};
+        c.ways += lds_ways(L, &acc);
+        int at, known = 0;
+        lds_reg_offset(si, r, map, p, &at);
+        for (int i = 0; i < nseen; i++)
+            known |= seen[i] == at;
+        if (!known && nseen < 256)
+            seen[nseen++] = at;
+    }
+    c.bases = nseen; /* the writes' addresses (registers of the source layout) */
+    nseen = 0;
+    for (int r = 0; r < lin_nregs(&di->ll); r++) {
+        int64_t co[TIR_MAX_RANK];
+        lin_reg_coords(&di->ll, r, co);
+        if (co[kdim] % kw)
+            continue;
+        LdsAccess acc = {&di->ll, r, kw, bytes, 0, lds_index, &v};
+        c.ways += 2 * lds_ways(L, &acc);
+        int at, known = 0;
+        lds_reg_offset(di, r, map, p, &at);
+        for (int i = 0; i < nseen; i++)
+            known |= seen[i] == at;
+        if (!known && nseen < 256)
+            seen[nseen++] = at;
+    }
+    c.bases += nseen;
+    return c;
+}
+
+static bool cheaper(MapCost a, MapCost b)
+{
+    long ca = a.ways + BASE_WAYS * a.bases, cb = b.ways + BASE_WAYS * b.bases;
+    return ca < cb || (ca == cb && a.bases < b.bases);
+}
+
+static void operand_map(Lower *L, const LayInfo *si, const LayInfo *di, const Type *to, Lds *map, const Perm *p,
+                        int bytes, const int *bits, int nb, bool padded)
 {
     int kw = to->layout->k_width > 0 ? to->layout->k_width : 1;
     int step = kw > 1 << nb ? kw : 1 << nb; /* keeps every read and write aligned to its width */
-    int kdim = to->layout->op_idx == 1 ? 0 : 1;
-    int best = 0;
-    long best_cost = -1;
-    for (int pad = 0; pad * bytes <= DEFER_PAD_BYTES; pad += step) {
-        map->pad = pad;
-        long cost = 0;
-        for (int r = 0; r < lin_nregs(&si->ll); r++) {
-            if (r & groupmask)
-                continue;
-            LdsView v = {map, p};
-            LdsAccess acc = {&si->ll, r, 1 << nb, bytes, 0, lds_index, &v};
-            cost += lds_ways(L, &acc);
-        }
-        for (int r = 0; r < lin_nregs(&di->ll); r++) {
-            int64_t c[TIR_MAX_RANK];
-            lin_reg_coords(&di->ll, r, c);
-            if (c[kdim] % kw)
-                continue;
-            LdsView v = {map, p};
-            LdsAccess acc = {&di->ll, r, kw, bytes, 0, lds_index, &v};
-            cost += 2 * lds_ways(L, &acc);
-        }
-        if (best_cost < 0 || cost < best_cost)
-            best_cost = cost, best = pad;
+    int64_t cols = map->shape[1], pitch = cols * bytes;
+    Lds best = *map, m = *map;
+    MapCost bc = map_cost(L, si, di, to, map, p, bytes, bits, nb);
+    int vecs[2] = {kw, 16 / bytes > kw ? 16 / bytes : kw};
+    for (int vi = 0; vi < (vecs[1] > vecs[0] ? 2 : 1); vi++) {
+        int vec = vecs[vi];
+        int64_t units = cols % vec ? 0 : cols / vec;
+        int pp = pitch >= 128 ? 1 : (int)(128 / pitch);
+        for (int nch = 2; nch <= units && nch <= 32; nch *= 2)
+            for (int xs = 0; xs <= 1; xs++) {
+                m = *map;
+                m.vec = vec, m.nch = nch, m.pp = pp, m.fold = true;
+                m.xs = xs ? __builtin_ctz((unsigned)(nch * pp)) : 0;
+                MapCost c = map_cost(L, si, di, to, &m, p, bytes, bits, nb);
+                if (cheaper(c, bc))
+                    best = m, bc = c;
+            }
     }
-    map->pad = 0;
-    return best;
+    for (int pad = step; padded && pad * bytes <= DEFER_PAD_BYTES; pad += step) {
+        m = *map;
+        m.pad = pad;
+        MapCost c = map_cost(L, si, di, to, &m, p, bytes, bits, nb);
+        if (cheaper(c, bc))
+            best = m, bc = c;
+    }
+    *map = best;
 }
 
 static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, const Type *to)
@@ -601,7 +717,9 @@ static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, cons
     map.vec = d->vec;
     map.nch = d->nch;
     map.pp = d->pp;
+    map.xs = 0;
     map.pad = 0;
+    map.fold = false;
     Perm tr = {2, {1, 0}};
     LLVMTypeRef st = llvm_type(L, from);
     int max_vec = 16 / bytes > 0 ? 16 / bytes : 1;
@@ -625,8 +743,12 @@ static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, cons
     int groupmask = 0;
     for (int i = 0; i < nb; i++)
         groupmask |= 1 << bits[i];
-    if (!L->t->warp_mma && d->rank == 2 && L->op->plan->v[PK_DEFER] == 2) {
-        map.pad = d->pad = operand_pad(L, si, lay_info(L, to), to, &map, d->kmajor ? &tr : NULL, bytes, groupmask, nb);
+    if (!L->t->warp_mma && d->rank == 2) {
+        operand_map(L, si, lay_info(L, to), to, &map, d->kmajor ? &tr : NULL, bytes, bits, nb,
+                    L->op->plan->v[PK_DEFER] == 2);
+        d->pad = map.pad, d->vec = map.vec, d->nch = map.nch, d->pp = map.pp, d->xs = map.xs;
+        while (map.nch > 1 && nb > 0 && 1 << nb > map.vec) /* a write stays within a chunk */
+            groupmask &= ~(1 << bits[--nb]);
         need = d->shape[0] * (d->shape[1] + d->pad) * bytes;
         if (base + need > L->lds_limit) {
             lower_error(L, "internal error: a deferred dot operand that does not fit in LDS");
@@ -647,11 +769,12 @@ static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, cons
             xs[j] = src->r[rr];
         }
         note(L, true, from, si, r, run, bytes, base, &map, d->kmajor ? &tr : NULL);
-        int64_t k = lds_reg_offset(si, r, &map, d->kmajor ? &tr : NULL);
-        LLVMValueRef idx = lds_offset(L, si, k >= 0 ? 0 : r, &map, d->kmajor ? &tr : NULL);
+        int at;
+        int64_t k = lds_reg_offset(si, r, &map, d->kmajor ? &tr : NULL, &at);
+        LLVMValueRef idx = lds_offset(L, si, at, &map, d->kmajor ? &tr : NULL);
         LLVMValueRef ptr = tgt_lds_ptr(L, LLVMBuildAdd(L->b, LLVMBuildMul(L->b, idx, const_i32(L, bytes), ""),
                                                        const_i32(L, base), ""));
-        if (k > 0)
+        if (k != 0)
             ptr = LLVMBuildGEP2(L->b, L->i8, ptr, (LLVMValueRef[]){const_i32(L, k * bytes)}, 1, "");
         tgt_check(L, ptr, run * bytes, EMU_ACCESS_STORE | EMU_ACCESS_LDS);
         LLVMValueRef v;
@@ -678,15 +801,18 @@ void deferred_read(Lower *L, const Deferred *d, int r, int n, LLVMValueRef *out)
     map.vec = d->vec;
     map.nch = d->nch;
     map.pp = d->pp;
+    map.xs = d->xs;
     map.pad = d->pad;
+    map.fold = !L->t->warp_mma; /* AMD's swizzle keeps what constant offsets it can */
     Perm tr = {2, {1, 0}};
     if (!d->base_v)
         note(L, false, d->to, di, r, n, d->bytes, d->offset, &map, d->kmajor ? &tr : NULL);
-    int64_t k = lds_reg_offset(di, r, &map, d->kmajor ? &tr : NULL);
-    LLVMValueRef idx = lds_offset(L, di, k >= 0 ? 0 : r, &map, d->kmajor ? &tr : NULL);
+    int at;
+    int64_t k = lds_reg_offset(di, r, &map, d->kmajor ? &tr : NULL, &at);
+    LLVMValueRef idx = lds_offset(L, di, at, &map, d->kmajor ? &tr : NULL);
     LLVMValueRef ptr = tgt_lds_ptr(L, LLVMBuildAdd(L->b, LLVMBuildMul(L->b, idx, const_i32(L, d->bytes), ""),
                                                    d->base_v ? d->base_v : const_i32(L, d->offset), ""));
-    if (k > 0)
+    if (k != 0)
         ptr = LLVMBuildGEP2(L->b, L->i8, ptr, (LLVMValueRef[]){const_i32(L, k * d->bytes)}, 1, "");
     tgt_check(L, ptr, n * d->bytes, EMU_ACCESS_LOAD | EMU_ACCESS_LDS);
     LLVMTypeRef et = llvm_type(L, d->to);

@@ -131,6 +131,8 @@ typedef struct LdsAccess {
  * one LDS bank serves one after another, and whether it is narrower than the tile allows. Only with
  * LowerOptions.remarks. */
 void lds_note(Lower *L, bool write, const Type *t, const LdsAccess *acc);
+/* Coordinates of the element of register r in lane `lane` of wave `warp`. */
+void lds_element_coords(const LinLayout *ll, int r, int lane, int warp, int64_t *c);
 /* The most words one bank serves in a pass of the access, in wave 0 (the lowering's choices). */
 int lds_ways(Lower *L, const LdsAccess *acc);
 /* Turns the op's notes into remarks and clears them (after each op). */
@@ -320,7 +322,7 @@ typedef struct Deferred {
     int offset;       /* byte offset of its LDS region */
     int bytes;        /* element size */
     int64_t shape[TIR_MAX_RANK];
-    int rank, vec, nch, pp; /* the swizzled row-major map (lower_convert.c) */
+    int rank, vec, nch, pp, xs; /* the swizzled row-major map (lower_convert.c's Lds) */
     int pad;                /* elements after each row (AMD: against bank conflicts), row pitch shape[1] + pad */
     bool ldsm;              /* sm_90: read with ldmatrix (16-byte chunks swizzled by row / pp) */
     LLVMValueRef base_v;    /* the region's offset as a value (a cp.async stage buffer), else offset */

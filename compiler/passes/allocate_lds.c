@@ -26,7 +26,7 @@ typedef struct Alloc {
     int pending;      /* the free offset: stage buffers and deferred operands below */
     int floor;        /* the stage buffers' end while they are used, then 0 */
     int shared_loads; /* loads into stage buffers not reached yet */
-    bool pad;         /* deferred operands' rows are padded (no warp MMA: lower_convert.c's operand_pad) */
+    bool pad;         /* deferred operands' rows are padded (no warp MMA: lower_convert.c's operand_map) */
     int64_t end;      /* the highest end of a deferred operand's region */
     int64_t est;      /* ... or of an op's scratch, estimated at its operand's size */
 } Alloc;
