@@ -248,8 +248,8 @@ static rk_status build(rk_ctx *ctx, rk_bundle *b, Load *l, const Json *m, const 
                                d->facts && *d->facts ? " (with its facts)" : "", d->symbol);
             if (bad)
                 return rt_fail(ctx, RK_EINVAL,
-                               "%s.json: kernel %s: variant %d: fields num_warps %d, block %d, lds_bytes %d%s are not "
-                               "the launch shape the code of symbol %s was compiled for",
+                               "%s.json: kernel %s: variant %d: fields num_warps %d, block %d, lds_bytes %d%s, params "
+                               "and grid are not the launch shape and parameters the code of symbol %s was compiled for",
                                path, b->kernels[i].name, j, d->num_warps, d->block, d->lds_bytes,
                                d->tma ? " and tma" : "", d->symbol);
         }

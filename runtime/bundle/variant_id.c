@@ -18,11 +18,27 @@ static uint32_t hash2(const char *a, const char *b)
     return (uint32_t)hash_fast64(b, strlen(b), h);
 }
 
-void variant_id(const RtKernelDesc *d, char out[VARIANT_ID_LEN + 1])
+/* hash of the launch shape and the calling convention: num_warps, block, lds_bytes, the tensor maps,
+ * each parameter's name, kind and type, and the @grid function */
+static uint32_t shape_hash(const RtKernelDesc *d)
 {
     char shape[64];
     snprintf(shape, sizeof shape, "num_warps %d block %d lds_bytes %d", d->num_warps, d->block, d->lds_bytes);
-    snprintf(out, VARIANT_ID_LEN + 1, "%08x%08x", (unsigned)hash2(d->config, d->facts), (unsigned)hash2(shape, d->tma));
+    uint64_t h = hash2(shape, d->tma);
+    for (int i = 0; i < d->nparams; i++) {
+        const rk_param *p = &d->params[i];
+        char sig[32];
+        snprintf(sig, sizeof sig, ":%d:%d;", (int)p->kind, (int)p->dtype);
+        h = hash_fast64(p->name ? p->name : "", p->name ? strlen(p->name) : 0, h);
+        h = hash_fast64(sig, strlen(sig), h);
+    }
+    const char *g = d->grid_tir ? d->grid_tir : "";
+    return (uint32_t)hash_fast64(g, strlen(g), h);
+}
+
+void variant_id(const RtKernelDesc *d, char out[VARIANT_ID_LEN + 1])
+{
+    snprintf(out, VARIANT_ID_LEN + 1, "%08x%08x", (unsigned)hash2(d->config, d->facts), (unsigned)shape_hash(d));
 }
 
 int variant_id_check(const char *symbol, const RtKernelDesc *d)

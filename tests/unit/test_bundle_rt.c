@@ -211,7 +211,7 @@ static void test_bad_bundles(void)
         {"\"block\": 128", "\"block\": 1099511627776", "field block is 1.09951e+12"},
         {"grid @vadd(", "grid @vadd((", "does not describe its code object: the @grid function of vadd__c0_"},
         /* fields the code object's symbol carries (variant_id.h) */
-        {"\"lds_bytes\": 8", "\"lds_bytes\": 16", "fields num_warps 4, block 256, lds_bytes 16 are not the launch shape"},
+        {"\"lds_bytes\": 8", "\"lds_bytes\": 16", "fields num_warps 4, block 256, lds_bytes 16, params and grid are not the launch shape"},
         {"\"config_text\": \"", "\"config_text\": \"X=1 ", "field config_text \"X=1 "},
     };
     copy_file(RK_TEST_BUNDLE, path, -1, NULL);
@@ -278,6 +278,19 @@ static void test_tma(void)
     d.block = (int)json_num(v, "block", 0);
     d.lds_bytes = (int)json_num(v, "lds_bytes", 0);
     d.tma = spec;
+    d.grid_tir = json_str(v, "grid", NULL);
+    const Json *ps = json_get(v, "params"); /* the calling convention is in the id too */
+    rk_param params[16];
+    for (int i = 0; ps && i < ps->n && i < 16; i++) {
+        params[i].name = json_str(ps->items[i], "name", "");
+        params[i].kind = strcmp(json_str(ps->items[i], "kind", ""), "pointer") == 0 ? RK_PARAM_POINTER : RK_PARAM_SCALAR;
+        params[i].dtype = RK_F32;
+        for (int t = RK_BOOL; t <= RK_F64; t++)
+            if (strcmp(rk_dtype_name((rk_dtype)t), json_str(ps->items[i], "dtype", "")) == 0)
+                params[i].dtype = (rk_dtype)t;
+        d.nparams = i + 1;
+    }
+    d.params = params;
     const char *sym = json_str(v, "symbol", "");
     char id[VARIANT_ID_LEN + 1], newsym[256];
     variant_id(&d, id);
@@ -298,7 +311,7 @@ static void test_tma(void)
         rk_bundle *b = NULL;
         rk_kernel *v0 = NULL, *v1 = NULL;
         if (!renamed) {
-            CHECK_ST(ctx, rk_bundle_load(ctx, path, &b), RK_EINVAL, "and tma are not the launch shape the code of symbol");
+            CHECK_ST(ctx, rk_bundle_load(ctx, path, &b), RK_EINVAL, "and tma, params and grid are not the launch shape and parameters the code of symbol");
             continue;
         }
         CHECK_OK(ctx, rk_bundle_load(ctx, path, &b));
