@@ -79,12 +79,27 @@ static int access_ways(Lower *L, const LdsAccess *acc, int waves, int *ex_lane, 
     Pass *p = malloc(sizeof *p);
     if (!p)
         return 1;
+    /* lds_element_coords, by parts: the register's coordinates once, each lane's and wave's bits
+     * XORed in (the model runs for every candidate LDS map of every deferred operand: computing the
+     * register's coordinates again for each lane was most of a matmul's compile) */
+    const LinLayout *ll = acc->ll;
+    int64_t rc[TIR_MAX_RANK];
+    lin_reg_coords(ll, acc->r, rc);
     for (int w = 0; w < waves; w++)
         for (int first = 0; first < L->wave; first += per_pass) {
             p->n = 0;
             for (int lane = first; lane < first + per_pass; lane++) {
                 int64_t c[TIR_MAX_RANK];
-                lds_element_coords(acc->ll, acc->r, lane, w, c);
+                for (int d = 0; d < ll->rank; d++)
+                    c[d] = rc[d];
+                for (int b = 0; b < ll->nlane; b++)
+                    if (lane >> b & 1)
+                        for (int d = 0; d < ll->rank; d++)
+                            c[d] ^= ll->lane[b][d];
+                for (int b = 0; b < ll->nwarp; b++)
+                    if (w >> b & 1)
+                        for (int d = 0; d < ll->rank; d++)
+                            c[d] ^= ll->warp[b][d];
                 int64_t addr = acc->base + acc->bytes * acc->index(acc->map, c);
                 for (int k = 0; k < words && p->n < 64 * 4; k++) {
                     p->word[p->n] = addr / 4 + k;

@@ -190,11 +190,24 @@ static void note(Lower *L, bool write, const Type *t, const LayInfo *li, int r, 
 static bool const_delta(const LinLayout *ll, int r, int base, const Lds *m, const Perm *p, int64_t *delta)
 {
     LdsView v = {m, p};
+    int64_t rc[TIR_MAX_RANK], bc[TIR_MAX_RANK]; /* the registers' coordinates, each lane's bits XORed in */
+    lin_reg_coords(ll, r, rc);
+    lin_reg_coords(ll, base, bc);
     for (int w = 0; w < 1 << ll->nwarp; w++)
         for (int lane = 0; lane < 1 << ll->nlane; lane++) {
-            int64_t c[TIR_MAX_RANK], cb[TIR_MAX_RANK];
-            lds_element_coords(ll, r, lane, w, c);
-            lds_element_coords(ll, base, lane, w, cb);
+            int64_t c[TIR_MAX_RANK], cb[TIR_MAX_RANK], x[TIR_MAX_RANK] = {0};
+            for (int b = 0; b < ll->nlane; b++)
+                if (lane >> b & 1)
+                    for (int d = 0; d < ll->rank; d++)
+                        x[d] ^= ll->lane[b][d];
+            for (int b = 0; b < ll->nwarp; b++)
+                if (w >> b & 1)
+                    for (int d = 0; d < ll->rank; d++)
+                        x[d] ^= ll->warp[b][d];
+            for (int d = 0; d < ll->rank; d++) {
+                c[d] = rc[d] ^ x[d];
+                cb[d] = bc[d] ^ x[d];
+            }
             int64_t d = lds_index(&v, c) - lds_index(&v, cb);
             if ((w || lane) && d != *delta)
                 return false;
@@ -203,26 +216,37 @@ static bool const_delta(const LinLayout *ll, int r, int base, const Lds *m, cons
     return true;
 }
 
+/* The register bits whose own offset under a folding swizzled map is the same in every lane and wave
+ * (lds_reg_offset's `free_bits`): a function of the layout and the map only, computed once for all
+ * the registers of an access (-1: not a folding swizzled map). */
+static int reg_free_bits(const LinLayout *ll, const Lds *m, const Perm *p)
+{
+    if (m->nch <= 1 || !m->fold)
+        return -1;
+    int free_bits = 0;
+    for (int b = 0; b < ll->nreg; b++) {
+        int64_t d = 0;
+        if (const_delta(ll, 1 << b, 0, m, p, &d))
+            free_bits |= 1 << b;
+    }
+    return free_bits;
+}
+
 /* Register r's element offset from the register *base whose address the access computes: the
  * register bits' part of its coordinates, which the address then adds as a constant (a DS
  * instruction's offset field) instead of a per-register address computed once and kept live in a
  * VGPR. Unswizzled, every register is at a constant offset from register 0's element. Swizzled, r is
  * its own base, unless the map may fold: then the base is r without the register bits whose own
  * offset is the same in every lane (k steps above the swizzled chunks, rows a whole phase cycle
- * apart), checked for r as a whole. */
-static int64_t lds_reg_offset(const LayInfo *li, int r, const Lds *m, const Perm *p, int *base)
+ * apart), checked for r as a whole. free_bits: reg_free_bits of the layout and the map, which an
+ * access computes once for all its registers (lds_reg_offset computes it for one). */
+static int64_t reg_offset_with(const LayInfo *li, int r, const Lds *m, const Perm *p, int free_bits, int *base)
 {
     *base = r;
     if (m->nch > 1 && !m->fold)
         return 0;
     if (m->nch > 1) {
         const LinLayout *ll = &li->ll;
-        int free_bits = 0;
-        for (int b = 0; b < ll->nreg; b++) {
-            int64_t d = 0;
-            if (const_delta(ll, 1 << b, 0, m, p, &d))
-                free_bits |= 1 << b;
-        }
         int64_t d = 0;
         if ((r & free_bits) && const_delta(ll, r, r & ~free_bits, m, p, &d)) {
             *base = r & ~free_bits;
@@ -242,6 +266,11 @@ static int64_t lds_reg_offset(const LayInfo *li, int r, const Lds *m, const Perm
         stride *= m->shape[d] + (d == m->rank - 1 ? m->pad : 0);
     }
     return off;
+}
+
+static int64_t lds_reg_offset(const LayInfo *li, int r, const Lds *m, const Perm *p, int *base)
+{
+    return reg_offset_with(li, r, m, p, reg_free_bits(&li->ll, m, p), base);
 }
 
 /* Length of the run of registers starting at r that are consecutive along the last dimension of the
@@ -594,13 +623,14 @@ static MapCost map_cost(Lower *L, const LayInfo *si, const LayInfo *di, const Ty
     MapCost c = {0, 0};
     LdsView v = {map, p};
     int seen[256], nseen = 0;
+    int sfree = reg_free_bits(&si->ll, map, p), dfree = reg_free_bits(&di->ll, map, p);
     for (int r = 0; r < lin_nregs(&si->ll); r++) {
         if (r & groupmask)
             continue;
         LdsAccess acc = {&si->ll, r, 1 << nb, bytes, 0, lds_index, &v};
         c.ways += lds_ways(L, &acc);
         int at, known = 0;
-        lds_reg_offset(si, r, map, p, &at);
+        reg_offset_with(si, r, map, p, sfree, &at);
         for (int i = 0; i < nseen; i++)
             known |= seen[i] == at;
         if (!known && nseen < 256)
@@ -616,7 +646,7 @@ static MapCost map_cost(Lower *L, const LayInfo *si, const LayInfo *di, const Ty
         LdsAccess acc = {&di->ll, r, kw, bytes, 0, lds_index, &v};
         c.ways += 2 * lds_ways(L, &acc);
         int at, known = 0;
-        lds_reg_offset(di, r, map, p, &at);
+        reg_offset_with(di, r, map, p, dfree, &at);
         for (int i = 0; i < nseen; i++)
             known |= seen[i] == at;
         if (!known && nseen < 256)
