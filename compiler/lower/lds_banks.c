@@ -11,6 +11,7 @@
  * ISA guide, "Data share operations") and of NVIDIA's shared memory (CUDA programming guide, "Shared
  * memory"), where wider accesses are split into the same phases. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "compiler/lower/lower_internal.h"
 #include "compiler/passes/remark.h"
@@ -20,6 +21,11 @@
 void lds_element_coords(const LinLayout *ll, int r, int lane, int warp, int64_t *c)
 {
     lin_reg_coords(ll, r, c);
+    lds_xor_lane(ll, lane, warp, c);
+}
+
+void lds_xor_lane(const LinLayout *ll, int lane, int warp, int64_t *c)
+{
     for (int b = 0; b < ll->nlane; b++)
         if (lane >> b & 1)
             for (int d = 0; d < ll->rank; d++)
@@ -90,16 +96,8 @@ static int access_ways(Lower *L, const LdsAccess *acc, int waves, int *ex_lane, 
             p->n = 0;
             for (int lane = first; lane < first + per_pass; lane++) {
                 int64_t c[TIR_MAX_RANK];
-                for (int d = 0; d < ll->rank; d++)
-                    c[d] = rc[d];
-                for (int b = 0; b < ll->nlane; b++)
-                    if (lane >> b & 1)
-                        for (int d = 0; d < ll->rank; d++)
-                            c[d] ^= ll->lane[b][d];
-                for (int b = 0; b < ll->nwarp; b++)
-                    if (w >> b & 1)
-                        for (int d = 0; d < ll->rank; d++)
-                            c[d] ^= ll->warp[b][d];
+                memcpy(c, rc, sizeof c);
+                lds_xor_lane(ll, lane, w, c);
                 int64_t addr = acc->base + acc->bytes * acc->index(acc->map, c);
                 for (int k = 0; k < words && p->n < 64 * 4; k++) {
                     p->word[p->n] = addr / 4 + k;

@@ -196,14 +196,7 @@ static bool const_delta(const LinLayout *ll, int r, int base, const Lds *m, cons
     for (int w = 0; w < 1 << ll->nwarp; w++)
         for (int lane = 0; lane < 1 << ll->nlane; lane++) {
             int64_t c[TIR_MAX_RANK], cb[TIR_MAX_RANK], x[TIR_MAX_RANK] = {0};
-            for (int b = 0; b < ll->nlane; b++)
-                if (lane >> b & 1)
-                    for (int d = 0; d < ll->rank; d++)
-                        x[d] ^= ll->lane[b][d];
-            for (int b = 0; b < ll->nwarp; b++)
-                if (w >> b & 1)
-                    for (int d = 0; d < ll->rank; d++)
-                        x[d] ^= ll->warp[b][d];
+            lds_xor_lane(ll, lane, w, x); /* once for both registers */
             for (int d = 0; d < ll->rank; d++) {
                 c[d] = rc[d] ^ x[d];
                 cb[d] = bc[d] ^ x[d];
@@ -610,6 +603,16 @@ typedef struct MapCost {
     int bases;
 } MapCost;
 
+/* `at` into the set seen[0 .. *n) of distinct address registers (at most 256). */
+static void add_base(int *seen, int *n, int at)
+{
+    for (int i = 0; i < *n; i++)
+        if (seen[i] == at)
+            return;
+    if (*n < 256)
+        seen[(*n)++] = at;
+}
+
 static MapCost map_cost(Lower *L, const LayInfo *si, const LayInfo *di, const Type *to, const Lds *map,
                         const Perm *p, int bytes, const int *bits, int nb)
 {
@@ -629,12 +632,9 @@ static MapCost map_cost(Lower *L, const LayInfo *si, const LayInfo *di, const Ty
             continue;
         LdsAccess acc = {&si->ll, r, 1 << nb, bytes, 0, lds_index, &v};
         c.ways += lds_ways(L, &acc);
-        int at, known = 0;
+        int at;
         reg_offset_with(si, r, map, p, sfree, &at);
-        for (int i = 0; i < nseen; i++)
-            known |= seen[i] == at;
-        if (!known && nseen < 256)
-            seen[nseen++] = at;
+        add_base(seen, &nseen, at);
     }
     c.bases = nseen; /* the writes' addresses (registers of the source layout) */
     nseen = 0;
@@ -645,12 +645,9 @@ static MapCost map_cost(Lower *L, const LayInfo *si, const LayInfo *di, const Ty
             continue;
         LdsAccess acc = {&di->ll, r, kw, bytes, 0, lds_index, &v};
         c.ways += 2 * lds_ways(L, &acc);
-        int at, known = 0;
+        int at;
         reg_offset_with(di, r, map, p, dfree, &at);
-        for (int i = 0; i < nseen; i++)
-            known |= seen[i] == at;
-        if (!known && nseen < 256)
-            seen[nseen++] = at;
+        add_base(seen, &nseen, at);
     }
     c.bases += nseen;
     return c;

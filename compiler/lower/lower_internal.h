@@ -133,6 +133,9 @@ typedef struct LdsAccess {
 void lds_note(Lower *L, bool write, const Type *t, const LdsAccess *acc);
 /* Coordinates of the element of register r in lane `lane` of wave `warp`. */
 void lds_element_coords(const LinLayout *ll, int r, int lane, int warp, int64_t *c);
+/* c ^= the coordinates' part that lane `lane` of wave `warp` contributes (lds_element_coords is
+ * register r's coordinates with this applied). */
+void lds_xor_lane(const LinLayout *ll, int lane, int warp, int64_t *c);
 /* The most words one bank serves in a pass of the access, in wave 0 (the lowering's choices). */
 int lds_ways(Lower *L, const LdsAccess *acc);
 /* Turns the op's notes into remarks and clears them (after each op). */
