@@ -526,10 +526,10 @@ static void run_program(Ctx *c, int64_t lin)
     c->pid[0] = (uint32_t)(lin % sh->grid[0]);
     c->pid[1] = (uint32_t)(lin / sh->grid[0] % sh->grid[1]);
     c->pid[2] = (uint32_t)(lin / ((int64_t)sh->grid[0] * sh->grid[1]));
-    c->curlen = 0;
+    c->cur.n = 0;
     c->ret = NULL;
     exec_block(c, &c->p->body);
-    if (c->curlen) {
+    if (c->cur.n) {
         if (c->nrecs == c->caprecs) {
             int cap = c->caprecs ? 2 * c->caprecs : 16;
             PrintRec *r = realloc(c->recs, (size_t)cap * sizeof *r);
@@ -540,9 +540,10 @@ static void run_program(Ctx *c, int64_t lin)
             c->recs = r;
             c->caprecs = cap;
         }
-        c->recs[c->nrecs++] = (PrintRec){lin, c->cur, c->curlen};
-        c->cur = NULL;
-        c->curlen = c->curcap = 0;
+        /* the record keeps the room, trimmed to its lines; the next program starts a new one */
+        char *text = realloc(c->cur.p, c->cur.n + 1);
+        c->recs[c->nrecs++] = (PrintRec){lin, text ? text : c->cur.p, c->cur.n};
+        strbuf_init(&c->cur, NULL);
     }
 }
 
@@ -604,7 +605,7 @@ static void ctx_free(Ctx *c)
     free(c->frame);
     free(c->copy_tmp);
     free(c->ftmp);
-    free(c->cur);
+    strbuf_free(&c->cur);
     for (int i = 0; i < c->nrecs; i++)
         free(c->recs[i].text);
     free(c->recs);
@@ -613,6 +614,7 @@ static void ctx_free(Ctx *c)
 static InterpStatus ctx_init(Ctx *c, Shared *sh, const void *const *args, char *msg, size_t msglen)
 {
     memset(c, 0, sizeof *c);
+    strbuf_init(&c->cur, NULL);
     c->sh = sh;
     c->p = sh->p;
     c->frame = calloc((size_t)c->p->frame_slots + 1, sizeof(Slot));

@@ -20,6 +20,7 @@
 
 #include "runtime/interp/interp.h"
 #include "support/arena.h"
+#include "support/strbuf.h"
 
 typedef union Slot {
     int64_t i;
@@ -116,8 +117,7 @@ typedef struct Ctx {
     /* print output of this thread, sorted by program */
     PrintRec *recs;
     int nrecs, caprecs;
-    char *cur; /* the current program's lines */
-    size_t curlen, curcap;
+    StrBuf cur; /* the current program's lines (malloc'ed: threads share no arena) */
 } Ctx;
 
 static inline Slot *val(Ctx *c, int32_t id) { return c->frame + c->p->v[id].off; }

@@ -241,19 +241,8 @@ static bool exec_assert(Ctx *c, const Node *n)
 
 static bool put(Ctx *c, const char *s, size_t len)
 {
-    if (c->curlen + len + 1 > c->curcap) {
-        size_t cap = c->curcap ? c->curcap : 256;
-        while (c->curlen + len + 1 > cap)
-            cap *= 2;
-        char *p = realloc(c->cur, cap);
-        if (!p)
-            return false;
-        c->cur = p;
-        c->curcap = cap;
-    }
-    memcpy(c->cur + c->curlen, s, len);
-    c->curlen += len;
-    return true;
+    strbuf_put(&c->cur, s, len);
+    return !c->cur.oom;
 }
 
 static int format_elem(char *buf, size_t n, const Elem *e, Slot s)
