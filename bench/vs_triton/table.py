@@ -173,6 +173,20 @@ def main_loop(k):
     return max(loops, key=lambda l: l["instructions"]) if loops else None
 
 
+def banks(lp):
+    """The loop's LDS accesses by the bank evaluator (report_lds.c): known, conflicted with the worst
+    ways and the LDS cycles they add an iteration, unknown."""
+    b = lp.get("banks")
+    if not b or not (b["known"] or b["unknown"]):
+        return "-"
+    text = f"{b['known']} known"
+    if b["conflicted"]:
+        text += f", {b['conflicted']} conflicted ({b['worst_ways']}-way, +{b['conflict_cycles']} cyc)"
+    if b["unknown"]:
+        text += f", {b['unknown']} unknown"
+    return text
+
+
 def model_rows(res):
     """One row per side: the main loop by the cycle model, and rk's cycles over Triton's."""
     rows = []
@@ -184,10 +198,10 @@ def model_rows(res):
             name = c["id"] if side == "rk" else ""
             k, lp = ks[side], ls[side]
             if k is None:
-                rows.append([name, side, "FAILED"] + [""] * 6)
+                rows.append([name, side, "FAILED"] + [""] * 7)
                 continue
             if lp is None:
-                rows.append([name, side, "no loop"] + [""] * 6)
+                rows.append([name, side, "no loop"] + [""] * 7)
                 continue
             ratio = ""
             if side == "rk" and ls["triton"] and ls["triton"]["cycles"]:
@@ -195,9 +209,9 @@ def model_rows(res):
             rows.append([name, side, str(lp["instructions"]), str(lp["cycles"]), ratio,
                          f"{100 * lp['mfma_utilisation']:.0f}% ({lp['mfma']})", str(lp["mfma_free"]),
                          " ".join(f"{s} {lp['stalls'][s]}" for s in STALLS if lp["stalls"].get(s)) or "-",
-                         str(len(k.get("loops") or []))])
+                         banks(lp), str(len(k.get("loops") or []))])
     head = ["case", "side", "loop instrs", "cycles/iter", "rk/Triton", "MFMA busy (MFMAs)", "MFMA-free",
-            "idle cycles by cause", "loops"]
+            "idle cycles by cause", "LDS banks", "loops"]
     return head, rows
 
 
@@ -385,7 +399,9 @@ def write_docs(a, when, mach, ch, cr, qh, qr, xh, xr, mh, mr, vs):
              "B/clk per CU shared by the workgroup's waves), rk's over Triton's, the share of those cycles "
              "the matrix unit is busy (and the loop's MFMAs), the longest run of instructions without an "
              "MFMA (across the back edge), the cycles the matrix unit is idle by what the wave was doing "
-             "(waiting on vmcnt, lgkmcnt, LDS bandwidth, a barrier; issuing VALU, SALU, other), and how many "
+             "(waiting on vmcnt, lgkmcnt, LDS bandwidth, a barrier; issuing VALU, SALU, other), the loop's "
+             "LDS reads and writes by the bank evaluator (addresses found from the ISA: known, conflicted with "
+             "the worst ways and the LDS cycles the conflicts add, unknown and not charged), and how many "
              "loops the kernel has. Estimates for ranking code, not measurements: no AMD GPU ran them.", "",
              md_table(mh, mr), "",
              "### Targets and why rk misses them", "",

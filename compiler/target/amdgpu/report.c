@@ -30,6 +30,7 @@ enum {
     EF_AMDGPU_MACH = 0xff,
     KD_SIZE = 64,     /* kernel descriptor bytes (AMDGPUUsage "Kernel Descriptor") */
     KD_RSRC3 = 44,    /* COMPUTE_PGM_RSRC3; bits 5:0 on gfx90a+ are ACCUM_OFFSET/4 - 1 */
+    KD_RSRC2 = 52,    /* COMPUTE_PGM_RSRC2; bits 12:11 are ENABLE_VGPR_WORKITEM_ID (0: x only) */
 };
 
 /* The processors, by the EF_AMDGPU_MACH field of e_flags (llvm/BinaryFormat/ELF.h). `llvm` is the
@@ -388,6 +389,12 @@ static int read_kernel_code(Elf *e, const char *cpu, IsaDisasm *dis, bool unifie
         return failf(e, "kernel '%s': code at 0x%llx (%llu bytes) lies outside its section or the file",
                      k->name, (unsigned long long)sym.value, (unsigned long long)sym.size);
     r->vgprs = arch_vgprs(e, fn, k, unified);
+    /* v0 at entry: the workitem ids, packed as x | y << 10 | z << 20 on gfx90a and later; where the
+     * descriptor asks for x alone, v0 is the flat id of a 1-D workgroup (the LDS evaluator's start) */
+    Sym kd;
+    uint64_t kd_off;
+    r->v0_tid = unified && sym_lookup(e, k->symbol, STT_OBJECT, &kd) && sym_bytes(e, &kd, KD_SIZE, false, &kd_off) &&
+                ((rd(e, kd_off + KD_RSRC2, 4) >> 11) & 3) == 0;
     r->waves_per_simd = report_occupancy_for(cpu, r->vgprs_total, r->sgprs, r->lds_bytes, r->workgroup_size,
                                              &r->limiter);
     report_isa_count(dis, e->a, e->b + off, (size_t)sym.size, sym.value, cpu, r);

@@ -31,6 +31,7 @@
 #ifndef RK_REPORT_H
 #define RK_REPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -64,6 +65,11 @@ typedef struct LoopReport {
     int mfma_free;       /* the longest run of instructions without an MFMA, across the back edge;
                             the whole body when it has none */
     int stalls[NSTALLS]; /* see above */
+    /* LDS bank conflicts (report_lds.c): the body's LDS reads and writes whose every lane's address
+     * the evaluator found, those of them with more than one way (lanes of a pass meeting in a bank at
+     * different words), the worst ways, those whose addresses it could not find (not charged), and
+     * the cycles per iteration the conflicts add to the LDS's occupancy (the workgroup's waves) */
+    int lds_evaluated, lds_conflicted, lds_worst_ways, lds_unknown, lds_conflict_cycles;
 } LoopReport;
 
 extern const char *const report_stall_names[NSTALLS]; /* "vmcnt", "lgkmcnt", "lds", ... */
@@ -77,6 +83,7 @@ typedef struct KernelReport {
     int vgpr_spills, sgpr_spills;
     int workgroup_size;  /* .max_flat_workgroup_size */
     int wave_size;       /* .wavefront_size */
+    bool v0_tid;         /* the descriptor asks for the x workitem id only: v0 = the flat id at entry */
     int waves_per_simd;  /* occupancy: waves per SIMD; -1 where there is no model for the CPU */
     const char *limiter; /* "vgprs", "sgprs", "lds", "workgroup" (whole workgroups), "max waves",
                             or "unknown target" */
@@ -144,7 +151,26 @@ extern const LoopParams report_loop_params;
  * no model for `cpu`. Temporaries go to the arena. */
 int report_loop_model(Arena *a, const char *cpu, int waves, const char *const *lines, int n, const LoopParams *p,
                       LoopReport *out);
+/* The same for a loop inside a kernel: `lines` are the kernel's instructions from its entry, the loop
+ * is lines[entry..n), and the LDS bank conflicts of its DS reads and writes are charged where
+ * report_lds_costs finds their addresses (v0_tid: v0 holds the flat workitem id at entry).
+ * report_loop_model(lines, n) is report_loop_model_in(lines, 0, n) with v0 unknown. */
+int report_loop_model_in(Arena *a, const char *cpu, int waves, bool v0_tid, const char *const *lines, int entry,
+                         int n, const LoopParams *p, LoopReport *out);
 /* Whether report_loop_model has a model for `cpu`. */
 int report_loop_has_model(const char *cpu);
+
+/* LDS bank conflicts of one DS instruction of a loop over a workgroup's waves (report_lds.c). */
+enum { LDS_NONE, LDS_KNOWN, LDS_UNKNOWN };
+typedef struct LdsCost {
+    int kind;          /* LDS_NONE: not an LDS read or write; LDS_UNKNOWN: some lane's address unknown */
+    int ways;          /* LDS_KNOWN: the most words one bank serves in a pass, over passes and waves */
+    int64_t pass_ways; /* the sum over waves and passes of each pass's ways */
+    int64_t passes;    /* the passes over waves: pass_ways / passes is the conflicts' factor on time */
+} LdsCost;
+/* Fills out[0..n - entry) for the instructions lines[entry..n) by evaluating every lane's address
+ * from the kernel's entry (lines[0]) for each of `waves` waves, with `banks` 4-byte banks. */
+void report_lds_costs(Arena *a, const char *const *lines, int entry, int n, int waves, int banks, bool v0_tid,
+                      LdsCost *out);
 
 #endif

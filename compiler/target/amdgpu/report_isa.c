@@ -216,7 +216,7 @@ static void model_loops(Arena *a, const char *cpu, const char *const *text, cons
         if (!farthest || endpgm)
             continue;
         LoopReport l;
-        if (report_loop_model(a, cpu, waves, text + lo, hi - lo + 1, NULL, &l) != 0)
+        if (report_loop_model_in(a, cpu, waves, k->v0_tid, text, lo, hi + 1, NULL, &l) != 0)
             return;
         l.first = lo;
         if (nfound < REPORT_MAX_LOOPS) {

@@ -15,7 +15,11 @@
  * the LDS, whose bandwidth per CU is shared by the workgroup's waves (they run the same loop), so an
  * op's completion is its start on the LDS (after the bytes of those before it) plus the LDS latency.
  * s_barrier costs barrier_latency: every wave runs this same code, so they arrive together.
- * Not modelled: other waves on the same SIMD (occupancy), bank conflicts, cache misses (one global
+ * LDS bank conflicts: where report_lds.c finds every lane's address of a DS read or write (by
+ * evaluating the kernel's address arithmetic from its entry), an access whose passes take n ways in
+ * all, over passes that would take one each, occupies the LDS n / passes times as long; an access
+ * whose addresses it cannot find is charged as conflict-free and counted as unknown.
+ * Not modelled: other waves on the same SIMD (occupancy), cache misses (one global
  * latency for all), instruction fetch, branches (every instruction of the body is issued once per
  * iteration, whichever way its forward branches go), VMEM bandwidth.
  *
@@ -69,12 +73,19 @@ static const struct {
 };
 
 /* The CDNA generation of each CPU a code object may name (its ELF e_flags), as the report's table
- * spells them: the column of the MFMA cycles above. */
+ * spells them: the column of the MFMA cycles above; and its LDS banks of 4 bytes, which serve one
+ * access in passes of 4 x banks bytes (32 lanes of 4 bytes or less, 16 of 8, 8 of 16 with 32 banks):
+ * 32 on CDNA2 and CDNA3 (AMD's MI200 and MI300 ISA guides, "Data share operations": 32 banks, 128
+ * bytes a clock), 64 on CDNA4 (its LDS serves 256 bytes a clock: Chips and Cheese, "AMD's CDNA 4
+ * architecture announcement"); the same figures as Target.lds_banks (compiler/target/target.h),
+ * which the compiler's own bank model (compiler/lower/lds_banks.c) uses. */
 static const struct {
     const char *cpu;
     int family; /* 2 (CDNA2), 3 (CDNA3), 4 (CDNA4) */
+    int lds_banks;
 } families[] = {
-    {"gfx90a", 2}, {"gfx940", 3}, {"gfx941", 3}, {"gfx942", 3}, {"gfx9-4-generic", 3}, {"gfx950", 4},
+    {"gfx90a", 2, 32}, {"gfx940", 3, 32}, {"gfx941", 3, 32}, {"gfx942", 3, 32}, {"gfx9-4-generic", 3, 32},
+    {"gfx950", 4, 64},
 };
 
 /* The family of a CPU name of the report's table, 0 when it has no model. */
@@ -84,6 +95,14 @@ static int family(const char *cpu)
         if (strcmp(cpu, families[i].cpu) == 0)
             return families[i].family;
     return 0;
+}
+
+static int lds_banks(const char *cpu)
+{
+    for (size_t i = 0; cpu && i < sizeof families / sizeof families[0]; i++)
+        if (strcmp(cpu, families[i].cpu) == 0)
+            return families[i].lds_banks;
+    return 32;
 }
 
 int report_loop_has_model(const char *cpu)
@@ -123,6 +142,7 @@ typedef struct Ins {
     int kind, issue;
     int cycles;       /* MFMA: matrix unit cycles */
     int bytes;        /* DS: bytes the wave moves through the LDS */
+    LdsCost lds;      /* DS: its bank conflicts, where known */
     int vm, lgkm;     /* s_waitcnt: the counts waited for, -1 when not waited on */
     int nregs;
     uint16_t lo[MAX_REGS], hi[MAX_REGS]; /* register ranges, in NREGS numbering, operand order */
@@ -268,6 +288,7 @@ typedef struct Sched {
     Span *busy; /* MFMA busy spans, in order, disjoint */
     int nbusy;
     int64_t stalls[NSTALLS];
+    int64_t conflict; /* LDS cycles the bank conflicts add, in the counted iteration */
     bool counting;
 } Sched;
 
@@ -409,8 +430,16 @@ static void step(Sched *s, const Ins *in, int waves)
     case K_SMEM: push(&s->lgkm, t + p->smem_latency, 0, false, t); break;
     case K_DS: {
         int64_t start = s->lds_free > t ? s->lds_free : t;
-        int64_t occupancy = ((int64_t)in->bytes * (waves > 0 ? waves : 1) + p->lds_bytes_per_clk - 1) /
-                            (p->lds_bytes_per_clk > 0 ? p->lds_bytes_per_clk : 1);
+        int64_t bytes = (int64_t)in->bytes * (waves > 0 ? waves : 1);
+        int64_t bw = p->lds_bytes_per_clk > 0 ? p->lds_bytes_per_clk : 1;
+        int64_t occupancy = (bytes + bw - 1) / bw;
+        if (in->lds.kind == LDS_KNOWN && in->lds.passes > 0) { /* n ways: n times the passes' time */
+            int64_t num = bytes * in->lds.pass_ways, den = bw * in->lds.passes;
+            int64_t conflicted = (num + den - 1) / den;
+            if (s->counting && conflicted > occupancy)
+                s->conflict += conflicted - occupancy;
+            occupancy = conflicted;
+        }
         s->lds_free = start + occupancy;
         push(&s->lgkm, start + p->lds_latency, start - t, true, t);
         break;
@@ -423,18 +452,37 @@ static void step(Sched *s, const Ins *in, int waves)
 int report_loop_model(Arena *a, const char *cpu, int waves, const char *const *lines, int n, const LoopParams *p,
                       LoopReport *out)
 {
+    return report_loop_model_in(a, cpu, waves, false, lines, 0, n, p, out);
+}
+
+int report_loop_model_in(Arena *a, const char *cpu, int waves, bool v0_tid, const char *const *kernel, int entry,
+                         int total, const LoopParams *p, LoopReport *out)
+{
     memset(out, 0, sizeof *out);
     int fam = family(cpu);
-    if (!fam || n <= 0)
+    int n = total - entry;
+    if (!fam || n <= 0 || entry < 0)
         return fam ? 0 : -1;
     if (!p)
         p = &report_loop_params;
+    const char *const *lines = kernel + entry;
     int iters = p->iterations >= 2 ? p->iterations : 2;
     Ins *body = ARENA_ARRAY(a, Ins, n);
+    LdsCost *lds = ARENA_ARRAY(a, LdsCost, n);
+    report_lds_costs(a, kernel, entry, total, waves, lds_banks(cpu), v0_tid, lds);
     int nmfma = 0;
     for (int i = 0; i < n; i++) {
         decode(lines[i], fam, &body[i]);
+        body[i].lds = lds[i];
         nmfma += body[i].kind == K_MFMA;
+        if (lds[i].kind == LDS_UNKNOWN)
+            out->lds_unknown++;
+        if (lds[i].kind != LDS_KNOWN)
+            continue;
+        out->lds_evaluated++;
+        out->lds_conflicted += lds[i].ways > 1;
+        if (lds[i].ways > out->lds_worst_ways)
+            out->lds_worst_ways = lds[i].ways;
     }
     out->instructions = n;
     out->mfma = nmfma;
@@ -476,5 +524,6 @@ int report_loop_model(Arena *a, const char *cpu, int waves, const char *const *l
     out->mfma_busy = (int)busy;
     for (int c = 0; c < NSTALLS; c++)
         out->stalls[c] = (int)s->stalls[c];
+    out->lds_conflict_cycles = (int)s->conflict;
     return 0;
 }

@@ -14,17 +14,19 @@
  *     scratch    -
  *     lds ops    read b128 x32   write b128 x8
  *     s_waitcnt  24   instructions 1234   in main loop 456
- *     loop       @95 x175: 1840 cycles/iter   mfma 64 busy 75%   mfma-free 50   stalls vmcnt 0 lgkmcnt 232 lds 40 barrier 64 valu 80 salu 24 other 24
+ *     loop       @95 x175: 1840 cycles/iter   mfma 64 busy 75%   mfma-free 50   stalls vmcnt 0 lgkmcnt 232 lds 40 barrier 64 valu 80 salu 24 other 24   banks known 38 conflicted 8 ways 16 unknown 0 cycles 480
  *
  * The loop lines (the cycle model's, report_loop.c) come one per loop, by position: the index of its
  * first instruction and its length, cycles per iteration, MFMAs in it and the share of the cycles the
- * matrix unit is busy, the longest MFMA-free run of instructions, and the idle cycles by cause; none
+ * matrix unit is busy, the longest MFMA-free run of instructions, the idle cycles by cause, and the
+ * LDS bank conflicts (the DS reads and writes whose addresses are known, those conflicted, their worst
+ * ways, those unknown, and the LDS cycles the conflicts add an iteration); none
  * for a kernel without loops or a CPU without a model. Widths print in increasing order and only when non-zero; "-" means none at all. Kernel names are
  * printed with control characters replaced by '?'. JSON: {"cpu": ..., "kernels": [...]} with every
  * field of KernelReport; width arrays as objects keyed "8" ... "128" (all six keys, zeros included);
  * mfma as an object mnemonic -> count; loops as an array of objects (first, instructions, mfma,
  * cycles, mfma_busy, mfma_utilisation = mfma_busy / cycles, mfma_free, stalls: an object cause ->
- * cycles), [] when there are none. Strings are escaped, and bytes that are not UTF-8 are written
+ * cycles, banks: {known, conflicted, worst_ways, unknown, conflict_cycles}), [] when there are none. Strings are escaped, and bytes that are not UTF-8 are written
  * as \u00XX, so the output is valid JSON whatever the names hold. */
 #include <stdbool.h>
 #include <stdio.h>
@@ -142,7 +144,8 @@ char *report_text(Arena *a, const CodeReport *r)
                     lp->instructions, lp->cycles, lp->mfma, percent(lp->mfma_busy, lp->cycles), lp->mfma_free);
             for (int c = 0; c < NSTALLS; c++)
                 strbuf_printf(&b, " %s %d", report_stall_names[c], lp->stalls[c]);
-            strbuf_printf(&b, "\n");
+            strbuf_printf(&b, "   banks known %d conflicted %d ways %d unknown %d cycles %d\n", lp->lds_evaluated,
+                          lp->lds_conflicted, lp->lds_worst_ways, lp->lds_unknown, lp->lds_conflict_cycles);
         }
     }
     return b.p;
@@ -246,7 +249,10 @@ char *report_json(Arena *a, const CodeReport *r)
                     lp->cycles > 0 ? (double)lp->mfma_busy / lp->cycles : 0.0, lp->mfma_free);
             for (int c = 0; c < NSTALLS; c++)
                 strbuf_printf(&b, "%s\"%s\": %d", c ? ", " : "", report_stall_names[c], lp->stalls[c]);
-            strbuf_printf(&b, "}}");
+            strbuf_printf(&b, "}, \"banks\": {\"known\": %d, \"conflicted\": %d, \"worst_ways\": %d, \"unknown\": %d, "
+                              "\"conflict_cycles\": %d}}",
+                          lp->lds_evaluated, lp->lds_conflicted, lp->lds_worst_ways, lp->lds_unknown,
+                          lp->lds_conflict_cycles);
         }
         strbuf_printf(&b, "]}");
     }
