@@ -55,22 +55,37 @@ LLVMValueRef global_string(Lower *L, const char *s)
  * registers are made, not on the LIR's types: a shared or wgmma operand's layout counts elements no
  * lane holds. */
 enum { MAX_ACCESSES_PER_LANE = 256, MAX_REGS_PER_LANE = 4096 };
+/* The same cost summed over a kernel's accesses: each within the bound, 16 loads of 64 elements a lane
+ * took 6 s, 64 of them 85 s and 2.3 GB, 32 of 128 169 s (LLVM's greedy register allocator splitting
+ * live ranges of loads scheduled early). The accesses of a kernel, in elements per lane (an access in
+ * a loop counts once: it is code that costs, not its runs), end the lowering past this sum, at the op
+ * that passes it. The largest kernel of the ISA snapshot, Triton's attention backward, has 471. */
+enum { MAX_ACCESSES_PER_KERNEL = 1024 };
 
 bool lower_budget(Lower *L, int n, bool access)
 {
     int limit = access ? MAX_ACCESSES_PER_LANE : MAX_REGS_PER_LANE;
-    if (n <= limit || L->failed)
-        return !L->failed;
+    if (L->failed)
+        return false;
+    if (n <= limit && !(access && (L->lane_accesses += n) > MAX_ACCESSES_PER_KERNEL))
+        return true;
     const Op *op = L->op;
     const Type *t = op && op->nres ? op->results[0].type : op && op->nopnds ? op->operands[0]->type : NULL;
     char *ts = t ? ty_str(L->a, L->f->module->types, t) : "value", *hash = strchr(ts, '#');
     if (hash)
         *hash = 0; /* the type without its layout */
     const char *what = access && op ? arena_printf(L->a, "%s of %s", op_info(op)->name, ts) : ts;
-    lower_error(L,
-                "this %s needs %d elements in each of the %d lanes of a program, more than the %d rk "
-                "compiles in bounded time: give a program fewer elements (a smaller block) or more warps",
-                what, n, L->nw * L->wave, limit);
+    if (n <= limit)
+        lower_error(L,
+                    "this %s brings the kernel's memory accesses to %d elements in each of the %d lanes of a "
+                    "program, more than the %d rk compiles in bounded time: give a program fewer elements (a "
+                    "smaller block) or more warps, or split the kernel",
+                    what, L->lane_accesses, L->nw * L->wave, MAX_ACCESSES_PER_KERNEL);
+    else
+        lower_error(L,
+                    "this %s needs %d elements in each of the %d lanes of a program, more than the %d rk "
+                    "compiles in bounded time: give a program fewer elements (a smaller block) or more warps",
+                    what, n, L->nw * L->wave, limit);
     return false;
 }
 
@@ -907,10 +922,8 @@ static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const
     LLVMPositionBuilderBefore(L->setup, jump);
     LLVMPositionBuilderBefore(L->b, jump);
     tgt_entry(L);
-    /* CUDA passes a kernel's parameters in constant memory, at most 32,764 bytes since CUDA 12.1 on
-     * Volta and later (4,096 before; NVIDIA, "CUDA 12.1 Supports Large Kernel Parameters"): a kernel
-     * taking more would compile and then fail at every launch (issue 23). AMD's kernarg segment has
-     * no limit rk has found documented. */
+    /* The runtime passes at most max_kernarg_bytes of parameters (target.c says whose limit and
+     * why): a kernel taking more would compile and then fail at every launch (issue 23). */
     if (L->t->max_kernarg_bytes) {
         int bytes = 0;
         for (int i = 0; i < np; i++) {
@@ -920,8 +933,8 @@ static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const
         }
         if (bytes > L->t->max_kernarg_bytes) {
             L->pos = f->pos;
-            lower_error(L, "kernel %s takes %d bytes of parameters, more than CUDA passes to a kernel (%d)",
-                        f->name, bytes, L->t->max_kernarg_bytes); /* lower_block then stops at once */
+            lower_error(L, "kernel %s takes %d bytes of parameters, more than %s passes to a kernel (%d)",
+                        f->name, bytes, L->t->kernarg_by, L->t->max_kernarg_bytes); /* lower_block then stops at once */
         }
     }
     /* parameters */

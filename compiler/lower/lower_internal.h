@@ -49,6 +49,7 @@ struct Lower {
     Func *f;
     bool debug, failed;
     int wave, nw;
+    int lane_accesses; /* elements per lane of the kernel's memory accesses so far (lower_budget) */
     LLVMContextRef ctx;
     LLVMModuleRef mod;
     LLVMBuilderRef b;

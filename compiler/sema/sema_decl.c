@@ -783,6 +783,12 @@ static bool compile_kernel(Sema *S, Node *k, KernelMeta *meta, bool *used_define
     meta->name = k->name;
     KernelCtx kc = {0};
     kc.k = k;
+    /* At most MAX_KERNEL_PARAMS parameters (tir.h says why), refused at the first one too many */
+    if (k->list.n > MAX_KERNEL_PARAMS) {
+        sema_error(S, k->list.items[MAX_KERNEL_PARAMS]->loc, "kernel '%s' has more than %d parameters",
+                   k->name, MAX_KERNEL_PARAMS);
+        return false;
+    }
     kc.cps = ARENA_ARRAY(S->arena, ConstParam, k->list.n + 1);
     kc.rparams = ARENA_ARRAY(S->arena, Node *, k->list.n + 1);
     for (int i = 0; i < k->list.n; i++) {

@@ -33,10 +33,19 @@ enum { T_GFX9 = T_GFX90A | T_GFX942 | T_GFX950, T_CDNA3 = T_GFX942 | T_GFX950 };
     .lds_bytes_default = (lds), .lds_per_cu = (lds), .lds_granule = (granule),                        \
     .lds_banks = (banks)
 
+/* HIP's runtime (ROCclr) copies a launch's arguments into one chunk of its kernarg pool: 1 MiB
+ * (HSA_KERNARG_POOL_SIZE's default) in 4 chunks, and an argument block larger than a chunk runs past
+ * it unchecked (rocclr/device/rocm/rocvirtual.cpp, VirtualGPU::allocKernArg; KernelArgPoolNumSignal
+ * = 4). rk's kernels have no hidden arguments (.kernarg_segment_size is the parameters' bytes). */
+#define HIP_KERNARG .max_kernarg_bytes = 1024 * 1024 / 4, .kernarg_by = "HIP"
+/* CUDA passes a kernel's parameters in constant memory, at most 32,764 bytes since CUDA 12.1 on
+ * Volta and later (4,096 before; NVIDIA, "CUDA 12.1 Supports Large Kernel Parameters"). */
+#define CUDA_KERNARG .max_kernarg_bytes = 32764, .kernarg_by = "CUDA"
+
 /* The lowering's facts of an AMD GPU */
 #define AMDGPU_LOWERING(xcds)                                                                           \
     .scope_cta = "workgroup", .scope_gpu = "agent", .num_xcds = (xcds), .hooks = &amdgpu_hooks,           \
-    .codegen = &amdgpu_codegen, .fp_contract = true, .packed_f32 = true
+    .codegen = &amdgpu_codegen, .fp_contract = true, .packed_f32 = true, HIP_KERNARG
 /* ... of the emulator, on top of which it emulates */
 #define EMU_LOWERING .soft_fp16 = true, .checked = true, .hooks = &emu_hooks, .codegen = &emu_codegen
 
@@ -65,7 +74,7 @@ static const Target targets[] = {
     {.name = "emu", .kind = TARGET_EMU, .triple = "x86_64-pc-linux-gnu", .cpu = "x86-64", .features = "+ssse3,+popcnt",
      .arch = "gfx942", .description = "host emulator of a gfx942 workgroup", .lowering = true,
      CDNA_CORE(65536, 512, 32), .mfma_family = MFMA_CDNA3, .as_global = 0, .as_lds = 0, .as_constant = 0,
-     .as_private = 0, .kernel_cc = LLVMCCallConv, .code_object_version = 0, .binary_ext = "so", EMU_LOWERING, .f64_math = true, .num_xcds = 8,
+     .as_private = 0, .kernel_cc = LLVMCCallConv, .code_object_version = 0, .binary_ext = "so", EMU_LOWERING, .f64_math = true, .num_xcds = 8, HIP_KERNARG,
      .fp_contract = true, .packed_f32 = true, .max_by_parts = true},
     /* sm_90a: the arch-specific variant (wgmma, setmaxnreg); PTX ISA 8.0 is the first that has it. */
     {.name = "sm_90", .kind = TARGET_NVPTX, .triple = "nvptx64-nvidia-cuda", .cpu = "sm_90a",
@@ -75,7 +84,7 @@ static const Target targets[] = {
      .lds_bytes = 227 * 1024, .lds_bytes_default = 48 * 1024, .lds_per_cu = 228 * 1024, .lds_granule = 128,
      .lds_banks = 32, .mfma_family = 0, .as_global = 1, .as_lds = 3, .as_constant = 4, .as_private = 5,
      .kernel_cc = LLVMPTXKernelCallConv, .code_object_version = 0, .binary_ext = "ptx", .scope_cta = "block", .scope_gpu = "device", .fenced_atomics = true,
-     .warp_mma = true, .wgmma = true, .tma = true, .licm_stays_in_loop = true, .max_kernarg_bytes = 32764,
+     .warp_mma = true, .wgmma = true, .tma = true, .licm_stays_in_loop = true, CUDA_KERNARG,
      .num_xcds = 1, .hooks = &nvptx_hooks, .codegen = &nvptx_codegen},
     /* The sm_90 lowering (32-lane warps, mma.sync, ldmatrix, cp.async) compiled for the host and run
      * by the emulator (runtime/emu), like emu for gfx942: sm_90's layouts and limits, emu's code
@@ -86,7 +95,7 @@ static const Target targets[] = {
      .vgpr_granule = 8, .max_vgprs_per_lane = 255, .lds_bytes = 227 * 1024, .lds_bytes_default = 227 * 1024,
      .lds_per_cu = 228 * 1024, .lds_granule = 128, .lds_banks = 32, .mfma_family = 0, .as_global = 0, .as_lds = 0, .as_constant = 0,
      .as_private = 0, .kernel_cc = LLVMCCallConv, .code_object_version = 0, .binary_ext = "so", EMU_LOWERING, .warp_mma = true, .wgmma = true,
-     .max_kernarg_bytes = 32764, .num_xcds = 1},
+     CUDA_KERNARG, .num_xcds = 1},
 };
 enum { NTARGETS = sizeof targets / sizeof targets[0] };
 

@@ -100,6 +100,7 @@ typedef struct Target {
                              rebuilt as a NaN-blind tree (max3) and one unordered test (lower_fpmath.c) */
     bool licm_stays_in_loop; /* outer loops keep the invariants of their inner loops (ptxas's registers) */
     int max_kernarg_bytes;   /* most bytes of parameters a kernel can take; 0: no known limit */
+    const char *kernarg_by;  /* whose limit that is, for the message ("CUDA", "HIP") */
     int num_xcds;            /* accelerator complex dies a launch's workgroups are dealt across */
     /* The lowering's hooks: lane ids, barriers, LDS, cross-lane and matrix instructions, atomics'
      * scopes, math, the kernel's signature and attributes (compiler/target/target_hooks.h), one

@@ -191,11 +191,16 @@ struct Op {
 
 struct Block {
     Value *args;
-    int nargs;
+    int nargs, capargs; /* capargs: the elements args has room for (tir_block_add_arg grows it) */
     Op *first, *last;
     Op *parent; /* the op owning this region; NULL for a function body */
     Func *func;
 };
+
+/* The most parameters a kernel may have: LLVM's AMDGPU code generator takes time quadratic in them
+ * (an empty kernel of 4,096 parameters 0.9 s, of 32,768 49 s), and 4,096 of 8 bytes already fill
+ * CUDA's 32,764 bytes (docs/language.md, "Limits"; issue 23). */
+enum { MAX_KERNEL_PARAMS = 4096 };
 
 typedef enum FuncKind { FUNC_KERNEL, FUNC_GRID } FuncKind;
 
