@@ -216,7 +216,7 @@ static LLVMValueRef elem(Lower *L, Op *op, LLVMValueRef *xs)
     LLVMValueRef x = op->nopnds > 0 ? xs[0] : NULL, y = op->nopnds > 1 ? xs[1] : NULL;
     OpCode c = op->code;
     if (fl && (c == OP_ADD || c == OP_SUB || c == OP_MUL || c == OP_DIV || c == OP_REM || c == OP_MIN ||
-               c == OP_MAX || c == OP_NEG || c == OP_EXP || c == OP_EXP2 || c == OP_LOG || c == OP_LOG2 ||
+               c == OP_MAX || c == OP_MINNUM || c == OP_MAXNUM || c == OP_NEG || c == OP_EXP || c == OP_EXP2 || c == OP_LOG || c == OP_LOG2 ||
                c == OP_SQRT || c == OP_RSQRT || c == OP_ABS || c == OP_FLOOR || c == OP_CEIL || c == OP_SIN ||
                c == OP_COS || c == OP_FMA)) {
         LLVMTypeRef et = LLVMTypeOf(x);
@@ -236,6 +236,8 @@ static LLVMValueRef elem(Lower *L, Op *op, LLVMValueRef *xs)
         case OP_REM: r = tgt_frem(L, a, b, ek); break;
         case OP_MIN: r = intr(L, "llvm.minimum", wt, (LLVMValueRef[]){a, b}, 2); break;
         case OP_MAX: r = intr(L, "llvm.maximum", wt, (LLVMValueRef[]){a, b}, 2); break;
+        case OP_MINNUM: r = intr(L, "llvm.minimumnum", wt, (LLVMValueRef[]){a, b}, 2); break;
+        case OP_MAXNUM: r = intr(L, "llvm.maximumnum", wt, (LLVMValueRef[]){a, b}, 2); break;
         case OP_NEG: r = LLVMBuildFNeg(L->b, a, ""); break;
         case OP_EXP: r = intr(L, "llvm.exp", wt, &a, 1); break;
         case OP_EXP2: r = intr(L, "llvm.exp2", wt, &a, 1); break;

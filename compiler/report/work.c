@@ -113,13 +113,16 @@ static const char *expr(WCtx *w, const Value *v, int depth)
     case OP_REM:
     case OP_MIN:
     case OP_MAX:
+    case OP_MINNUM:
+    case OP_MAXNUM:
         x = expr(w, op->operands[0], depth + 1);
         y = x ? expr(w, op->operands[1], depth + 1) : NULL;
         if (!y)
             return NULL;
         {
             static const char *const sym[] = {[OP_ADD] = "+", [OP_SUB] = "-", [OP_MUL] = "*", [OP_DIV] = "/",
-                                              [OP_REM] = "%", [OP_MIN] = "min", [OP_MAX] = "max"};
+                                              [OP_REM] = "%", [OP_MIN] = "min", [OP_MAX] = "max",
+                                              [OP_MINNUM] = "min", [OP_MAXNUM] = "max"};
             r = arena_printf(w->a, "%s %s %s", x, y, sym[op->code]);
         }
         return strlen(r) > MAX_FORMULA ? NULL : r;

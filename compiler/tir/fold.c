@@ -149,6 +149,15 @@ static bool fold_float2(OpCode code, ScalarKind sk, double a, double b, double *
         else
             x = (code == OP_MIN ? a < b : a > b) ? a : b;
         break;
+    case OP_MINNUM:
+    case OP_MAXNUM: /* a NaN operand gives the other; otherwise as min and max */
+        if (isnan(a) || isnan(b))
+            x = isnan(a) ? b : a;
+        else if (a == b)
+            x = (signbit(a) != 0) == (code == OP_MINNUM) ? a : b;
+        else
+            x = (code == OP_MINNUM ? a < b : a > b) ? a : b;
+        break;
     default: return false;
     }
     *r = fp_round(sk, x);
@@ -339,7 +348,7 @@ bool tir_fold_to_const(Op *op)
     bool ok = false;
     switch (op->code) {
     case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_REM: case OP_AND: case OP_OR: case OP_XOR:
-    case OP_SHL: case OP_SHR: case OP_MIN: case OP_MAX:
+    case OP_SHL: case OP_SHR: case OP_MIN: case OP_MAX: case OP_MINNUM: case OP_MAXNUM:
         ok = rfloat ? fold_float2(op->code, re->sk, af, bf, &rf) : fold_int2(op->code, re->sk, ai, bi, &ri);
         break;
     case OP_NEG: case OP_NOT: case OP_ABS: case OP_FLOOR: case OP_CEIL: case OP_SQRT:
@@ -420,6 +429,8 @@ Value *tir_fold_to_value(Op *op)
     }
     case OP_MIN:
     case OP_MAX:
+    case OP_MINNUM:
+    case OP_MAXNUM:
         return a == b ? a : NULL;
     case OP_SELECT: {
         const Op *c = const_op(a);

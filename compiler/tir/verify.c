@@ -604,6 +604,10 @@ static void check_types(V *v, const Op *op)
         if (check_same(v, op, 2))
             check_cls(v, op, T(0), C_INT | C_FLOAT, NULL);
         break;
+    case OP_MINNUM: case OP_MAXNUM:
+        if (check_same(v, op, 2))
+            check_cls(v, op, T(0), C_FLOAT, NULL);
+        break;
     case OP_AND: case OP_OR: case OP_XOR:
         if (check_same(v, op, 2))
             check_cls(v, op, T(0), C_INT | C_BOOL, NULL);

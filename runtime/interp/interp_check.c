@@ -243,6 +243,8 @@ bool interp_check_node(const Prog *p, const Node *n, char *why, size_t len)
         return cls_in(k, r, C_INT);
     case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_REM: case OP_MIN: case OP_MAX:
         return same_elem(k, 0) && cls_in(k, r, C_INT | C_FLOAT);
+    case OP_MINNUM: case OP_MAXNUM:
+        return same_elem(k, 0) && cls_in(k, r, C_FLOAT);
     case OP_AND: case OP_OR: case OP_XOR:
         return same_elem(k, 0) && cls_in(k, r, C_INT | C_BOOL);
     case OP_SHL: case OP_SHR:

@@ -62,6 +62,8 @@ Slot interp_binop(OpCode code, const Elem *e, Slot a, Slot b)
         case OP_REM: z = fmod(x, y); break;
         case OP_MIN: z = fmin_nan(x, y); break;
         case OP_MAX: z = fmax_nan(x, y); break;
+        case OP_MINNUM: z = isnan(x) ? y : isnan(y) ? x : fmin_nan(x, y); break;
+        case OP_MAXNUM: z = isnan(x) ? y : isnan(y) ? x : fmax_nan(x, y); break;
         default: z = NAN; break;
         }
         r.f = fp_round(e->sk, z);
@@ -606,7 +608,7 @@ bool interp_exec_pure(Ctx *c, const Node *n)
             rs[i].u = elem_norm(&r->el, (uint64_t)(op->at.start + i));
         return true;
     case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_REM: case OP_AND: case OP_OR:
-    case OP_XOR: case OP_SHL: case OP_SHR: case OP_MIN: case OP_MAX: {
+    case OP_XOR: case OP_SHL: case OP_SHR: case OP_MIN: case OP_MAX: case OP_MINNUM: case OP_MAXNUM: {
         const Slot *a = val(c, n->in[0]), *b = val(c, n->in[1]);
         for (int64_t i = 0; i < cnt; i++)
             rs[i] = interp_binop(op->code, &r->el, a[i], b[i]);

@@ -3,16 +3,17 @@
  * references here are written from the language's rules (docs/language.md): integers wrap, x/0 = -1,
  * x%0 = x, MIN/-1 = MIN, shift amounts modulo the width, >> arithmetic on signed types; floats are
  * computed exactly and rounded once to the type (which is what f32 arithmetic on 16-bit values does
- * too: f32 has more than twice their precision); minimum/maximum propagate NaN and order -0 < +0. */
+ * too: f32 has more than twice their precision); minimum/maximum propagate NaN and order -0 < +0, and
+ * with propagate_nan = false a NaN operand gives the other (IEEE 754-2019 minimumNumber). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "tests/run/cases.h"
 
-enum { B_ADD, B_SUB, B_MUL, B_DIV, B_REM, B_AND, B_OR, B_XOR, B_SHL, B_SHR, B_MIN, B_MAX, B_CDIV, NB };
-static const char *const BNAME[NB] = {"add", "sub", "mul", "div", "rem", "and", "or",
-                                      "xor", "shl", "shr", "minimum", "maximum", "cdiv"};
+enum { B_ADD, B_SUB, B_MUL, B_DIV, B_REM, B_AND, B_OR, B_XOR, B_SHL, B_SHR, B_MIN, B_MAX, B_MINNUM, B_MAXNUM, B_CDIV, NB };
+static const char *const BNAME[NB] = {"add", "sub", "mul", "div", "rem", "and", "or", "xor",
+                                      "shl", "shr", "minimum", "maximum", "minimum_num", "maximum_num", "cdiv"};
 static const char *const CNAME[6] = {"eq", "ne", "lt", "le", "gt", "ge"};
 
 double ref_fmin(double x, double y)
@@ -44,6 +45,8 @@ double ref_float_binop(int op, rk_dtype t, double x, double y)
     case B_REM: z = fmod(x, y); break;
     case B_MIN: z = ref_fmin(x, y); break;
     case B_MAX: z = ref_fmax(x, y); break;
+    case B_MINNUM: z = isnan(x) ? y : isnan(y) ? x : ref_fmin(x, y); break;
+    case B_MAXNUM: z = isnan(x) ? y : isnan(y) ? x : ref_fmax(x, y); break;
     default: z = NAN; break;
     }
     return rnd(t, z);
@@ -76,8 +79,8 @@ int64_t ref_int_binop(int op, rk_dtype t, int64_t a, int64_t b)
     case B_XOR: return iwrap(t, (int64_t)(x ^ y));
     case B_SHL: return iwrap(t, (int64_t)(x << amt));
     case B_SHR: return iwrap(t, sg ? a >> amt : (int64_t)(x >> amt));
-    case B_MIN: return sg ? (a < b ? a : b) : (x < y ? a : b);
-    case B_MAX: return sg ? (a > b ? a : b) : (x > y ? a : b);
+    case B_MIN: case B_MINNUM: return sg ? (a < b ? a : b) : (x < y ? a : b);
+    case B_MAX: case B_MAXNUM: return sg ? (a > b ? a : b) : (x > y ? a : b);
     case B_CDIV: /* (a + b - 1) / b in the type, with the division's own rules */
         return ref_int_binop(B_DIV, t, ref_int_binop(B_SUB, t, ref_int_binop(B_ADD, t, a, b), 1), b);
     default: return 0;

@@ -146,8 +146,8 @@ static Module *build_all(Ctx *c)
     Value *v2 = V(O(OP_LOAD, vf, 1, px));
     B.pos = (SrcPos){0, 0, 0};
     Value *a = V(O(OP_SUB, vf, 2, v, v2));
-    OpCode bin[] = {OP_MUL, OP_DIV, OP_REM, OP_MIN, OP_MAX, OP_ADD};
-    for (int i = 0; i < 6; i++)
+    OpCode bin[] = {OP_MUL, OP_DIV, OP_REM, OP_MIN, OP_MAX, OP_MINNUM, OP_MAXNUM, OP_ADD};
+    for (int i = 0; i < 8; i++)
         a = V(O(bin[i], vf, 2, a, v));
     OpCode un[] = {OP_EXP, OP_EXP2, OP_LOG, OP_LOG2, OP_SQRT, OP_RSQRT, OP_ABS, OP_FLOOR, OP_CEIL, OP_SIN, OP_COS, OP_NEG};
     for (int i = 0; i < 12; i++)
@@ -301,7 +301,7 @@ static void test_all_ops(void)
         fputs(tir_print_module(&c->arena, m, TIR_PRINT_LOCS), stderr);
     round_trip(c, m, TIR_PRINT_LOCS);
     /* spot checks of the printed form */
-    CHECK(strstr(t, "  %acc = for %3, %n, %4, %81 : f32 {\n") != NULL);
+    CHECK(strstr(t, "  %acc = for %3, %n, %4, %83 : f32 {\n") != NULL);
     CHECK(strstr(t, "  ^(%k: i32, %acc.1: f32):\n    %") != NULL);
     CHECK(strstr(t, "    %acc.2 = add %acc.1, %") != NULL);
     CHECK(strstr(t, "  %i = while %3 : i32 {\n  ^(%i.1: i32):\n") != NULL);
