@@ -19,6 +19,10 @@ static void fail(Ctx *c, SrcPos pos, const char *msg)
     if (c->failed)
         return;
     c->failed = true;
+    if (!pos.line) { /* IR text without loc(...) */
+        diag_plain(c->diags, DIAG_ERROR, "@%s: %s", c->src->name, msg);
+        return;
+    }
     diag_plain(c->diags, DIAG_ERROR, "%s:%u:%u: %s", c->src->module->nfiles > (int)pos.file
                                                           ? c->src->module->files[pos.file]
                                                           : "?",
@@ -359,6 +363,23 @@ static void collect_uses(Ctx *c, Block *b)
     }
 }
 
+/* A dot's planned layout (choose_dots, or IR text) is an accumulator's: a matrix instruction's of this
+ * target's kind, or blocked (FMAs, k_width 1). */
+static void check_dot_plans(Ctx *c, const Block *b)
+{
+    for (const Op *op = b->first; op && !c->failed; op = op->next) {
+        for (int r = 0; r < op->nregions; r++)
+            check_dot_plans(c, op->regions[r]);
+        const OpPlan *pl = op->plan;
+        if (op->code != OP_DOT || !pl || !(pl->set & (1u << PK_LAYOUT)))
+            continue;
+        const Layout *l = pl->layout;
+        LayoutKind mine = c->o->wave == 32 ? LAY_MMA : LAY_MFMA;
+        if (l->kind != mine && !(l->kind == LAY_BLOCKED && pl->v[PK_K_WIDTH] == 1))
+            fail(c, op->pos, "a dot's plan layout is this target's matrix-instruction layout, or blocked with k_width 1");
+    }
+}
+
 static void count_values(Block *b, int *n)
 {
     *n += b->nargs;
@@ -389,6 +410,9 @@ Func *assign_layouts(Arena *a, Func *tir, AxisTab *ax, Module *dst, LayoutTab *l
     c.pref = ARENA_ARRAY(a, const Layout *, c.nvals + 1);
     c.pref_state = ARENA_ARRAY(a, char, c.nvals + 1);
     collect_uses(&c, tir->body);
+    check_dot_plans(&c, tir->body);
+    if (c.failed)
+        return NULL;
     lay_attach_printer(c.tt);
     Func *f = tir_func_new(dst, FUNC_KERNEL, tir->name);
     f->opts = tir->opts;

@@ -1,5 +1,7 @@
-/* Which matrix instruction a dot gets, and how the waves split its tile (choose_dot, used by
- * assign_layouts and exposed for tests and the report).
+/* choose_dots: which matrix instruction each dot gets, and how the waves split its tile, as plan
+ * attributes on the dot of TIR (`layout = #mfma<...>`: its accumulator's layout; `k_width`: its
+ * operands' dot_op layouts), which assign_layouts reads (dot_layout_of). choose_dot is the choice for
+ * one dot, exposed for tests and the report.
  *
  * AMD: the MFMA of the element type by matrix_instr_nonkdim (16 or 32), its k_width with kpack, the
  * waves split for the least operand traffic. NVIDIA sm_90: wgmma (m64nNk16, 64 rows per warpgroup,
@@ -210,3 +212,53 @@ DotChoice choose_dot(const LirOptions *o, const Func *f, const Op *dot)
     return d;
 }
 
+
+/* ---- the pass ---- */
+
+/* The accumulator layout choose_dot's choice gives a dot, and its operands' k_width (1 with the FMA
+ * fallback's blocked accumulator). */
+static const Layout *chosen_layout(LayoutTab *lt, const LirOptions *o, const Func *f, const Op *dot, int *k_width)
+{
+    DotChoice d = choose_dot(o, f, dot);
+    *k_width = d.mfma ? d.k_width : 1;
+    if (d.mfma && d.nv)
+        return lay_mma(lt, d.instr, d.wpc);
+    if (d.mfma) /* transposed: a lane holds consecutive columns of the accumulator, so epilogues store
+                 * (or move through LDS) several elements at once */
+        return lay_mfma(lt, d.instr, d.im, d.in, d.ik, d.wpc, true);
+    const Type *t = dot->results[0].type;
+    return lay_default(lt, 2, t->shape, f->opts.num_warps, o->wave);
+}
+
+const Layout *dot_layout_of(LayoutTab *lt, const LirOptions *o, const Func *f, const Op *dot, int *k_width)
+{
+    const OpPlan *pl = dot->plan;
+    if (pl && (pl->set & (1u << PK_LAYOUT)) && (pl->set & (1u << PK_K_WIDTH))) {
+        *k_width = (int)pl->v[PK_K_WIDTH];
+        return pl->layout;
+    }
+    return chosen_layout(lt, o, f, dot, k_width);
+}
+
+static void choose_block(Arena *a, LayoutTab *lt, const LirOptions *o, const Func *f, Block *b)
+{
+    for (Op *op = b->first; op; op = op->next) {
+        for (int r = 0; r < op->nregions; r++)
+            choose_block(a, lt, o, f, op->regions[r]);
+        if (op->code != OP_DOT)
+            continue;
+        int kw;
+        const Layout *l = chosen_layout(lt, o, f, op, &kw);
+        if (!op->plan)
+            op->plan = ARENA_NEW(a, OpPlan);
+        op->plan->set |= 1u << PK_LAYOUT | 1u << PK_K_WIDTH;
+        op->plan->v[PK_K_WIDTH] = kw;
+        op->plan->layout = l;
+    }
+}
+
+void choose_dots(Arena *a, Func *f, LayoutTab *lt, const LirOptions *o)
+{
+    lay_attach_printer(f->module->types);
+    choose_block(a, lt, o, f, f->body);
+}

@@ -3,8 +3,8 @@
  * A load, store or atomic takes the coalesced layout its axis facts allow: `vec` elements of at most
  * 16 bytes per lane, contiguous, aligned and with the mask constant over them, fewer when the tile
  * would leave lanes idle; a B tile that feeds an MFMA dot is loaded with k_width rows per lane, so it
- * is written k-major to LDS in runs. A dot takes its instruction's accumulator layout (dot_choice.c)
- * and dot_op layouts for its operands, or a blocked one for the FMA fallback. A store of a value
+ * is written k-major to LDS in runs. A dot takes the accumulator layout choose_dots planned (its matrix
+ * instruction's, or a blocked one for the FMA fallback) and dot_op layouts for its operands. A store of a value
  * computed in an accumulator layout writes straight from it when a lane's run of columns is one
  * access (and, for NVIDIA's wgmma tiles, when shared memory would not give 16-byte stores). */
 #include "compiler/passes/assign_layouts.h"
@@ -76,27 +76,13 @@ const Layout *al_mem_layout(Ctx *c, const Op *op)
     return l;
 }
 
+/* The dot's accumulator layout as choose_dots planned it, its operands' dot_op layouts around it. */
 void al_dot_layouts(Ctx *c, const Op *dot, const Layout **acc, const Layout **la, const Layout **lb)
 {
-    DotChoice d = choose_dot(c->o, c->src, dot);
-    if (d.mfma && d.nv) {
-        *acc = lay_mma(c->lt, d.instr, d.wpc);
-        *la = lay_dot_op(c->lt, 0, *acc, d.k_width);
-        *lb = lay_dot_op(c->lt, 1, *acc, d.k_width);
-        return;
-    }
-    if (d.mfma) {
-        /* transposed: a lane holds consecutive columns of the accumulator, so epilogues store (or
-         * move through LDS) several elements at once */
-        *acc = lay_mfma(c->lt, d.instr, d.im, d.in, d.ik, d.wpc, true);
-        *la = lay_dot_op(c->lt, 0, *acc, d.k_width);
-        *lb = lay_dot_op(c->lt, 1, *acc, d.k_width);
-        return;
-    }
-    const Type *t = op_result((Op *)dot, 0)->type;
-    *acc = lay_default(c->lt, 2, t->shape, c->nw, c->o->wave);
-    *la = lay_dot_op(c->lt, 0, *acc, 1);
-    *lb = lay_dot_op(c->lt, 1, *acc, 1);
+    int kw;
+    *acc = dot_layout_of(c->lt, c->o, c->src, dot, &kw);
+    *la = lay_dot_op(c->lt, 0, *acc, kw);
+    *lb = lay_dot_op(c->lt, 1, *acc, kw);
 }
 
 /* Elements a lane holds consecutively along the last dimension in layout l (a run of register bits). */

@@ -4,8 +4,9 @@
  * what it takes). The driver runs the list on each kernel through one loop (driver.c, run_passes),
  * which dumps, verifies and times; `rkc -x tir --passes=NAME,...` runs chosen entries on IR text. An
  * analysis (compute_axis_info) keeps its result in PassState for the passes after it, until a pass
- * that changes the IR; a pass that needs it and finds none computes it itself, so every entry can run
- * alone. */
+ * that changes ops or values (setting plan attributes does not: choose_dots); a pass that needs it and
+ * finds none computes it itself, and assign_layouts chooses a dot that has no plan itself, so every
+ * entry can run alone. */
 #include <string.h>
 
 #include "compiler/passes/axis_info.h"
@@ -46,6 +47,12 @@ static bool run_axis_info(PassState *s, Func **f)
     return true;
 }
 
+static bool run_choose_dots(PassState *s, Func **f)
+{
+    choose_dots(s->a, *f, s->lt, &s->lo);
+    return true;
+}
+
 static bool run_assign_layouts(PassState *s, Func **f)
 {
     Func *lf = assign_layouts(s->a, *f, s->ax, s->lir, s->lt, &s->lo, s->diags);
@@ -79,6 +86,7 @@ static const Pass pipeline[] = {
     {"canonicalize", run_canonicalize, "pipeline", 0},
     {"compute_axis_info", run_axis_info, NULL, PASS_TIR | PASS_ANALYSIS | PASS_KERNEL},
     {"compute_remarks", run_remarks, NULL, PASS_TIR | PASS_ANALYSIS | PASS_REMARKS | PASS_KERNEL},
+    {"choose_dots", run_choose_dots, "choose_dots", PASS_TIR | PASS_ANALYSIS | PASS_KERNEL},
     {"assign_layouts", run_assign_layouts, "assign_layouts", PASS_TIR | PASS_KERNEL},
     {"canonicalize", run_canonicalize, NULL, 0},
     {"remove_converts", run_remove_converts, "remove_converts", PASS_LIR | PASS_KERNEL},

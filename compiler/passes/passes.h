@@ -7,9 +7,10 @@
  *   canonicalize        fold, CSE, dead code                       (compiler/tir/canonicalize.c)
  *   compute_axis_info   contiguity, divisibility, constancy        (axis_info.c)
  *   compute_remarks     accesses narrower than the widest, and why (remarks.c, rkc --remarks)
+ *   choose_dots         each dot's matrix instruction and waves,   (dot_choice.c)
+ *                       as its accumulator layout (plan attributes)
  *   assign_layouts      TIR -> LIR: anchors and rematerialisation  (assign_layouts.c, layout_anchors.c,
- *                                                                   layout_remat.c, target/nvptx/layout_async.c,
- *                                                                   dot_choice.c)
+ *                                                                   layout_remat.c, target/nvptx/layout_async.c)
  *   canonicalize
  *   remove_converts     cancels conversion chains                  (remove_converts.c)
  *   plan_async          sm_90's stage buffers, cp.async or TMA,    (target/nvptx: plan_async.c, tma_match.c)
@@ -55,6 +56,13 @@ bool dot_operand_next_dot(const Op *convert);
  * layouts). */
 void pipeline_loads(Func *f);
 
+/* Each dot's choice (choose_dot) as plan attributes: `layout`, its accumulator's layout, and `k_width`,
+ * its operands' (dot_choice.c). */
+void choose_dots(Arena *a, Func *f, LayoutTab *lt, const LirOptions *o);
+/* A dot's accumulator layout and its operands' k_width: its plan's (choose_dots), else chosen now (a
+ * pass run alone on IR text without choose_dots). */
+const Layout *dot_layout_of(LayoutTab *lt, const LirOptions *o, const Func *f, const Op *dot, int *k_width);
+
 /* The MFMA choice for a dot, exposed for tests and the report: instruction, shape and waves. */
 typedef struct DotChoice {
     bool mfma; /* a matrix instruction (AMD MFMA, or NVIDIA mma.sync when nv) */
@@ -85,7 +93,8 @@ typedef struct PassState {
 } PassState;
 
 enum {
-    PASS_ANALYSIS = 1, /* reads the IR, changes nothing: PassState.ax stays valid across it */
+    PASS_ANALYSIS = 1, /* changes no op or value (an analysis, or plan attributes only): PassState.ax
+                        * stays valid across it */
     PASS_TIR = 2,      /* takes layout-free TIR */
     PASS_LIR = 4,      /* takes LIR */
     PASS_REMARKS = 8,  /* runs only when remarks are asked for */

@@ -43,7 +43,10 @@
  *              | STRING                                msg
  *              | '[' [INT (',' INT)*] ']'              dims
  *              | INT                                   plan: stage_buffer stage stages stage_bytes
- *                                                      copy_groups tma tma_bars (any op)
+ *                                                      copy_groups tma tma_bars wgmma lds defer
+ *                                                      k_width
+ *              | '#' LAYOUT                            plan: layout (a dot's accumulator, read for
+ *                                                      the op's result type once that is parsed)
  *              | VALUE                                 plan: front
  *              | '[' [lin (',' lin)*] ']'              plan: tma_coord
  *              | '[' [VALUE (',' VALUE)*] ']'          plan: tma_pred
@@ -115,6 +118,8 @@ typedef struct P {
     Tok *res, *opnds, *args;
     const Type **types_, **argtypes;
     int capres, capopnds, capargs, captypes, capargtypes;
+    const char *plan_layout; /* the op's plan layout text, read once its result type is known */
+    uint32_t plan_layout_off;
 } P;
 
 static _Noreturn void fail(P *p, uint32_t off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -395,7 +400,18 @@ static const Type *parse_type(P *p)
 
 /* A layout after '#': the text up to the '>' that closes its first '<' (nesting counted, one line),
  * read by the layout module's parser (TypeTab.parse_layout); the layout interned there. */
+static const char *layout_text(P *p, uint32_t *at);
+static const Layout *read_layout(P *p, const char *text, uint32_t at, int rank, const int64_t *shape);
+
 static const Layout *parse_layout(P *p, int rank, const int64_t *shape)
+{
+    uint32_t at;
+    const char *text = layout_text(p, &at);
+    return read_layout(p, text, at, rank, shape);
+}
+
+/* The layout's text (NUL-terminated, in the arena), *at its offset; the token after it is current. */
+static const char *layout_text(P *p, uint32_t *at)
 {
     uint32_t off = p->tok.off, start = p->pos, i = start;
     if (!p->types->parse_layout)
@@ -412,12 +428,18 @@ static const Layout *parse_layout(P *p, int rank, const int64_t *shape)
     char *buf = arena_alloc(p->a, i + 2 - start);
     memcpy(buf, p->text + start, i + 1 - start);
     buf[i + 1 - start] = 0;
-    const char *why = NULL;
-    const Layout *l = p->types->parse_layout(p->types->parse_layout_ud, buf, rank, shape, &why);
-    if (!l)
-        fail(p, start, "%s", why ? why : "a malformed layout");
     p->pos = i + 1;
     next(p);
+    *at = start;
+    return buf;
+}
+
+static const Layout *read_layout(P *p, const char *text, uint32_t at, int rank, const int64_t *shape)
+{
+    const char *why = NULL;
+    const Layout *l = p->types->parse_layout(p->types->parse_layout_ud, text, rank, shape, &why);
+    if (!l)
+        fail(p, at, "%s", why ? why : "a malformed layout");
     return l;
 }
 
@@ -608,6 +630,12 @@ static void parse_plan_key(P *p, OpPlan *pl, int k, uint32_t off)
     }
     if (k == PK_FRONT) {
         pl->front = plan_value(p);
+        return;
+    }
+    if (k == PK_LAYOUT) {
+        if (!at_punct(p, '#'))
+            fail(p, p->tok.off, "expected '#' and a layout");
+        p->plan_layout = layout_text(p, &p->plan_layout_off);
         return;
     }
     expect(p, '[', " before the list");
@@ -853,6 +881,7 @@ static void parse_op(P *p, Block *b)
     unsigned seen = 0;
     RawValue raw = {0};
     OpPlan *plan = NULL;
+    p->plan_layout = NULL;
     if (at_punct(p, '{') && peek(p, 1).kind == T_IDENT && is_punct(peek(p, 2), p, '='))
         parse_attrs(p, code, &at, &seen, &raw, &plan);
     unsigned missing = info->attrs & ~seen & ~(unsigned)A_OPTIONAL;
@@ -876,6 +905,11 @@ static void parse_op(P *p, Block *b)
     if (ntypes != nres)
         fail(p, name.off, "'%s' has %d result%s but %d result type%s", info->name, nres, plural(nres), ntypes,
              plural(ntypes));
+    if (p->plan_layout) { /* a layout for the op's (tile) result */
+        if (nres != 1 || p->types_[0]->kind != TY_TILE)
+            fail(p, p->plan_layout_off, "a plan layout is for an op with one tile result");
+        plan->layout = read_layout(p, p->plan_layout, p->plan_layout_off, p->types_[0]->rank, p->types_[0]->shape);
+    }
 
     Op *op = tir_op_new(p->f, code, p->types_, nres, NULL, 0);
     if (nopnds) {

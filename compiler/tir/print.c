@@ -311,6 +311,10 @@ static void put_plan(Printer *p, const OpPlan *pl, bool first)
             strbuf_printf(o, "%lld", (long long)pl->v[k]);
         } else if (k == PK_FRONT) {
             put_value(p, pl->front);
+        } else if (k == PK_LAYOUT) {
+            strbuf_ch(o, '#');
+            strbuf_str(o, pl->layout && p->types && p->types->print_layout ? p->types->print_layout(p->a, pl->layout)
+                                                                          : "?");
         } else {
             int n = k == PK_TMA_COORD ? pl->ncoord : pl->npred;
             strbuf_ch(o, '[');

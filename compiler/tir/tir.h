@@ -127,9 +127,10 @@ typedef struct Attrs {
 } Attrs;
 
 /* ---- plan attributes ----
- * What a planning pass decided for the lowering to translate (plan_async: sm_90's stage buffers, their
- * TMA copies, wgmma or mma.sync; allocate_lds: LDS offsets and deferred dot operands), kept on the op it concerns, printed and parsed with the op's attributes; NULL on
- * ops without one. Values named here (a ring's front, a copy's coordinates and conditions) are
+ * What a planning pass decided for the passes after it or the lowering to translate (choose_dots: a
+ * dot's matrix instruction and waves, read by assign_layouts; plan_async: sm_90's stage buffers, their
+ * TMA copies, wgmma or mma.sync; allocate_lds: LDS offsets and deferred dot operands), kept on the op
+ * it concerns, printed and parsed with the op's attributes; NULL on ops without one. Values named here (a ring's front, a copy's coordinates and conditions) are
  * defined before the op. */
 enum { PLAN_LIN_MAX = 6, PLAN_MAX_PRED = 4 };
 
@@ -155,10 +156,13 @@ typedef enum PlanKey {
     PK_LDS,          /* op that may use LDS scratch (allocate_lds): where the free LDS starts; absent: 0 */
     PK_DEFER,        /* convert_layout (allocate_lds): 1, the dot operand is left in LDS for its dot; 2, with
                       * room for DEFER_PAD_BYTES of padding after each row (lower_convert.c) */
+    PK_K_WIDTH,      /* dot of TIR (choose_dots): the k_width of its operands' dot_op layouts */
     PK_NINT,
     PK_FRONT = PK_NINT, /* load of a loop: the carried handle its dot reads */
     PK_TMA_COORD,       /* load, TMA: the box's first element, inner dimension first */
     PK_TMA_PRED,        /* load, TMA: the copy happens when all hold (uniform bools) */
+    PK_LAYOUT,          /* dot of TIR (choose_dots): its accumulator's layout (the matrix instruction and
+                         * the waves' split, or blocked for FMAs), `layout = #mfma<...>` in text */
     PK_COUNT
 } PlanKey;
 
@@ -169,6 +173,7 @@ typedef struct OpPlan {
     int ncoord, npred;
     PlanLin coord[3];
     Value *pred[PLAN_MAX_PRED];
+    const Layout *layout;
 } OpPlan;
 
 extern const char *const tir_plan_names[PK_COUNT];

@@ -36,7 +36,7 @@ const char *const tir_attr_names[TIR_NATTRS] = {"value", "axis", "pred", "kind",
                                                 "n",     "sem",  "scope", "msg", "dims", "reverse", "exclusive"};
 const char *const tir_plan_names[PK_COUNT] = {"stage_buffer", "stage", "stages", "stage_bytes", "copy_groups",
                                               "tma",          "tma_bars", "wgmma", "lds",    "defer",
-                                              "front",        "tma_coord", "tma_pred"};
+                                              "k_width",      "front",    "tma_coord", "tma_pred", "layout"};
 
 const char *tir_shape_problem(int rank, const int64_t *shape)
 {
@@ -799,7 +799,7 @@ static void verify_plan(V *v, const Op *op)
     unsigned allowed = 0;
     switch (op->code) {
     case OP_LOAD: allowed = stage; break;
-    case OP_DOT: allowed = 1u << PK_WGMMA; break;
+    case OP_DOT: allowed = 1u << PK_WGMMA | 1u << PK_K_WIDTH | 1u << PK_LAYOUT; break;
     case OP_CONVERT_LAYOUT: allowed = 1u << PK_LDS | 1u << PK_DEFER; break;
     case OP_RESHAPE:
     case OP_PERMUTE:
@@ -813,6 +813,10 @@ static void verify_plan(V *v, const Op *op)
     for (int k = 0; k < PK_COUNT; k++)
         if ((pl->set & (1u << k)) && !(allowed & (1u << k)))
             err(v, op, "has no plan attribute '%s'", tir_plan_names[k]);
+    unsigned choice = pl->set & (1u << PK_K_WIDTH | 1u << PK_LAYOUT);
+    if (choice && (choice != (1u << PK_K_WIDTH | 1u << PK_LAYOUT) || pl->v[PK_K_WIDTH] < 1 ||
+                   pl->v[PK_K_WIDTH] > 64 || !pl->layout))
+        err(v, op, "its plan's layout and k_width (1 to 64) go together");
     bool live = !(pl->set & (1u << PK_FRONT)) || (pl->front && is_live(v, pl->front));
     for (int i = 0; i < pl->ncoord && i < 3; i++)
         for (int j = 0; j < pl->coord[i].n && j < PLAN_LIN_MAX; j++)

@@ -20,7 +20,8 @@ static bool flows_to_mma_operand(Ctx *c, const Value *v, int depth, bool only_b)
         Op *op = u->op;
         const Value *next = NULL;
         if (op->code == OP_DOT && u->idx < 2) {
-            if (!choose_dot(c->o, c->src, op).nv || (only_b && u->idx != 1))
+            int kw;
+            if (dot_layout_of(c->lt, c->o, c->src, op, &kw)->kind != LAY_MMA || (only_b && u->idx != 1))
                 return false;
             continue;
         }
