@@ -80,7 +80,8 @@ int rt_write_file(const char *path, const void *data, size_t n)
     return rt_out_close(&o);
 }
 
-char *rt_read_file_with(const Allocator *al, const char *path, size_t max, size_t *len, int *err)
+/* The reader: the whole file, or with head its first max bytes. */
+static char *read_regular(const Allocator *al, const char *path, size_t max, bool head, size_t *len, int *err)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     struct stat st;
@@ -91,12 +92,12 @@ char *rt_read_file_with(const Allocator *al, const char *path, size_t max, size_
             close(fd);
         return NULL;
     }
-    if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > max) {
+    if (!S_ISREG(st.st_mode) || ((uint64_t)st.st_size > max && !head)) {
         *err = S_ISREG(st.st_mode) ? EFBIG : EINVAL;
         close(fd);
         return NULL;
     }
-    size_t size = (size_t)st.st_size, n = 0;
+    size_t size = (uint64_t)st.st_size > max ? max : (size_t)st.st_size, n = 0;
     char *buf = arena_alloc_raw(al, size + 1);
     if (!buf) {
         *err = ENOMEM;
@@ -130,6 +131,16 @@ char *rt_read_file_with(const Allocator *al, const char *path, size_t max, size_
     buf[n] = 0;
     *len = n;
     return buf;
+}
+
+char *rt_read_file_with(const Allocator *al, const char *path, size_t max, size_t *len, int *err)
+{
+    return read_regular(al, path, max, false, len, err);
+}
+
+char *rt_read_file_head(const Allocator *al, const char *path, size_t max, size_t *len, int *err)
+{
+    return read_regular(al, path, max, true, len, err);
 }
 
 char *rt_read_file(const char *path, size_t max, size_t *len, int *err)

@@ -46,5 +46,8 @@ char *rt_read_file(const char *path, size_t max, size_t *len, int *err);
 /* The same with the memory from an allocator hook (the library's own reads: all of its memory comes
  * through the context's hook); free it with arena_free_raw(al, p, *len + 1). */
 char *rt_read_file_with(const Allocator *al, const char *path, size_t max, size_t *len, int *err);
+/* The first max bytes of the regular file at path (all of it when smaller), as rt_read_file_with but
+ * never refused for its size: a tool's messages (compiler/codegen/codegen_link.c). */
+char *rt_read_file_head(const Allocator *al, const char *path, size_t max, size_t *len, int *err);
 
 #endif

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "codegen.h"
+#include "support/files.h"
 
 extern char **environ;
 
@@ -155,33 +156,27 @@ static bool write_file(const char *path, const void *data, size_t size, Arena *a
     return true;
 }
 
-/* Reads at most `max` bytes of a file (NUL-terminated, in the arena); NULL if it cannot be read. */
-static char *read_file(const char *path, size_t max, Arena *a, size_t *size)
+/* The arena as an allocator hook: its memory is freed all at once, so a free does nothing. */
+static void *from_arena(void *ud, void *ptr, size_t osize, size_t nsize)
 {
-    /* the buffer before the descriptor: an allocation failure may leave this function by longjmp */
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-        return NULL;
-    size_t want = (size_t)st.st_size < max ? (size_t)st.st_size : max;
-    char *buf = arena_alloc(a, want + 1);
-    if (!buf)
-        return NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    size_t got = 0;
-    while (got < want) {
-        ssize_t n = read(fd, buf + got, want - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
-    close(fd);
-    buf[got] = 0;
-    *size = got;
-    return buf;
+    return nsize ? arena_realloc(ud, ptr, osize, nsize) : NULL;
+}
+
+/* A file a tool wrote, NUL-terminated in the arena, through support's reader: the whole file (at most
+ * `max` bytes, else NULL), or with `head` its first `max` bytes (the tool's messages); NULL if it
+ * cannot be read. The arena's recovery point is held back while the reader has the file open, so an
+ * allocation failure closes it first and then jumps there. */
+static char *read_file(const char *path, size_t max, bool head, Arena *a, size_t *size)
+{
+    jmp_buf *oom = a->oom;
+    a->oom = NULL;
+    Allocator al = {from_arena, a};
+    int err;
+    char *text = head ? rt_read_file_head(&al, path, max, size, &err) : rt_read_file_with(&al, path, max, size, &err);
+    a->oom = oom;
+    if (!text && err == ENOMEM && oom)
+        longjmp(*oom, 1);
+    return text;
 }
 
 /* ---- running a tool --------------------------------------------------------------------------- */
@@ -217,7 +212,7 @@ static CgStatus run_tool(const char *what, char *const argv[], const char *errpa
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return CG_OK;
     size_t n = 0;
-    char *text = read_file(errpath, STDERR_MAX, a, &n);
+    char *text = read_file(errpath, STDERR_MAX, true, a, &n);
     while (text && n && (text[n - 1] == '\n' || text[n - 1] == ' '))
         text[--n] = 0;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && n == 0)
@@ -300,7 +295,7 @@ static CgStatus link_in(Workdir *w, const Target *t, const char *lld, const void
     if (st == CG_OK)
         st = run_tool("ld.lld", argv, errpath, a, err, cpu_ms);
     if (st == CG_OK) {
-        *bin = read_file(outpath, (size_t)1 << 30, a, bin_size);
+        *bin = read_file(outpath, (size_t)1 << 30, false, a, bin_size);
         if (!*bin) {
             *err = arena_printf(a, "ld.lld succeeded but left no %s", outpath);
             st = CG_ERR_TOOL;
@@ -351,7 +346,7 @@ static CgStatus ptxas_in(Workdir *w, const Target *t, const char *ptxas, const c
     char *arch = arena_printf(a, "-arch=%s", t->cpu);
     char *argv[] = {(char *)ptxas, arch, "-o", (char *)outpath, (char *)in, NULL};
     CgStatus st = write_file(in, ptx, len, a, err) ? run_tool("ptxas", argv, errpath, a, err, NULL) : CG_ERR_TOOL;
-    if (st == CG_OK && !(*cubin = read_file(outpath, (size_t)1 << 30, a, size))) {
+    if (st == CG_OK && !(*cubin = read_file(outpath, (size_t)1 << 30, false, a, size))) {
         *err = arena_printf(a, "ptxas succeeded but left no %s", outpath);
         st = CG_ERR_TOOL;
     }

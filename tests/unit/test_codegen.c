@@ -10,6 +10,7 @@
  * timings the driver's budget depends on (printed). Skips (77) without ld.lld from LLVM 22.
  * tests/unit/test_codegen_allow.c checks the intrinsic allow-lists one intrinsic at a time. */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Linker.h>
 #include <llvm-c/TargetMachine.h>
@@ -627,6 +628,17 @@ static void test_linker_errors(void)
     m = store_module(c, t, "k");
     CHECK(codegen_module(t, m, 3, CG_WANT_BINARY, &a, &r, &err) == CG_ERR_TOOL && has(err, "exit status 3") &&
               has(err, "something about the input"), "%s", err);
+    LLVMDisposeModule(m);
+    /* a tool that writes more than the message keeps: its first 4096 bytes (support's reader, head) */
+    fd = open(script, O_WRONLY | O_TRUNC);
+    body = "#!/bin/sh\necho 'error: the first line' >&2\ni=0\nwhile [ $i -lt 300 ]; do echo "
+           "'padding padding padding padding' >&2; i=$((i+1)); done\nexit 3\n";
+    CHECK(fd >= 0 && write(fd, body, strlen(body)) == (ssize_t)strlen(body), "script");
+    close(fd);
+    m = store_module(c, t, "k");
+    CHECK(codegen_module(t, m, 3, CG_WANT_BINARY, &a, &r, &err) == CG_ERR_TOOL && has(err, "error: the first line") &&
+              has(err, "padding") && strlen(err) < 4096 + 64,
+          "%.200s (%zu bytes)", err, strlen(err));
     LLVMDisposeModule(m);
     unlink(script);
 
