@@ -363,20 +363,38 @@ static void collect_uses(Ctx *c, Block *b)
     }
 }
 
-/* A dot's planned layout (choose_dots, or IR text) is an accumulator's: a matrix instruction's of this
- * target's kind, or blocked (FMAs, k_width 1). */
-static void check_dot_plans(Ctx *c, const Block *b)
+/* Are a layout's waves (and for blocked, its lanes) the kernel's? */
+static bool fits_kernel(const Ctx *c, const Layout *l)
+{
+    int64_t waves = 1, lanes = 1;
+    int n = l->kind == LAY_BLOCKED ? l->rank : 2;
+    for (int d = 0; d < n; d++) {
+        waves *= l->wpc[d];
+        lanes *= l->tpw[d];
+    }
+    return waves == c->nw && (l->kind != LAY_BLOCKED || lanes == c->o->wave);
+}
+
+/* A planned layout (choose_dots, coalesce, or IR text) is one this pass can follow: a dot's is an
+ * accumulator's (a matrix instruction's of this target's kind, or blocked with k_width 1: FMAs), a
+ * memory op's blocked; their waves and lanes are the kernel's. */
+static void check_plans(Ctx *c, const Block *b)
 {
     for (const Op *op = b->first; op && !c->failed; op = op->next) {
         for (int r = 0; r < op->nregions; r++)
-            check_dot_plans(c, op->regions[r]);
+            check_plans(c, op->regions[r]);
         const OpPlan *pl = op->plan;
-        if (op->code != OP_DOT || !pl || !(pl->set & (1u << PK_LAYOUT)))
+        if (!pl || !(pl->set & (1u << PK_LAYOUT)))
             continue;
         const Layout *l = pl->layout;
         LayoutKind mine = c->o->wave == 32 ? LAY_MMA : LAY_MFMA;
-        if (l->kind != mine && !(l->kind == LAY_BLOCKED && pl->v[PK_K_WIDTH] == 1))
+        if (op->code == OP_DOT && l->kind != mine && !(l->kind == LAY_BLOCKED && pl->v[PK_K_WIDTH] == 1))
             fail(c, op->pos, "a dot's plan layout is this target's matrix-instruction layout, or blocked with k_width 1");
+        else if (op->code != OP_DOT && l->kind != LAY_BLOCKED)
+            fail(c, op->pos, "a memory access's plan layout is blocked");
+        else if (!fits_kernel(c, l))
+            fail(c, op->pos, arena_printf(c->a, "a plan layout for another number of waves or lanes than the kernel's %d of %d",
+                                          c->nw, c->o->wave));
     }
 }
 
@@ -390,27 +408,32 @@ static void count_values(Block *b, int *n)
     }
 }
 
+void al_ctx_init(Ctx *c, Arena *a, Func *tir, AxisTab *ax, LayoutTab *lt, const LirOptions *o, Diags *diags)
+{
+    memset(c, 0, sizeof *c);
+    c->a = a;
+    c->tt = tir->module->types;
+    c->lt = lt;
+    c->o = o;
+    c->diags = diags;
+    c->src = tir;
+    c->nw = tir->opts.num_warps;
+    c->ax = ax ? ax : compute_axis_info(a, tir); /* numbers the values (Value.scratch) */
+    count_values(tir->body, &c->nvals);
+    c->fixed = ARENA_ARRAY(a, Value *, c->nvals + 1);
+    c->memo = ARENA_ARRAY(a, Memo *, c->nvals + 1);
+    c->uses = ARENA_ARRAY(a, Use *, c->nvals + 1);
+    c->pref = ARENA_ARRAY(a, const Layout *, c->nvals + 1);
+    c->pref_state = ARENA_ARRAY(a, char, c->nvals + 1);
+    collect_uses(c, tir->body);
+}
+
 Func *assign_layouts(Arena *a, Func *tir, AxisTab *ax, Module *dst, LayoutTab *lt, const LirOptions *o,
                      Diags *diags)
 {
     Ctx c;
-    memset(&c, 0, sizeof c);
-    c.a = a;
-    c.tt = tir->module->types;
-    c.lt = lt;
-    c.o = o;
-    c.diags = diags;
-    c.src = tir;
-    c.nw = tir->opts.num_warps;
-    c.ax = ax ? ax : compute_axis_info(a, tir); /* numbers the values (Value.scratch) */
-    count_values(tir->body, &c.nvals);
-    c.fixed = ARENA_ARRAY(a, Value *, c.nvals + 1);
-    c.memo = ARENA_ARRAY(a, Memo *, c.nvals + 1);
-    c.uses = ARENA_ARRAY(a, Use *, c.nvals + 1);
-    c.pref = ARENA_ARRAY(a, const Layout *, c.nvals + 1);
-    c.pref_state = ARENA_ARRAY(a, char, c.nvals + 1);
-    collect_uses(&c, tir->body);
-    check_dot_plans(&c, tir->body);
+    al_ctx_init(&c, a, tir, ax, lt, o, diags);
+    check_plans(&c, tir->body);
     if (c.failed)
         return NULL;
     lay_attach_printer(c.tt);

@@ -69,8 +69,13 @@ bool al_encloses(Block *outer, Block *inner);
 IP al_hoist(Ctx *c, IP ip, const Value *tirv);
 Op *al_emit_at(Ctx *c, IP ip, OpCode code, const Type *rt, Value **ops, int nops);
 
+/* assign_layouts.c: the state over a TIR function (its values numbered by the axis analysis `ax`,
+ * computed when NULL; the uses of each) */
+void al_ctx_init(Ctx *c, Arena *a, Func *tir, AxisTab *ax, LayoutTab *lt, const LirOptions *o, Diags *diags);
+
 /* layout_anchors.c: the layouts of loads, stores, atomics and dots */
-const Layout *al_mem_layout(Ctx *c, const Op *op);
+const Layout *al_coalesced_layout(Ctx *c, const Op *op); /* chosen now (coalesce) */
+const Layout *al_mem_layout(Ctx *c, const Op *op);       /* as planned, else chosen now */
 void al_dot_layouts(Ctx *c, const Op *dot, const Layout **acc, const Layout **la, const Layout **lb);
 const Layout *al_store_in_place(Ctx *c, const Op *st);
 

@@ -1,6 +1,7 @@
 /* The layouts of anchors: the ops whose layout is chosen rather than derived.
  *
- * A load, store or atomic takes the coalesced layout its axis facts allow: `vec` elements of at most
+ * A load, store or atomic takes the layout the pass coalesce planned (al_coalesced_layout, when it
+ * has no plan): the coalesced layout its axis facts allow, `vec` elements of at most
  * 16 bytes per lane, contiguous, aligned and with the mask constant over them, fewer when the tile
  * would leave lanes idle; a B tile that feeds an MFMA dot is loaded with k_width rows per lane, so it
  * is written k-major to LDS in runs. A dot takes the accumulator layout choose_dots planned (its matrix
@@ -43,7 +44,7 @@ static int b_operand_rows(Ctx *c, const Op *ld)
     return b_operand_rows_of(c, &ld->results[0], 0);
 }
 
-const Layout *al_mem_layout(Ctx *c, const Op *op)
+const Layout *al_coalesced_layout(Ctx *c, const Op *op)
 {
     const Value *ptr = op->operands[0];
     const Type *t = ptr->type;
@@ -74,6 +75,13 @@ const Layout *al_mem_layout(Ctx *c, const Op *op)
         l = lay_blocked(c->lt, 2, spt, l->tpw, l->wpc, l->order);
     }
     return l;
+}
+
+/* A memory op's layout as coalesce planned it, else chosen now (assign_layouts run alone). */
+const Layout *al_mem_layout(Ctx *c, const Op *op)
+{
+    const OpPlan *pl = op->plan;
+    return pl && (pl->set & (1u << PK_LAYOUT)) ? pl->layout : al_coalesced_layout(c, op);
 }
 
 /* The dot's accumulator layout as choose_dots planned it, its operands' dot_op layouts around it. */

@@ -53,6 +53,14 @@ static bool run_choose_dots(PassState *s, Func **f)
     return true;
 }
 
+static bool run_coalesce(PassState *s, Func **f)
+{
+    if (!s->ax)
+        s->ax = compute_axis_info(s->a, *f);
+    coalesce(s->a, *f, s->ax, s->lt, &s->lo);
+    return true;
+}
+
 static bool run_assign_layouts(PassState *s, Func **f)
 {
     Func *lf = assign_layouts(s->a, *f, s->ax, s->lir, s->lt, &s->lo, s->diags);
@@ -87,6 +95,7 @@ static const Pass pipeline[] = {
     {"compute_axis_info", run_axis_info, NULL, PASS_TIR | PASS_ANALYSIS | PASS_KERNEL},
     {"compute_remarks", run_remarks, NULL, PASS_TIR | PASS_ANALYSIS | PASS_REMARKS | PASS_KERNEL},
     {"choose_dots", run_choose_dots, "choose_dots", PASS_TIR | PASS_ANALYSIS | PASS_KERNEL},
+    {"coalesce", run_coalesce, "coalesce", PASS_TIR | PASS_ANALYSIS | PASS_KERNEL},
     {"assign_layouts", run_assign_layouts, "assign_layouts", PASS_TIR | PASS_KERNEL},
     {"canonicalize", run_canonicalize, NULL, 0},
     {"remove_converts", run_remove_converts, "remove_converts", PASS_LIR | PASS_KERNEL},

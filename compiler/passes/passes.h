@@ -9,6 +9,8 @@
  *   compute_remarks     accesses narrower than the widest, and why (remarks.c, rkc --remarks)
  *   choose_dots         each dot's matrix instruction and waves,   (dot_choice.c)
  *                       as its accumulator layout (plan attributes)
+ *   coalesce            each memory access's layout (a plan        (coalesce.c, layout_anchors.c)
+ *                       attribute)
  *   assign_layouts      TIR -> LIR: anchors and rematerialisation  (assign_layouts.c, layout_anchors.c,
  *                                                                   layout_remat.c, target/nvptx/layout_async.c)
  *   canonicalize
@@ -62,6 +64,10 @@ void choose_dots(Arena *a, Func *f, LayoutTab *lt, const LirOptions *o);
 /* A dot's accumulator layout and its operands' k_width: its plan's (choose_dots), else chosen now (a
  * pass run alone on IR text without choose_dots). */
 const Layout *dot_layout_of(LayoutTab *lt, const LirOptions *o, const Func *f, const Op *dot, int *k_width);
+
+/* Each tile load's, store's and atomic's layout as the plan attribute `layout` (coalesce.c); `ax` is
+ * the axis analysis of f, or NULL to compute it here. */
+void coalesce(Arena *a, Func *f, AxisTab *ax, LayoutTab *lt, const LirOptions *o);
 
 /* The MFMA choice for a dot, exposed for tests and the report: instruction, shape and waves. */
 typedef struct DotChoice {

@@ -45,8 +45,9 @@
  *              | INT                                   plan: stage_buffer stage stages stage_bytes
  *                                                      copy_groups tma tma_bars wgmma lds defer
  *                                                      k_width
- *              | '#' LAYOUT                            plan: layout (a dot's accumulator, read for
- *                                                      the op's result type once that is parsed)
+ *              | '#' LAYOUT                            plan: layout (a dot's accumulator, a memory
+ *                                                      access's tile; read for the op's result
+ *                                                      type, or its first operand's, once known)
  *              | VALUE                                 plan: front
  *              | '[' [lin (',' lin)*] ']'              plan: tma_coord
  *              | '[' [VALUE (',' VALUE)*] ']'          plan: tma_pred
@@ -905,10 +906,12 @@ static void parse_op(P *p, Block *b)
     if (ntypes != nres)
         fail(p, name.off, "'%s' has %d result%s but %d result type%s", info->name, nres, plural(nres), ntypes,
              plural(ntypes));
-    if (p->plan_layout) { /* a layout for the op's (tile) result */
-        if (nres != 1 || p->types_[0]->kind != TY_TILE)
-            fail(p, p->plan_layout_off, "a plan layout is for an op with one tile result");
-        plan->layout = read_layout(p, p->plan_layout, p->plan_layout_off, p->types_[0]->rank, p->types_[0]->shape);
+    if (p->plan_layout) { /* a layout for the op's tile result, or (a store) its first operand's tile */
+        const Value *first = nopnds ? lookup(p, p->opnds[0]) : NULL;
+        const Type *t = nres == 1 ? p->types_[0] : first ? first->type : NULL;
+        if (!t || t->kind != TY_TILE)
+            fail(p, p->plan_layout_off, "a plan layout is for an op with a tile result or a tile first operand");
+        plan->layout = read_layout(p, p->plan_layout, p->plan_layout_off, t->rank, t->shape);
     }
 
     Op *op = tir_op_new(p->f, code, p->types_, nres, NULL, 0);

@@ -787,9 +787,10 @@ static OpCode region_terminator(const Op *op, int region)
     return op->code == OP_WHILE && region == 0 ? OP_CONDITION : OP_YIELD;
 }
 
-/* Plan attributes (tir.h, OpPlan): the loads' stage buffers and copies, the dots' wgmma, the LDS
- * offsets of the ops that may take scratch and the deferred converts; the values they name are in
- * scope at the op. */
+/* Plan attributes (tir.h, OpPlan): the memory accesses' layouts (coalesce) and the dots' choices
+ * (choose_dots) in TIR; the loads' stage buffers and copies, the dots' wgmma, the LDS offsets of the
+ * ops that may take scratch and the deferred converts in LIR; the values they name are in scope at
+ * the op. */
 static void verify_plan(V *v, const Op *op)
 {
     const OpPlan *pl = op->plan;
@@ -798,24 +799,25 @@ static void verify_plan(V *v, const Op *op)
                       1u << PK_TMA_PRED);
     unsigned allowed = 0;
     switch (op->code) {
-    case OP_LOAD: allowed = stage; break;
+    case OP_LOAD: allowed = stage | 1u << PK_LAYOUT; break;
+    case OP_STORE: allowed = 1u << PK_LAYOUT; break;
     case OP_DOT: allowed = 1u << PK_WGMMA | 1u << PK_K_WIDTH | 1u << PK_LAYOUT; break;
     case OP_CONVERT_LAYOUT: allowed = 1u << PK_LDS | 1u << PK_DEFER; break;
+    case OP_ATOMIC_RMW:
+    case OP_ATOMIC_CAS: allowed = 1u << PK_LDS | 1u << PK_LAYOUT; break;
     case OP_RESHAPE:
     case OP_PERMUTE:
     case OP_REDUCE:
     case OP_ARGREDUCE:
-    case OP_SCAN:
-    case OP_ATOMIC_RMW:
-    case OP_ATOMIC_CAS: allowed = 1u << PK_LDS; break;
+    case OP_SCAN: allowed = 1u << PK_LDS; break;
     default: break;
     }
     for (int k = 0; k < PK_COUNT; k++)
         if ((pl->set & (1u << k)) && !(allowed & (1u << k)))
             err(v, op, "has no plan attribute '%s'", tir_plan_names[k]);
     unsigned choice = pl->set & (1u << PK_K_WIDTH | 1u << PK_LAYOUT);
-    if (choice && (choice != (1u << PK_K_WIDTH | 1u << PK_LAYOUT) || pl->v[PK_K_WIDTH] < 1 ||
-                   pl->v[PK_K_WIDTH] > 64 || !pl->layout))
+    if (op->code == OP_DOT && choice &&
+        (choice != (1u << PK_K_WIDTH | 1u << PK_LAYOUT) || pl->v[PK_K_WIDTH] < 1 || pl->v[PK_K_WIDTH] > 64 || !pl->layout))
         err(v, op, "its plan's layout and k_width (1 to 64) go together");
     bool live = !(pl->set & (1u << PK_FRONT)) || (pl->front && is_live(v, pl->front));
     for (int i = 0; i < pl->ncoord && i < 3; i++)

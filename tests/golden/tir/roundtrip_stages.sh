@@ -12,7 +12,7 @@ for f in "$root"/examples/*.tile "$root"/bench/kernels/*.tile; do
   for t in gfx942 sm_90; do
     d="$tmp/$(basename "$f" .tile).$t"
     mkdir -p "$d"
-    if ! RK_DUMP_IR=tir,pipeline,choose_dots,assign_layouts,remove_converts,plan_async,allocate_lds,lir RK_DUMP_DIR="$d" \
+    if ! RK_DUMP_IR=tir,pipeline,choose_dots,coalesce,assign_layouts,remove_converts,plan_async,allocate_lds,lir RK_DUMP_DIR="$d" \
          "$rkc" "$f" --target=$t --emit=lir -o /dev/null -I "$root/examples" 2>"$d/err"; then
       echo "cannot compile $f for $t:"; cat "$d/err"; bad=$((bad + 1)); continue
     fi
