@@ -61,13 +61,21 @@ enum { MAX_ACCESSES_PER_LANE = 256, MAX_REGS_PER_LANE = 4096 };
  * a loop counts once: it is code that costs, not its runs), end the lowering past this sum, at the op
  * that passes it. The largest kernel of the ISA snapshot, Triton's attention backward, has 471. */
 enum { MAX_ACCESSES_PER_KERNEL = 1024 };
+/* And the registers of all of a kernel's values: LLVM's SLP vectorizer takes time quadratic in a
+ * basic block's arithmetic, so a chain of 100 multiply-adds on 64 elements a lane (25,922 registers)
+ * took 3.7 s for gfx942, 200 of them 20 s and 400 100 s. Past this sum the lowering stops at the op
+ * that passes it (at it, 31 multiply-adds on 256 elements a lane take 6 s); the largest kernel of the
+ * ISA snapshot and the tests makes 7,000. */
+enum { MAX_REGS_PER_KERNEL = 24576 };
 
 bool lower_budget(Lower *L, int n, bool access)
 {
     int limit = access ? MAX_ACCESSES_PER_LANE : MAX_REGS_PER_LANE;
     if (L->failed)
         return false;
-    if (n <= limit && !(access && (L->lane_accesses += n) > MAX_ACCESSES_PER_KERNEL))
+    bool over_sum = access ? (L->lane_accesses += n) > MAX_ACCESSES_PER_KERNEL
+                           : (L->lane_regs += n) > MAX_REGS_PER_KERNEL;
+    if (n <= limit && !over_sum)
         return true;
     const Op *op = L->op;
     const Type *t = op && op->nres ? op->results[0].type : op && op->nopnds ? op->operands[0]->type : NULL;
@@ -75,12 +83,18 @@ bool lower_budget(Lower *L, int n, bool access)
     if (hash)
         *hash = 0; /* the type without its layout */
     const char *what = access && op ? arena_printf(L->a, "%s of %s", op_info(op)->name, ts) : ts;
-    if (n <= limit)
+    if (n <= limit && access)
         lower_error(L,
                     "this %s brings the kernel's memory accesses to %d elements in each of the %d lanes of a "
                     "program, more than the %d rk compiles in bounded time: give a program fewer elements (a "
                     "smaller block) or more warps, or split the kernel",
                     what, L->lane_accesses, L->nw * L->wave, MAX_ACCESSES_PER_KERNEL);
+    else if (n <= limit)
+        lower_error(L,
+                    "this %s brings the kernel's values to %d registers in each of the %d lanes of a program, "
+                    "more than the %d rk compiles in bounded time: give a program fewer elements (a smaller "
+                    "block) or more warps, or split the kernel",
+                    what, L->lane_regs, L->nw * L->wave, MAX_REGS_PER_KERNEL);
     else
         lower_error(L,
                     "this %s needs %d elements in each of the %d lanes of a program, more than the %d rk "

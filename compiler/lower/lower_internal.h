@@ -50,6 +50,7 @@ struct Lower {
     bool debug, failed;
     int wave, nw;
     int lane_accesses; /* elements per lane of the kernel's memory accesses so far (lower_budget) */
+    int lane_regs;     /* registers per lane of the kernel's values so far (lower_budget) */
     LLVMContextRef ctx;
     LLVMModuleRef mod;
     LLVMBuilderRef b;

@@ -865,6 +865,8 @@ static int mk_cumsum(G *g, Ty t, int depth, bool det)
     if (id >= 0) {
         int axis = gt_ri(g, 0, t.rank - 1);
         g->nodes[id].a[0] = axis == t.rank - 1 && gt_chance(g, 40) ? -1 : axis;
+        g->nodes[id].a[1] = gt_chance(g, 30); /* reverse */
+        g->nodes[id].a[2] = gt_chance(g, 30); /* exclusive */
     }
     return gt_done(g, id);
 }

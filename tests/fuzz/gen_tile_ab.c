@@ -667,6 +667,10 @@ bool ab_node(G *g, int id)
                                       : k0->ty.d[n->a[0]];
         if (n->op == O_CUMSUM || n->sub == R_SUM) {
             r = ab_sum(t, cast_ab(k0->ty.dt, t, k0->ab, &ok), len);
+            if (n->op == O_CUMSUM && n->a[2]) { /* an exclusive scan's first element is 0 */
+                r.lo = fmin(r.lo, 0);
+                r.hi = fmax(r.hi, 0);
+            }
         } else if (n->sub == R_MAX || n->sub == R_MIN) {
             r = k0->ab;
         } else {

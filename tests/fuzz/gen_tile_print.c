@@ -295,6 +295,10 @@ static void pe(G *g, Str *s, int id, bool root)
         pe(g, s, n->k[0], false);
         if (n->a[0] >= 0)
             put(s, ", %d", n->a[0]);
+        if (n->a[1])
+            put(s, ", reverse = true");
+        if (n->a[2])
+            put(s, ", exclusive = true");
         put(s, ")");
         break;
     case O_DOT:
