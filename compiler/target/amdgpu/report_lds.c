@@ -14,21 +14,33 @@
  *   the loop's first iteration; an address register a loop advances is assumed to advance by the
  *   same amount in every lane (both compilers step stage buffers by a uniform offset), which keeps
  *   the pattern, below.
- * - Uniform unknowns: a value may be exact in every lane, or exact plus an unknown uniform addend
- *   (ADDU), or exact XOR an unknown uniform (XORU), or unknown and non-uniform (UNK: a VGPR loaded
- *   from memory, a select on a lane mask, an unknown uniform ANDed in...). The lanes of a pass meet
- *   in a bank by two relations on their 4-byte words: same word, same bank (word mod banks). A
- *   uniform addend 4k maps every word w to w + k and every bank b to (b + k) mod banks (2^30 words
- *   is a multiple of the bank count, so the wrap of 32-bit addresses keeps this); a uniform XOR 4k
- *   maps w to w ^ k and b to b ^ (k mod banks). Both are bijections on words and on banks that
- *   commute with "bank of", so neither changes which lanes share a word or a bank: the ways are
- *   those of the exact part, and the unknown is taken as 0. The claim needs the unknown to be a
- *   multiple of 4, which an aligned access of 4 bytes or more implies (the LDS needs aligned
- *   addresses; unaligned ones are not modelled); an access of 1 or 2 bytes whose address has an
- *   unknown part is counted as unknown. Each operation keeps a form only where the algebra does:
- *   (x + u) << k, (x + u) * c, (x ^ u) << k, (x ^ u) >> k, (x ^ u) & c for uniform exact k and c,
- *   sums of ADDU values, XORs of XORU values; anything else with an unknown part is UNK, except that
- *   an operation on uniform values only is uniform.
+ * - Uniform unknowns. A value is exact in every lane (EXACT), or unknown and lane-varying (UNK: a
+ *   VGPR loaded from memory, a select on a lane mask, an unknown uniform ANDed in...), or its true
+ *   value t is f(x) for its exact part x (what it would be with every unknown taken as 0) and a map
+ *   f that is a chain of steps y -> y + u and y -> y ^ u, each u uniform, known or not: one addition
+ *   (ADDU), one XOR (XORU), or any chain (MIX). Such a chain leaves the ways of an access of n bytes
+ *   (n = 4, 8, 16) as they are: the lanes of a pass meet by two relations on their n-byte units,
+ *   same unit and same banks (unit mod banks/(n/4)). If every lane's address f(x) + offset is a
+ *   multiple of n, every stage of the chain has one residue mod n in all lanes (step back through
+ *   an addition or an XOR of a uniform: the residue stays uniform), so on the units (value / n) each
+ *   step is again y -> y + u' or y -> y ^ u' with u' uniform, mod 2^32 / n: a bijection on units
+ *   that maps unit mod m to a function of unit mod m alone, bijectively, for m a power of two
+ *   dividing 2^32 / n. So two lanes share a unit, or banks, under f exactly when they do under x,
+ *   and the ways are those of the exact part. What this needs is the alignment: both compilers put
+ *   their n-byte LDS vectors at multiples of n; an address whose exact parts x + offset are not all
+ *   one residue mod n (mod 4 for ADDU, which needs only the words) cannot be, and is counted unknown,
+ *   as is one of 1, 2 or 12 bytes with an unknown part. An addend after an XOR is harmless only when
+ *   it is uniform: (x ^ u) + y with a lane-varying y is no chain, and its ways do depend on u (a
+ *   stride-16 example in tests/unit/test_report_lds.c goes from 4 ways to 2); so is a mask or right
+ *   shift after an addition, whose carries depend on u. The operations keep a form where the algebra
+ *   does: adding or XORing a uniform adds a step (a known 0 keeps ADDU/XORU as they are); u - y
+ *   negates the chain, and -(y ^ u) = ((((-y) ^ ~0) + 1) ^ ~u) + 1 is a chain of -y again; f(x) << k
+ *   is the chain, its constants shifted, of x << k; (x ^ u) >> k (logical or arithmetic), (x ^ u) & c
+ *   and (x ^ u) | c = (x | c) ^ (u & ~c) stay XORU, (x + u) * c stays ADDU, for uniform exact k and c;
+ *   x | u with exact x sharing no bit with the bits u may have (a uniform's possible bits are
+ *   followed through SALU selects, masks and shifts) is x ^ u; sums of EXACT/ADDU values are ADDU,
+ *   XORs of EXACT/XORU values XORU; anything else with an unknown part is UNK, except that an
+ *   operation on uniform values only is uniform.
  * An UNK address is not charged (counted as unknown in the report). */
 #include <stdbool.h>
 #include <stdint.h>
@@ -38,17 +50,18 @@
 #include "report.h"
 
 enum { LANES = 64, NV = 256, NS = 128 };
-enum { EXACT, ADDU, XORU, UNK };
+enum { EXACT, ADDU, XORU, MIX, UNK };
 
 typedef struct Val {
-    uint8_t form; /* EXACT, ADDU, XORU, UNK */
+    uint8_t form; /* EXACT, ADDU, XORU, MIX, UNK */
     bool uniform; /* the same in every lane (true value, unknowns included) */
     uint32_t x[LANES]; /* the exact part (the value with any unknown taken as 0) */
+    uint32_t maybe; /* a uniform value with an unknown part: the bits it may have set */
 } Val;
 
 typedef struct Sreg {
     bool known;
-    uint32_t v;
+    uint32_t v; /* the value; unknown: the bits it may have set */
 } Sreg;
 
 typedef struct Eval {
@@ -63,6 +76,7 @@ static Val unk(void)
     r.form = UNK;
     r.uniform = false;
     memset(r.x, 0, sizeof r.x);
+    r.maybe = ~0u;
     return r;
 }
 
@@ -73,20 +87,28 @@ static Val konst(uint32_t c)
     r.uniform = true;
     for (int l = 0; l < LANES; l++)
         r.x[l] = c;
+    r.maybe = c;
     return r;
 }
 
-/* A uniform unknown: exact part 0, either form. */
-static Val uni(void)
+/* A uniform unknown that may have the bits `maybe` set: exact part 0, either form. */
+static Val uni(uint32_t maybe)
 {
     Val r = konst(0);
     r.form = ADDU;
+    r.maybe = maybe;
     return r;
 }
 
 static bool is_uni_exact(const Val *a)
 {
     return a->form == EXACT && a->uniform;
+}
+
+/* The bits a uniform value may have set. */
+static uint32_t uni_bits(const Val *a)
+{
+    return !a->uniform ? ~0u : a->form == EXACT ? a->x[0] : a->maybe;
 }
 
 /* ---- operands --------------------------------------------------------------------------------- */
@@ -150,12 +172,12 @@ static Val operand(const Eval *e, const char *t)
     if (r >= 0) {
         if (r == 126 || r == 127) /* exec: every lane active */
             return konst(0xffffffffu);
-        return e->s[r].known ? konst(e->s[r].v) : uni();
+        return e->s[r].known ? konst(e->s[r].v) : uni(e->s[r].v);
     }
     uint32_t c;
     if (literal(t, &c))
         return konst(c);
-    return uni(); /* another constant (a float, an hardware register): the same in every lane */
+    return uni(~0u); /* another constant (a float, an hardware register): the same in every lane */
 }
 
 /* ---- operations ------------------------------------------------------------------------------- */
@@ -179,6 +201,56 @@ static uint32_t apply(Op op, uint32_t a, uint32_t b)
     return 0;
 }
 
+/* The form of x op u, x not uniform (form fx), u uniform (exact when u_exact, the exact value c), by
+ * the rules of the top paragraph; u_first: u is the left operand (u - x, u << x ...). */
+static uint8_t with_uniform(Op op, uint8_t fx, bool u_exact, uint32_t c, bool u_first)
+{
+    switch (op) {
+    case OP_ADD:
+    case OP_SUB: /* a chain gains a step; u - x negates the chain, a chain of -x (top paragraph) */
+        if (fx == EXACT)
+            return u_exact ? EXACT : ADDU;
+        if (fx == ADDU || (u_exact && c == 0 && !(op == OP_SUB && u_first)))
+            return fx;
+        return MIX;
+    case OP_XOR:
+        if (fx == EXACT)
+            return u_exact ? EXACT : XORU;
+        if (fx == XORU || (u_exact && c == 0))
+            return fx;
+        return MIX;
+    case OP_SHL: /* each step of a chain commutes with x << k, its constant shifted */
+        return !u_first && u_exact ? fx : UNK;
+    case OP_SHR:
+    case OP_ASHR: /* bit moves: they commute with XOR, not with addition */
+        return !u_first && u_exact && (fx == EXACT || fx == XORU) ? fx : UNK;
+    case OP_AND:
+    case OP_OR: /* (x ^ u) & c = (x & c) ^ (u & c), (x ^ u) | c = (x | c) ^ (u & ~c) */
+        return u_exact && (fx == EXACT || fx == XORU) ? fx : UNK;
+    case OP_MUL: /* (x + u) * c = x c + u c */
+        return u_exact && (fx == EXACT || fx == ADDU) ? fx : UNK;
+    case OP_MUL24:
+        return u_exact && fx == EXACT ? EXACT : UNK;
+    }
+    return UNK;
+}
+
+/* The bits a op b may have set, a and b uniform. */
+static uint32_t maybe_bits(Op op, const Val *a, const Val *b)
+{
+    uint32_t pa = uni_bits(a), pb = uni_bits(b);
+    bool k = is_uni_exact(b);
+    switch (op) {
+    case OP_AND: return pa & pb;
+    case OP_OR:
+    case OP_XOR: return pa | pb;
+    case OP_ADD: return pa & pb ? ~0u : pa | pb; /* no carry */
+    case OP_SHL: return k ? pa << (b->x[0] & 31) : ~0u;
+    case OP_SHR: return k ? pa >> (b->x[0] & 31) : ~0u;
+    default: return ~0u;
+    }
+}
+
 /* a op b, lane by lane, with the form the algebra of the top paragraph allows. */
 static Val binop(Op op, const Val *a, const Val *b)
 {
@@ -192,43 +264,24 @@ static Val binop(Op op, const Val *a, const Val *b)
         r.form = EXACT;
         return r;
     }
-    if (r.uniform) { /* uniform operands, a uniform result */
-        r.form = ADDU;
-        for (int l = 0; l < LANES; l++)
-            r.x[l] = 0;
-        return r;
-    }
-    /* one unknown part or two of one kind; which forms each operation keeps */
-    uint8_t fa = a->form, fb = b->form, f = fa == EXACT ? fb : fa;
-    if (fa != EXACT && fb != EXACT && fa != fb) { /* ADDU with XORU: a uniform one is either */
-        if (a->uniform)
-            f = fb;
-        else if (b->uniform)
-            f = fa;
-        else
-            return unk();
-    }
-    switch (op) {
-    case OP_ADD:
-    case OP_SUB: r.form = f == ADDU || (f == XORU && ((fa == XORU && a->uniform) || (fb == XORU && b->uniform)))
-                              ? ADDU : UNK;
-        break;
-    case OP_XOR: r.form = f == XORU || (f == ADDU && ((fa == ADDU && a->uniform) || (fb == ADDU && b->uniform)))
-                              ? XORU : UNK;
-        break;
-    case OP_SHL: r.form = fb == EXACT && b->uniform ? fa : UNK; break;
-    case OP_SHR: r.form = fb == EXACT && b->uniform && (fa == XORU || a->uniform) ? XORU : UNK; break;
-    case OP_AND: {
-        const Val *x = fa == EXACT ? b : a, *m = fa == EXACT ? a : b;
-        r.form = is_uni_exact(m) && (x->form == XORU || x->uniform) ? XORU : UNK;
-        break;
-    }
-    case OP_MUL: {
-        const Val *x = fa == EXACT ? b : a, *m = fa == EXACT ? a : b;
-        r.form = is_uni_exact(m) && (x->form == ADDU || x->uniform) ? ADDU : UNK;
-        break;
-    }
-    default: r.form = UNK; break;
+    if (r.uniform) /* uniform operands, a uniform result */
+        return uni(maybe_bits(op, a, b));
+    r.maybe = ~0u;
+    if (a->uniform || b->uniform) { /* a lane-varying value and a uniform one */
+        const Val *x = a->uniform ? b : a, *u = a->uniform ? a : b;
+        r.form = with_uniform(op, x->form, u->form == EXACT, u->x[0], u == a);
+        if (op == OP_OR && x->form == EXACT && u->form != EXACT) { /* x | u = x ^ u where no bit is in both */
+            bool apart = true;
+            for (int l = 0; l < LANES && apart; l++)
+                apart = !(x->x[l] & u->maybe);
+            r.form = apart ? XORU : UNK;
+        }
+    } else if (op == OP_ADD || op == OP_SUB) { /* two lane-varying values: sums of additive forms */
+        r.form = (a->form == EXACT || a->form == ADDU) && (b->form == EXACT || b->form == ADDU) ? ADDU : UNK;
+    } else if (op == OP_XOR) {
+        r.form = (a->form == EXACT || a->form == XORU) && (b->form == EXACT || b->form == XORU) ? XORU : UNK;
+    } else {
+        r.form = UNK;
     }
     if (r.form == UNK)
         return unk();
@@ -307,7 +360,7 @@ static void set_s(Eval *e, const char *dst, bool known, uint32_t v)
         return;
     int hi = !strcmp(dst, "vcc") || !strcmp(dst, "exec") ? lo + 1 : reg_last(dst, lo);
     for (int g = lo; g <= hi && g < NS; g++)
-        e->s[g] = (Sreg){g == lo && known, g == lo ? v : 0};
+        e->s[g] = (Sreg){g == lo && known, g == lo ? v : ~0u};
 }
 
 /* Instructions whose first operand is read, not written. */
@@ -342,7 +395,7 @@ static Val mbcnt(bool hi, const Val *m, const Val *a)
         r.x[l] = a->x[l] + (uint32_t)__builtin_popcount(bits);
     }
     r.uniform = false;
-    if (r.form == XORU)
+    if (r.form != EXACT && r.form != ADDU)
         return unk();
     return r;
 }
@@ -397,6 +450,15 @@ static Val valu(const Eval *e, const Insn *in)
         Val m = konst((c.x[0] & 31) ? (1u << (c.x[0] & 31)) - 1 : 0);
         return op3(OP_SHR, OP_AND, &a, &b, &m);
     }
+    if (!strcmp(mn, "v_bfe_i32")) { /* (a >> b) & ((1 << c) - 1) sign-extended from bit c - 1: two shifts */
+        if (!is_uni_exact(&b) || !is_uni_exact(&c))
+            return unk();
+        uint32_t off = b.x[0] & 31, w = c.x[0] & 31;
+        if (!w)
+            return konst(0);
+        Val sh = konst(off), up = konst(32 - w), t1 = binop(OP_ASHR, &a, &sh), t2 = binop(OP_SHL, &t1, &up);
+        return binop(OP_ASHR, &t2, &up);
+    }
     if (!strcmp(mn, "v_bfi_b32")) { /* (b & a) | (c & ~a) */
         Val na = a, t1, t2;
         Val ones = konst(0xffffffffu);
@@ -428,18 +490,46 @@ static Val valu(const Eval *e, const Insn *in)
     return unk();
 }
 
-/* A scalar instruction over known SGPRs: its value, or false. */
+/* The bits an unknown result of a scalar instruction may have set, from its operands' (x). */
+static uint32_t salu_bits(const char *mn, const Val *x)
+{
+    static const struct {
+        const char *mn;
+        Op op;
+    } ops[] = {{"s_lshl_b32", OP_SHL}, {"s_lshr_b32", OP_SHR}, {"s_and_b32", OP_AND}, {"s_or_b32", OP_OR},
+               {"s_xor_b32", OP_XOR}, {"s_cselect_b32", OP_OR}};
+    if (!strcmp(mn, "s_mov_b32"))
+        return uni_bits(&x[0]);
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (!strcmp(mn, ops[i].mn))
+            return maybe_bits(ops[i].op, &x[0], &x[1]);
+    return ~0u;
+}
+
+/* A scalar instruction over known SGPRs: its value, or false and in *out the bits it may have set. */
 static bool salu(const Eval *e, const Insn *in, uint32_t *out)
 {
+    *out = ~0u;
     if (in->nops < 2)
         return false;
     const char *mn = in->mn;
     uint32_t v[3] = {0, 0, 0};
+    Val x[2] = {konst(0), konst(0)};
+    bool known = true;
     for (int i = 1; i < in->nops && i < 4; i++) {
-        Val x = operand(e, in->op[i]);
-        if (!is_uni_exact(&x))
-            return false;
-        v[i - 1] = x.x[0];
+        Val o = operand(e, in->op[i]);
+        known = known && is_uni_exact(&o);
+        v[i - 1] = o.x[0];
+        if (i < 3)
+            x[i - 1] = o;
+    }
+    if (!strcmp(mn, "s_cselect_b32") && known && v[0] == v[1]) { /* either way the same */
+        *out = v[0];
+        return true;
+    }
+    if (!known || !strcmp(mn, "s_cselect_b32")) { /* SCC is not followed */
+        *out = salu_bits(mn, x);
+        return false;
     }
     static const struct {
         const char *mn;
@@ -469,6 +559,12 @@ static bool salu(const Eval *e, const Insn *in, uint32_t *out)
         *out = w >= 32 ? v[0] >> off : (v[0] >> off) & ((1u << w) - 1);
         return true;
     }
+    if (!strcmp(mn, "s_bfe_i32")) { /* the same field, sign-extended from its top bit */
+        uint32_t off = v[1] & 31, w = (v[1] >> 16) & 127;
+        uint32_t t = apply(OP_ASHR, v[0], off);
+        *out = !w ? 0 : w >= 32 ? t : apply(OP_ASHR, t << (32 - w), 32 - w);
+        return true;
+    }
     return false;
 }
 
@@ -486,18 +582,18 @@ static void execute(Eval *e, const Insn *in)
             known = known && is_uni_exact(&l);
             lane = l.x[0] & 63;
         }
-        set_s(e, dst, known, known ? a.x[lane] : 0);
+        set_s(e, dst, known, known ? a.x[lane] : ~0u);
         return;
     }
     if (dst[0] == 'v' || (dst[0] == 'a' && vreg_num(dst) >= 0)) {
         set_v(e, dst, starts(in->mn, "v_") ? valu(e, in) : unk());
         if (starts(in->mn, "v_add_co_") || starts(in->mn, "v_sub_co_") || starts(in->mn, "v_subrev_co_"))
             if (in->nops > 1)
-                set_s(e, in->op[1], false, 0);
+                set_s(e, in->op[1], false, ~0u);
         return;
     }
     if (sreg_num(dst) >= 0) {
-        uint32_t v = 0;
+        uint32_t v = ~0u;
         bool known = starts(in->mn, "s_") && salu(e, in, &v);
         set_s(e, dst, known, v);
     }
@@ -556,6 +652,22 @@ static uint32_t field(const Insn *in, const char *name)
     return 0;
 }
 
+/* Whether an address with an unknown part can be aligned as the top paragraph assumes: its true
+ * address (x + u) + off a multiple of 4, for XORU and MIX of the access's width too, which needs every
+ * lane's exact part x + off in one residue modulo that (an exact address needs nothing). */
+static bool aligned_as_assumed(const Val *addr, uint32_t off, int bytes)
+{
+    if (addr->form == EXACT)
+        return true;
+    uint32_t m = addr->form == ADDU ? 4u : (uint32_t)bytes;
+    if (m & (m - 1)) /* 12 bytes: no unit of the access's width */
+        return false;
+    for (int l = 1; l < LANES; l++)
+        if (((addr->x[l] + off) ^ (addr->x[0] + off)) & (m - 1))
+            return false;
+    return true;
+}
+
 /* A DS read or write of the loop: its addresses in this wave, charged to *c. */
 static void lds_access(const Eval *e, const Insn *in, int banks, LdsCost *c)
 {
@@ -573,14 +685,16 @@ static void lds_access(const Eval *e, const Insn *in, int banks, LdsCost *c)
         c->kind = LDS_UNKNOWN;
         return;
     }
-    c->kind = LDS_KNOWN;
-    if (!pair) {
-        charge_access(addr.x, field(in, "offset"), bytes, banks, c);
-        return;
-    }
     uint32_t unit = (uint32_t)bytes * (strstr(in->mn, "st64") ? 64u : 1u);
-    charge_access(addr.x, field(in, "offset0") * unit, bytes, banks, c);
-    charge_access(addr.x, field(in, "offset1") * unit, bytes, banks, c);
+    uint32_t off[2] = {pair ? field(in, "offset0") * unit : field(in, "offset"), field(in, "offset1") * unit};
+    for (int h = 0; h < 1 + pair; h++)
+        if (!aligned_as_assumed(&addr, off[h], bytes)) {
+            c->kind = LDS_UNKNOWN;
+            return;
+        }
+    c->kind = LDS_KNOWN;
+    for (int h = 0; h < 1 + pair; h++)
+        charge_access(addr.x, off[h], bytes, banks, c);
 }
 
 void report_lds_costs(Arena *a, const char *const *lines, int entry, int n, int waves, int banks, bool v0_tid,
@@ -600,7 +714,7 @@ void report_lds_costs(Arena *a, const char *const *lines, int entry, int n, int 
         for (int r = 0; r < NV; r++)
             e->v[r] = e->acc[r] = unk();
         for (int r = 0; r < NS; r++)
-            e->s[r] = (Sreg){false, 0};
+            e->s[r] = (Sreg){false, ~0u};
         if (v0_tid) {
             e->v[0].form = EXACT;
             for (int l = 0; l < LANES; l++)
