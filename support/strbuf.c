@@ -10,11 +10,24 @@ void strbuf_init(StrBuf *b, Arena *a)
     *b = (StrBuf){.a = a};
 }
 
+void strbuf_init_with(StrBuf *b, Allocator al)
+{
+    *b = (StrBuf){.al = al};
+}
+
+/* The hook of a buffer without an arena: its own, or malloc's (a zeroed StrBuf is a malloc'ed one). */
+static Allocator hook(const StrBuf *b)
+{
+    return b->al.fn ? b->al : arena_default_allocator;
+}
+
 void strbuf_free(StrBuf *b)
 {
-    if (!b->a)
-        free(b->p);
-    *b = (StrBuf){.a = b->a};
+    if (!b->a && b->p) {
+        Allocator al = hook(b);
+        al.fn(al.ud, b->p, b->cap, 0);
+    }
+    *b = (StrBuf){.a = b->a, .al = b->al};
 }
 
 /* Room for n more bytes and the NUL; false (and oom) when the arena or malloc has none. */
@@ -27,7 +40,8 @@ static bool reserve(StrBuf *b, size_t n)
     size_t cap = b->cap ? b->cap * 2 : 4096;
     while (cap < b->n + n + 1)
         cap *= 2;
-    char *p = b->a ? arena_realloc(b->a, b->p, b->cap, cap) : realloc(b->p, cap);
+    Allocator al = hook(b);
+    char *p = b->a ? arena_realloc(b->a, b->p, b->cap, cap) : al.fn(al.ud, b->p, b->p ? b->cap : 0, cap);
     if (!p) {
         b->oom = true;
         return false;

@@ -262,7 +262,7 @@ static const char *merge_notes(Arena *a, In *xs, int n, StrBuf *note)
             return "objects for different targets";
         total += ms[i].nelems;
     }
-    StrBuf desc = {a, NULL, 0, 0, false};
+    StrBuf desc = {.a = a};
     strbuf_put(&desc, ms[0].desc, ms[0].kernels_val);
     if (total < 16) {
         unsigned char h = (unsigned char)(0x90 | total);
@@ -332,7 +332,7 @@ bool cg_elf_merge(const void *const *objs, const size_t *sizes, int n, Arena *a,
         return false;
 
     /* contents of the merged sections */
-    StrBuf text = {a, NULL, 0, 0, false}, rodata = {a, NULL, 0, 0, false}, note = {a, NULL, 0, 0, false};
+    StrBuf text = {.a = a}, rodata = {.a = a}, note = {.a = a};
     uint64_t text_align = 1, rodata_align = 1;
     for (int i = 0; i < n; i++) {
         In *x = &xs[i];
@@ -352,7 +352,7 @@ bool cg_elf_merge(const void *const *objs, const size_t *sizes, int n, Arena *a,
         return false;
 
     /* symbols: null, the merged sections' own, every input's locals, then every input's globals */
-    StrBuf syms = {a, NULL, 0, 0, false}, strs = {a, NULL, 0, 0, false};
+    StrBuf syms = {.a = a}, strs = {.a = a};
     strbuf_put(&strs, "", 1);
     Elf64_Sym null_sym = {0};
     strbuf_put(&syms, &null_sym, sizeof null_sym);
@@ -437,7 +437,7 @@ bool cg_elf_merge(const void *const *objs, const size_t *sizes, int n, Arena *a,
         }
 
     /* relocations */
-    StrBuf rela[2] = {{a, NULL, 0, 0, false}, {a, NULL, 0, 0, false}};
+    StrBuf rela[2] = {{.a = a}, {.a = a}};
     for (int i = 0; i < n && !*why; i++) {
         In *x = &xs[i];
         int secs_in[2] = {x->rela_text, x->rela_rodata};
@@ -478,7 +478,7 @@ bool cg_elf_merge(const void *const *objs, const size_t *sizes, int n, Arena *a,
             cst_bytes = xs[i].p + xs[i].sh[xs[i].cst].sh_offset;
     Elf64_Shdr sh[O_N];
     memset(sh, 0, sizeof sh);
-    StrBuf o = {a, NULL, 0, 0, false};
+    StrBuf o = {.a = a};
     Elf64_Ehdr eh = xs[0].eh;
     strbuf_put(&o, &eh, sizeof eh);
     struct {

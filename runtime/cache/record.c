@@ -17,43 +17,17 @@ enum { REC_MAGIC = 0x34435252 /* "RRC4" */, NULL_STR = 0xFFFFFFFFu };
 
 void blob_init(Blob *b, Allocator al)
 {
-    memset(b, 0, sizeof *b);
-    b->al = al;
+    strbuf_init_with(b, al);
 }
 
 void blob_free(Blob *b)
 {
-    if (b->p)
-        arena_free_raw(&b->al, b->p, b->cap);
-    b->p = NULL;
-    b->n = b->cap = 0;
-}
-
-static bool reserve(Blob *b, size_t n)
-{
-    if (b->oom)
-        return false;
-    if (b->n + n <= b->cap)
-        return true;
-    size_t cap = b->cap ? b->cap : 1024;
-    while (cap < b->n + n)
-        cap *= 2;
-    unsigned char *p = b->al.fn(b->al.ud, b->p, b->p ? b->cap : 0, cap);
-    if (!p) {
-        b->oom = true;
-        return false;
-    }
-    b->p = p;
-    b->cap = cap;
-    return true;
+    strbuf_free(b);
 }
 
 static void put(Blob *b, const void *data, size_t n)
 {
-    if (n && reserve(b, n)) {
-        memcpy(b->p + b->n, data, n);
-        b->n += n;
-    }
+    strbuf_put(b, data, n);
 }
 
 void blob_u32(Blob *b, uint32_t v)

@@ -16,13 +16,11 @@
 
 #include "runtime/api/program_build.h"
 #include "runtime/cache/hash.h"
+#include "support/strbuf.h"
 
-typedef struct Blob {
-    Allocator al;
-    unsigned char *p;
-    size_t n, cap;
-    bool oom; /* an allocation failed: the contents are incomplete */
-} Blob;
+/* The bytes written so far (p, n), in room from the context's allocator hook; oom: an allocation
+ * failed and the contents are incomplete. */
+typedef StrBuf Blob;
 
 void blob_init(Blob *b, Allocator al);
 void blob_free(Blob *b);

@@ -1,11 +1,13 @@
 /* The Chrome/Perfetto trace writer (profile.h). */
 #include "runtime/profile/profile.h"
 #include "support/files.h"
+#include "support/strbuf.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,8 +20,8 @@ struct RtProfile {
     pthread_mutex_t lock;
     char *path;
     size_t pathlen;
-    char *buf; /* the events, each followed by ",\n" */
-    size_t n, cap;
+    StrBuf events; /* each followed by ",\n", in the context's allocator's room (an event that finds
+                    * none is dropped, and those after it) */
 };
 
 double prof_now_us(void)
@@ -36,6 +38,7 @@ RtProfile *prof_open(Allocator al, const char *path)
         return NULL;
     memset(p, 0, sizeof *p);
     p->al = al;
+    strbuf_init_with(&p->events, al);
     p->pathlen = strlen(path) + 1;
     p->path = arena_alloc_raw(&al, p->pathlen);
     if (!p->path) {
@@ -77,20 +80,7 @@ void prof_span(RtProfile *p, const char *cat, const char *name, double ts_us, do
     if (len <= 0 || (size_t)len >= sizeof line)
         return; /* arguments too long for a span: not worth a trace that does not parse */
     pthread_mutex_lock(&p->lock);
-    if (p->n + (size_t)len > p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 16384;
-        while (cap < p->n + (size_t)len)
-            cap *= 2;
-        char *nb = p->al.fn(p->al.ud, p->buf, p->buf ? p->cap : 0, cap);
-        if (!nb) {
-            pthread_mutex_unlock(&p->lock);
-            return;
-        }
-        p->buf = nb;
-        p->cap = cap;
-    }
-    memcpy(p->buf + p->n, line, (size_t)len);
-    p->n += (size_t)len;
+    strbuf_put(&p->events, line, (size_t)len);
     pthread_mutex_unlock(&p->lock);
 }
 
@@ -115,27 +105,18 @@ static bool written_before(const char *path)
 /* The events already in the file (between "[\n" and "\n]\n", without the brackets), or NULL. */
 static char *old_events(RtProfile *p, size_t *len, size_t *cap)
 {
-    /* a regular file only: a FIFO or device named by RK_PROFILE is not read back (nor waited on) */
-    int fd = open(p->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 4) {
-        if (fd >= 0)
-            close(fd);
-        return NULL;
-    }
-    *cap = (size_t)st.st_size + 1;
-    char *b = arena_alloc_raw(&p->al, *cap);
-    size_t n = 0;
-    while (b && n < (size_t)st.st_size) {
-        ssize_t r = read(fd, b + n, (size_t)st.st_size - n);
-        if (r <= 0)
-            break;
-        n += (size_t)r;
-    }
-    close(fd);
+    /* a regular file only (support's reader): a FIFO or device named by RK_PROFILE is not read back
+     * (nor waited on) */
+    size_t n;
+    int err;
+    char *b = rt_read_file_with(&p->al, p->path, SIZE_MAX - 1, &n, &err);
     if (!b)
         return NULL;
-    b[n] = 0;
+    *cap = n + 1;
+    if (n < 4) {
+        arena_free_raw(&p->al, b, *cap);
+        return NULL;
+    }
     /* The file is ours: "[\n" events "\n]\n"; take what is between. */
     char *end = strrchr(b, ']');
     if (strncmp(b, "[\n", 2) != 0 || !end) {
@@ -161,10 +142,10 @@ bool prof_close(RtProfile *p, char *why, size_t whylen)
     RtOut out;
     bool ok = rt_out_open(&out, p->path);
     /* the events end in ",\n": drop the last separator */
-    size_t n = p->n >= 2 ? p->n - 2 : 0;
+    size_t n = p->events.n >= 2 ? p->events.n - 2 : 0;
     if (ok)
         ok = rt_out_write(&out, "[\n", 2) && (!old || rt_out_write(&out, old, oldlen)) &&
-             (!old || !oldlen || !n || rt_out_write(&out, ",\n", 2)) && rt_out_write(&out, p->buf ? p->buf : "", n) &&
+             (!old || !oldlen || !n || rt_out_write(&out, ",\n", 2)) && rt_out_write(&out, p->events.p ? p->events.p : "", n) &&
              rt_out_write(&out, "\n]\n", 3);
     int e = rt_out_close(&out);
     ok = e == 0;
@@ -173,8 +154,7 @@ bool prof_close(RtProfile *p, char *why, size_t whylen)
     pthread_mutex_unlock(&files_lock);
     if (old)
         arena_free_raw(&al, old, oldcap);
-    if (p->buf)
-        arena_free_raw(&al, p->buf, p->cap);
+    strbuf_free(&p->events);
     pthread_mutex_destroy(&p->lock);
     arena_free_raw(&al, p->path, p->pathlen);
     arena_free_raw(&al, p, sizeof *p);

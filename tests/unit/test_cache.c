@@ -180,12 +180,13 @@ static void test_record(void)
     Arena a;
     arena_init(&a, arena_default_allocator);
     ProgRecord out;
-    BlobReader rd = {b.p, b.p + b.n, &a, false};
+    const unsigned char *bytes = (const unsigned char *)b.p;
+    BlobReader rd = {bytes, bytes + b.n, &a, false};
     CHECK(record_read(&rd, &out) && out.nkernels == 2);
     if (out.nkernels == 2)
         CHECK(out.kernels[0].tma && strcmp(out.kernels[0].tma, tma) == 0 && !out.kernels[1].tma);
     memcpy(b.p, "RRC1", 4);
-    rd = (BlobReader){b.p, b.p + b.n, &a, false};
+    rd = (BlobReader){bytes, bytes + b.n, &a, false};
     CHECK(!record_read(&rd, &out));
     arena_free(&a);
     blob_free(&b);

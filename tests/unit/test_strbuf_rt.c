@@ -1,7 +1,9 @@
-/* The one growable string (support/strbuf.h) in both of its modes: in an arena and malloc'ed (no
- * arena, as codegen.c gathers LLVM's messages). Appends of every kind, growth past the first room,
- * NUL termination, formatting longer than the formatter's stack buffer, and strbuf_free. */
+/* The one growable string (support/strbuf.h) in its modes: in an arena, malloc'ed (no arena, as
+ * codegen.c gathers LLVM's messages) and from an allocator hook (the runtime's records and profile).
+ * Appends of every kind, growth past the first room, NUL termination, formatting longer than the
+ * formatter's stack buffer, strbuf_free, and a hook that fails: oom, the text so far kept. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "support/strbuf.h"
@@ -24,6 +26,24 @@ static void fill(StrBuf *b)
     memset(big, 'y', sizeof big - 1);
     big[sizeof big - 1] = 0;
     strbuf_printf(b, "<%s>", big); /* longer than strbuf_vprintf's 256-byte stack buffer */
+}
+
+/* A hook that counts what it holds and refuses to grow past `limit` bytes. */
+typedef struct Counting {
+    size_t held, limit;
+    int calls;
+} Counting;
+
+static void *counting_fn(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    Counting *c = ud;
+    c->calls++;
+    if (nsize > c->limit)
+        return NULL;
+    void *p = nsize ? realloc(ptr, nsize) : (free(ptr), NULL);
+    if (nsize == 0 || p)
+        c->held = c->held - osize + nsize;
+    return p;
 }
 
 static void check_text(const StrBuf *b)
@@ -55,6 +75,24 @@ int main(void)
     strbuf_str(&heap, "again"); /* usable after free */
     CHECK(heap.p && strcmp(heap.p, "again") == 0);
     strbuf_free(&heap);
+
+    Counting cnt = {0, (size_t)1 << 20, 0};
+    StrBuf hook;
+    strbuf_init_with(&hook, (Allocator){counting_fn, &cnt});
+    fill(&hook);
+    check_text(&hook);
+    CHECK(cnt.calls > 1 && cnt.held == hook.cap);
+    strbuf_free(&hook);
+    CHECK(cnt.held == 0 && !hook.p && hook.al.ud == &cnt);
+    Counting small = {0, 8192, 0}; /* the room stops at 8 KiB: oom, the first 8 KiB's text kept */
+    strbuf_init_with(&hook, (Allocator){counting_fn, &small});
+    fill(&hook);
+    CHECK(hook.oom && hook.n > 4096 && hook.n < 8192 && strlen(hook.p) == hook.n && strncmp(hook.p, "abc---42:x", 10) == 0);
+    size_t n = hook.n;
+    strbuf_str(&hook, "more");
+    CHECK(hook.n == n);
+    strbuf_free(&hook);
+    CHECK(small.held == 0);
 
     strbuf_free(&in); /* an arena's buffer: emptied, its memory stays the arena's */
     CHECK(!in.p && in.n == 0 && in.a == &a);

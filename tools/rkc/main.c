@@ -21,6 +21,7 @@
 #include "parser.h"
 #include "rk.h"
 #include "support/files.h"
+#include "support/strbuf.h"
 #include "tools/rkc/run.h"
 
 #ifndef RK_VERSION
@@ -283,30 +284,21 @@ char *rkc_read_source(const char *path, size_t *len)
             errno = err; /* EINVAL: not a regular file */
         return text;
     }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (n == cap) {
-            char *nb = cap < ((size_t)1 << 31) ? realloc(buf, cap *= 2) : NULL;
-            if (!nb) {
-                free(buf);
-                errno = ENOMEM;
-                return NULL;
-            }
-            buf = nb;
-        }
-        size_t r = fread(buf + n, 1, cap - n, stdin);
-        if (r == 0)
-            break;
-        n += r;
-    }
-    if (!buf || ferror(stdin)) {
-        free(buf);
-        errno = buf ? EIO : ENOMEM;
+    /* stdin, up to 2 GiB, in a malloc'ed StrBuf (the caller frees its bytes) */
+    StrBuf b;
+    strbuf_init(&b, NULL);
+    char chunk[1 << 16];
+    size_t r;
+    strbuf_put(&b, "", 0);
+    while (!b.oom && b.n <= ((size_t)1 << 31) && (r = fread(chunk, 1, sizeof chunk, stdin)) > 0)
+        strbuf_put(&b, chunk, r);
+    if (b.oom || b.n > ((size_t)1 << 31) || ferror(stdin)) {
+        errno = b.oom || b.n > ((size_t)1 << 31) ? ENOMEM : EIO;
+        strbuf_free(&b);
         return NULL;
     }
-    *len = n;
-    return buf;
+    *len = b.n;
+    return b.p;
 }
 
 /* An output that is the input file (`rkc x.tile --emit=tir -o x.tile`) is refused before anything is
