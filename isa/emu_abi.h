@@ -137,6 +137,18 @@ typedef struct EmuFns {
      * the first failing lane's message and site, as assert_fail does. An assert is no barrier on the
      * GPU: the race checker does not count it as one. */
     void (*assert_at)(EmuLane *l, int32_t ok, const char *msg, const char *site);
+    /* MUBUF buffer_load_* / buffer_store_* of `bytes` (1, 2, 4, 8, 12 or 16) through the 128-bit buffer
+     * resource `vsharp` (V#: base in bits 0-47, stride in 48-61, num_records in word 2, DST_SEL,
+     * NUM_FORMAT and DATA_FORMAT in word 3) at voffset (a VGPR) and soffset (an SGPR), as gfx942
+     * executes it for a raw buffer (stride 0, no swizzle): the address is base + soffset + voffset,
+     * and each dword (the whole access when narrower) is in range when its bytes lie below
+     * num_records counting from voffset; a load reads 0 and a store writes nothing where it is out
+     * of range, and a resource with DATA_FORMAT 0 is out of range everywhere. The bytes in range are
+     * checked first, as `check` checks them (flags: EMU_ACCESS_*). runtime/emu/emu_buffer.c. */
+    void (*buffer_load)(EmuLane *l, const uint32_t *vsharp, uint32_t voffset, uint32_t soffset, int32_t bytes,
+                        void *dst, int32_t flags, const char *site);
+    void (*buffer_store)(EmuLane *l, const uint32_t *vsharp, uint32_t voffset, uint32_t soffset, int32_t bytes,
+                         const void *src, int32_t flags, const char *site);
 } EmuFns;
 
 struct EmuLane {

@@ -37,7 +37,7 @@ int facts_parse(const char *text, Fact *out, int cap, char *why, size_t whylen)
             return n;
         const char *start = p;
         if (!ident_start(*p)) {
-            snprintf(why, whylen, "expected a parameter name at '%s' (facts are NAME%%N==0 or NAME==V)", p);
+            snprintf(why, whylen, "expected a parameter name at '%s' (facts are NAME%%N==0, NAME==V or NAME<2G)", p);
             return -1;
         }
         while (ident_char(*p))
@@ -70,8 +70,20 @@ int facts_parse(const char *text, Fact *out, int cap, char *why, size_t whylen)
                 snprintf(why, whylen, "fact '%.*s==': expected an integer value", f.namelen, f.name);
                 return -1;
             }
+        } else if (p[0] == '<') {
+            p++;
+            while (*p == ' ')
+                p++;
+            if (p[0] != '2' || p[1] != 'G' || ident_char(p[2])) {
+                snprintf(why, whylen, "fact '%.*s<': expected '2G' (every access within 2^31 bytes of it)", f.namelen,
+                         f.name);
+                return -1;
+            }
+            p += 2;
+            f.kind = FACT_RANGE32;
+            f.n = (int64_t)1 << 31;
         } else {
-            snprintf(why, whylen, "fact '%.*s': expected '%%N==0' or '==V' after the name", f.namelen, f.name);
+            snprintf(why, whylen, "fact '%.*s': expected '%%N==0', '==V' or '<2G' after the name", f.namelen, f.name);
             return -1;
         }
         if (*p && *p != ' ' && *p != ',' && *p != '\t') {
@@ -87,4 +99,15 @@ int facts_parse(const char *text, Fact *out, int cap, char *why, size_t whylen)
 bool facts_is(const Fact *f, const char *name)
 {
     return strncmp(f->name, name, (size_t)f->namelen) == 0 && name[f->namelen] == 0;
+}
+
+const char *facts_spell(char *buf, size_t n, const char *name, int namelen, FactKind kind, int64_t v)
+{
+    if (kind == FACT_DIV)
+        snprintf(buf, n, "%.*s%%%lld==0", namelen, name, (long long)v);
+    else if (kind == FACT_RANGE32)
+        snprintf(buf, n, "%.*s<2G", namelen, name);
+    else
+        snprintf(buf, n, "%.*s==%lld", namelen, name, (long long)v);
+    return buf;
 }

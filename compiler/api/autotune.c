@@ -47,6 +47,9 @@ typedef struct TuneDesc {
     const char *nospec; /* the parameters @no_specialize names, space-separated */
     int *spec_idx;      /* the parameters a call's facts are about (desc_index) */
     int nspec;
+    int *ptr_idx;       /* the pointer parameters a call's facts (x<2G) are about, on targets with
+                           buffer addressing (runtime/api/spec.c's rule) */
+    int nptr;
 } TuneDesc;
 
 enum { DESC_MAGIC = 0x32445452 /* "RTD2" */ };
@@ -187,6 +190,11 @@ static bool desc_index(Arena *a, TuneDesc *d)
         if (!skip)
             d->spec_idx[d->nspec++] = j;
     }
+    d->ptr_idx = ARENA_ARRAY(a, int, d->nparams + 1);
+    d->nptr = 0;
+    for (int j = 0; j < d->nparams && d->nptr < 32; j++)
+        if (d->params[j].kind == RK_PARAM_POINTER && !rt_spec_named(d->nospec, d->params[j].name))
+            d->ptr_idx[d->nptr++] = j;
     d->key_idx = ARENA_ARRAY(a, int, d->nkey + 1);
     d->reset_idx = ARENA_ARRAY(a, int, d->nreset + 1);
     return tune_param_indices(d->params, d->nparams, d->key, d->nkey, d->key_idx) &&
@@ -243,15 +251,35 @@ static uint64_t call_sig(const TuneDesc *d, const rk_arg *args, int nargs)
     return sig;
 }
 
-static void sig_text(const TuneDesc *d, uint64_t sig, char *buf, size_t n)
+/* The pointers' facts of a call (bit s: ptr_idx[s]<2G), on a target with buffer addressing. */
+static uint32_t call_psig(const rk_ctx *ctx, const TuneDesc *d, const rk_arg *args, int nargs)
+{
+    uint32_t psig = 0;
+    for (int s = 0; nargs == d->nparams && s < d->nptr; s++) {
+        const rk_arg *a = &args[d->ptr_idx[s]];
+        if (a->kind == RK_PARAM_POINTER && rt_range32_holds(ctx, a->v.ptr))
+            psig |= 1u << s;
+    }
+    return psig;
+}
+
+/* Both as text, in the parameters' order (as runtime/api/spec.c spells a launch's). */
+static void sig_text(const TuneDesc *d, uint64_t sig, uint32_t psig, char *buf, size_t n)
 {
     size_t len = 0;
     buf[0] = 0;
-    for (int s = 0; s < d->nspec && len < n; s++) {
+    for (int s = 0, q = 0; (s < d->nspec || q < d->nptr) && len < n;) {
+        if (s == d->nspec || (q < d->nptr && d->ptr_idx[q] < d->spec_idx[s])) {
+            if (psig >> q & 1)
+                len += (size_t)snprintf(buf + len, n - len, "%s%s<2G", len ? " " : "", d->params[d->ptr_idx[q]].name);
+            q++;
+            continue;
+        }
         unsigned bits = (unsigned)(sig >> (2 * s)) & 3;
         if (bits)
             len += (size_t)snprintf(buf + len, n - len, "%s%s%s", len ? " " : "", d->params[d->spec_idx[s]].name,
                                     bits == 2 ? "==1" : "%16==0");
+        s++;
     }
 }
 
@@ -638,6 +666,8 @@ static rk_status autotune(rk_ctx *ctx, const char *source, size_t length, const 
     CompileSetup base = cs;
     bool specializes = !cs.assume && !rt_compile_settings(ctx)->no_specialize && compile_specializes(cs.target);
     uint64_t sig = specializes ? call_sig(d, args, nargs) : 0;
+    const Target *tg = target_find(cs.target);
+    uint32_t psig = specializes && tg && tg->buffer_range32 ? call_psig(ctx, d, args, nargs) : 0;
     /* The winner: by the description's key, the device and the key values. */
     blob_init(&m, *rt_ctx_allocator(ctx));
     blob_bytes(&m, d->kd.b, 32);
@@ -646,7 +676,8 @@ static rk_status autotune(rk_ctx *ctx, const char *source, size_t length, const 
     blob_str(&m, rt_ctx_device(ctx)->name);
     blob_str(&m, rt_ctx_device(ctx)->arch);
     blob_str(&m, key_text);
-    blob_u64(&m, sig);
+    blob_u64(&m, sig); /* not psig: the pointers' facts do not change which config wins; a launch of
+                          the winner with other pointers compiles its own variant */
     if (m.oom) {
         blob_free(&m);
         return rt_fail(ctx, RK_ENOMEM, "out of memory");
@@ -656,7 +687,7 @@ static rk_status autotune(rk_ctx *ctx, const char *source, size_t length, const 
         return RK_OK;
     }
     char facts[2048];
-    sig_text(d, sig, facts, sizeof facts);
+    sig_text(d, sig, psig, facts, sizeof facts);
     if (*facts)
         o.assume = cs.assume = facts;
     st = winner(ctx, source, length, kernel_name, args, nargs, &o, &cs, d, key_text, &m, best, tuned);

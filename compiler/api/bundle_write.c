@@ -156,10 +156,11 @@ static const char *spec_facts(Arena *a, const CompileSetup *cs, const KernelMeta
     const char *out = NULL;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < m->nparams; j++)
-            if (facts_is(&fs[i], m->params[j].name))
-                out = arena_printf(a, "%s%s%.*s%s", out ? out : "", out ? " " : "", fs[i].namelen, fs[i].name,
-                                   fs[i].kind == FACT_DIV ? arena_printf(a, "%%%lld==0", (long long)fs[i].n)
-                                                          : arena_printf(a, "==%lld", (long long)fs[i].n));
+            if (facts_is(&fs[i], m->params[j].name)) {
+                char buf[300];
+                out = arena_printf(a, "%s%s%s", out ? out : "", out ? " " : "",
+                                   facts_spell(buf, sizeof buf, fs[i].name, fs[i].namelen, fs[i].kind, fs[i].n));
+            }
     return !out ? NULL : cs->assume ? arena_printf(a, "%s %s", cs->assume, out) : out;
 }
 

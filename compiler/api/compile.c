@@ -520,7 +520,8 @@ void compile_spec_attach(rk_program *p, const CompileSetup *cs)
                             .ninclude_dirs = cs->nincdirs,
                             .opt_level = cs->opt_level == 0 ? RK_OPT_O0 : cs->opt_level,
                             .confine_imports = cs->confine_imports};
-    rt_spec_attach(p, cs->source, cs->length, &o, compile_variant); /* out of memory: unspecialised */
+    const Target *t = target_find(cs->target);
+    rt_spec_attach(p, cs->source, cs->length, &o, compile_variant, t && t->buffer_range32); /* out of memory: unspecialised */
 }
 
 bool compile_specializes(const char *target)

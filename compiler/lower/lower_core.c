@@ -952,7 +952,7 @@ static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const
         }
     }
     /* parameters */
-    if (L->t->checked) {
+    if (L->t->checked || (L->t->buffer_range32 && f->range32)) {
         L->prov = ARENA_ARRAY(L->a, int32_t, n + 1);
         compute_provenance(f, L->prov, value_id, NULL);
     }

@@ -58,6 +58,7 @@ struct Lower {
     LLVMValueRef fn;
     /* emu: the EmuLane pointer and its function table */
     LLVMValueRef lane_ptr, fns;
+    LLVMValueRef buffer_slot; /* emu: the 16-byte stack slot buffer accesses pass their data through */
     /* ids, computed in the entry block */
     LLVMValueRef tid, lane, warp;
     /* LDS: one scratch array; lds_bytes grows to the largest need */
@@ -96,7 +97,9 @@ struct Lower {
     bool tma_checked; /* tma_check done, before the flag's memory was reused */
     bool async_synced;    /* the copies issued so far were waited for (no copy since the last wait) */
     LVal *vals; /* by value id (Value.scratch) */
-    int32_t *prov; /* emu, by value id: 1 + the parameter a pointer derives from, or 0 (compute_provenance) */
+    int32_t *prov; /* emu, and kernels with NAME<2G facts on targets with buffer addressing, by value id:
+                      1 + the parameter a pointer derives from, or 0 (compute_provenance) */
+    LLVMValueRef *rsrc; /* by parameter: its buffer resource (HOOKS->buffer_rsrc), made on first use */
     int *arg_off;  /* emu, by parameter: its byte offset in the kernarg block */
     int *uses;  /* by value id: number of uses */
     /* dot operands left in LDS for the dot to read k step by k step (lower_convert.c): by value id */

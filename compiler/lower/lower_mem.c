@@ -327,13 +327,53 @@ static bool in_loop(const Op *op)
  * access to that argument's allocation; 0 (any allocation) when not known. */
 static int provenance_flags(Lower *L, const Value *ptr)
 {
-    int32_t p = L->prov ? L->prov[ptr->scratch] : 0;
+    int32_t p = L->prov && L->t->checked ? L->prov[ptr->scratch] : 0;
     if (p <= 0)
         return 0;
     int off = L->arg_off[p - 1];
     if (off % 8 || off / 8 > EMU_ACCESS_ARG_MAX)
         return 0;
     return EMU_ACCESS_ARG | (off / 8) << EMU_ACCESS_ARG_SHIFT;
+}
+
+/* Buffer addressing (AMD targets and emu: Target.buffer_range32). A load or store whose pointer
+ * derives from a pointer parameter with the fact NAME<2G (Func.range32; compute_provenance: the
+ * parameter plus offsets) addresses it as the parameter's buffer resource and a 32-bit byte offset,
+ * the pointer's distance from the parameter truncated to 32 bits. The fact makes that exact: every
+ * in-bounds byte lies in [NAME, NAME + 2^31), and the low 32 bits of a difference are those of the
+ * same sum, product or shift computed in 32 bits, which is what LLVM then narrows the offset to. A
+ * masked-off lane's offset is 2^31, outside the resource, so it loads 0 and stores nothing, with no
+ * branch and no 64-bit address select (`other` other than 0 is selected after the load). Pointers
+ * to pointers and bools keep the 64-bit path. Returns the parameter, or -1. */
+static int buffer_param(Lower *L, const Op *op, const Type *vt)
+{
+    if (!L->t->buffer_range32 || !HOOKS->buffer_load || !L->f->range32 || !L->prov)
+        return -1;
+    if (op->code != OP_LOAD && op->code != OP_STORE)
+        return -1;
+    const Type *e = ty_elem(vt);
+    if (e->kind == TY_PTR || e->sk == SK_BOOL)
+        return -1;
+    int32_t p = L->prov[op->operands[0]->scratch];
+    if (p <= 0 || p > 64 || !(L->f->range32 >> (p - 1) & 1))
+        return -1;
+    return p - 1;
+}
+
+enum { BUFFER_OUT_OF_RANGE = (int)0x80000000u }; /* 2^31: no in-bounds offset under the fact */
+
+/* The 32-bit byte offset of pointer p from parameter j's value, out of range where m is false. */
+static LLVMValueRef buffer_offset(Lower *L, int j, LLVMValueRef p, LLVMValueRef m, LLVMValueRef *rsrc)
+{
+    if (!L->rsrc)
+        L->rsrc = ARENA_ARRAY(L->a, LLVMValueRef, L->f->body->nargs + 1);
+    LLVMValueRef base = lval(L, &L->f->body->args[j])->r[0];
+    if (!L->rsrc[j])
+        L->rsrc[j] = HOOKS->buffer_rsrc(L, base);
+    *rsrc = L->rsrc[j];
+    LLVMValueRef d = LLVMBuildSub(L->b, LLVMBuildPtrToInt(L->b, p, L->i64, ""), LLVMBuildPtrToInt(L->b, base, L->i64, ""), "");
+    LLVMValueRef off = LLVMBuildTrunc(L->b, d, L->i32, "boff");
+    return m ? LLVMBuildSelect(L->b, m, off, const_i32(L, BUFFER_OUT_OF_RANGE), "") : off;
 }
 
 void lower_memory(Lower *L, Op *op)
@@ -394,12 +434,13 @@ void lower_memory(Lower *L, Op *op)
     }
     /* Loads under one mask value share one branch: a mask broadcast along rows (matmul's k tail) gives
      * every row a lane holds the same value, and one exec-mask switch then covers all of them. */
-    bool batch = is_load && mask && mask->n > 1 && !owner;
+    int bparam = buffer_param(L, op, vt);
+    bool batch = is_load && mask && mask->n > 1 && !owner && bparam < 0;
     /* A masked store in a loop: its values, one vector per group, built before its first branch and
      * kept there by the target (keep_above), with the loads they come from (see the top of the file).
      * Elsewhere each vector is built in its group's branch. */
     LLVMValueRef *stored = NULL;
-    if (is_store && mask && in_loop(op) && HOOKS->keep_above) {
+    if (is_store && mask && in_loop(op) && HOOKS->keep_above && bparam < 0) {
         stored = ARENA_ARRAY(L->a, LLVMValueRef, n / vec + 1);
         for (int g = 0; g < n; g += vec)
             stored[g / vec] = store_vector(L, vals[0], g, vec, et);
@@ -437,6 +478,26 @@ void lower_memory(Lower *L, Op *op)
         }
         if (owner)
             m = m ? LLVMBuildAnd(L->b, m, owner, "") : owner;
+        if (bparam >= 0) {
+            LLVMTypeRef vty = vec > 1 ? LLVMVectorType(et, (unsigned)vec) : et;
+            LLVMValueRef rsrc;
+            LLVMValueRef off = buffer_offset(L, bparam, ptr->r[g], m, &rsrc);
+            if (is_store) {
+                HOOKS->buffer_store(L, rsrc, off, store_vector(L, vals[0], g, vec, et), flags);
+                continue;
+            }
+            LLVMValueRef got = HOOKS->buffer_load(L, rsrc, off, vty, flags);
+            bool zero = true;
+            LLVMValueRef *os = ARENA_ARRAY(L->a, LLVMValueRef, vec);
+            for (int i = 0; i < vec; i++) {
+                os[i] = other ? other->r[other->n == 1 ? 0 : g + i] : NULL;
+                zero &= !os[i] || (LLVMIsConstant(os[i]) && LLVMIsNull(os[i]));
+            }
+            if (m && !zero) /* a lane out of range read zeros */
+                got = LLVMBuildSelect(L->b, m, got, vector_of(L, et, os, vec), "");
+            unvec(L, got, res.r + g, vec);
+            continue;
+        }
         if (is_load && m && L->has_loop) {
             load_selected(L, ptr, other, m, members, nm, vec, bytes, et, &res, flags);
             continue;

@@ -439,6 +439,7 @@ Func *assign_layouts(Arena *a, Func *tir, AxisTab *ax, Module *dst, LayoutTab *l
     lay_attach_printer(c.tt);
     Func *f = tir_func_new(dst, FUNC_KERNEL, tir->name);
     f->opts = tir->opts;
+    f->range32 = tir->range32;
     f->pos = tir->pos;
     c.dst = f;
     for (int i = 0; i < tir->body->nargs; i++)

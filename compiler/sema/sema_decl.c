@@ -907,7 +907,7 @@ static bool compile_kernel(Sema *S, Node *k, KernelMeta *meta, bool *used_define
     SVal *pvals = ARENA_ARRAY(S->arena, SVal, f->body->nargs + 1);
     for (int i = 0; i < f->body->nargs; i++)
         pvals[i] = sv_dyn(&f->body->args[i]);
-    meta->facts = sema_apply_facts(S, k, meta, pvals);
+    meta->facts = sema_apply_facts(S, k, f, meta, pvals);
     if (S->diags->nerrors != errs0)
         return false;
     for (int i = 0; i < f->body->nargs; i++)

@@ -220,7 +220,7 @@ bool sema_parse_facts(Sema *S);
 void sema_no_specialize(Sema *S, Node *k, Node *at, KernelMeta *meta);
 /* Applies the facts naming meta's parameters to their values vals[] (a multiple_of hint emitted at the
  * builder, or a constant); returns the canonical text of those applied. */
-const char *sema_apply_facts(Sema *S, Node *k, KernelMeta *meta, SVal *vals);
+const char *sema_apply_facts(Sema *S, Node *k, Func *f, KernelMeta *meta, SVal *vals);
 /* An error for each fact that named no parameter of any kernel compiled. */
 void sema_check_facts(Sema *S, const char *file);
 

@@ -4,7 +4,8 @@
  * A fact becomes exactly what the source could have said: `K%16==0` is `multiple_of(K, 16)` applied to
  * the parameter where the body first sees it (a hint op at the top of the kernel, so every use reads
  * the hinted value), `stride==1` binds the name to the constant 1 of the parameter's type, which sema
- * then folds as it folds any constant. The axis analysis needs nothing new: it reads the hint. */
+ * then folds as it folds any constant. The axis analysis needs nothing new: it reads the hint.
+ * `x<2G` on a pointer parameter sets its bit in Func.range32, which the lowering reads. */
 #include <stdio.h>
 #include <string.h>
 
@@ -59,7 +60,7 @@ bool sema_parse_facts(Sema *S)
     return true;
 }
 
-const char *sema_apply_facts(Sema *S, Node *k, KernelMeta *meta, SVal *vals)
+const char *sema_apply_facts(Sema *S, Node *k, Func *f, KernelMeta *meta, SVal *vals)
 {
     int n = S->nfacts;
     const Fact *fs = S->facts;
@@ -72,9 +73,22 @@ const char *sema_apply_facts(Sema *S, Node *k, KernelMeta *meta, SVal *vals)
             if (!facts_is(fa, pm->name))
                 continue;
             S->fact_used[i] = true;
-            const char *spelt = fa->kind == FACT_DIV ? arena_printf(S->arena, "%s%%%lld==0", pm->name, (long long)fa->n)
-                                                     : arena_printf(S->arena, "%s==%lld", pm->name, (long long)fa->n);
+            char buf[300];
+            const char *spelt = arena_strdup(S->arena, facts_spell(buf, sizeof buf, pm->name, (int)strlen(pm->name),
+                                                                   fa->kind, fa->n));
             bool ptr = pm->kind == PARAM_POINTER;
+            if (fa->kind == FACT_RANGE32) {
+                if (!ptr) {
+                    diag_plain(S->diags, DIAG_ERROR,
+                               "--assume %s: parameter '%s' of kernel '%s' is %s; '<2G' is a fact about a pointer",
+                               spelt, pm->name, k->name, ty_str(S->arena, S->types, t));
+                    continue;
+                }
+                if (j < 64)
+                    f->range32 |= (uint64_t)1 << j;
+                text = arena_printf(S->arena, "%s%s%s", text, *text ? " " : "", spelt);
+                continue;
+            }
             if (!ptr && !ty_is_int(t)) {
                 diag_plain(S->diags, DIAG_ERROR,
                            "--assume %s: parameter '%s' of kernel '%s' is %s; facts apply to integers and pointers",
@@ -84,7 +98,7 @@ const char *sema_apply_facts(Sema *S, Node *k, KernelMeta *meta, SVal *vals)
             if (ptr && fa->kind == FACT_EQ) {
                 diag_plain(S->diags, DIAG_ERROR,
                            "--assume %s: parameter '%s' of kernel '%s' is a pointer; a pointer takes only an "
-                           "alignment (%s%%16==0)", spelt, pm->name, k->name, pm->name);
+                           "alignment (%s%%16==0) or a range (%s<2G)", spelt, pm->name, k->name, pm->name, pm->name);
                 continue;
             }
             if (fa->kind == FACT_EQ) {

@@ -45,7 +45,7 @@ enum { T_GFX9 = T_GFX90A | T_GFX942 | T_GFX950, T_CDNA3 = T_GFX942 | T_GFX950 };
 /* The lowering's facts of an AMD GPU */
 #define AMDGPU_LOWERING(xcds)                                                                           \
     .scope_cta = "workgroup", .scope_gpu = "agent", .num_xcds = (xcds), .hooks = &amdgpu_hooks,           \
-    .codegen = &amdgpu_codegen, .fp_contract = true, .packed_f32 = true, HIP_KERNARG
+    .codegen = &amdgpu_codegen, .fp_contract = true, .packed_f32 = true, .buffer_range32 = true, HIP_KERNARG
 /* ... of the emulator, on top of which it emulates */
 #define EMU_LOWERING .soft_fp16 = true, .checked = true, .hooks = &emu_hooks, .codegen = &emu_codegen
 
@@ -75,7 +75,7 @@ static const Target targets[] = {
      .arch = "gfx942", .description = "host emulator of a gfx942 workgroup", .lowering = true,
      CDNA_CORE(65536, 512, 32), .mfma_family = MFMA_CDNA3, .as_global = 0, .as_lds = 0, .as_constant = 0,
      .as_private = 0, .kernel_cc = LLVMCCallConv, .code_object_version = 0, .binary_ext = "so", EMU_LOWERING, .f64_math = true, .num_xcds = 8, HIP_KERNARG,
-     .fp_contract = true, .packed_f32 = true, .max_by_parts = true},
+     .fp_contract = true, .packed_f32 = true, .max_by_parts = true, .buffer_range32 = true},
     /* sm_90a: the arch-specific variant (wgmma, setmaxnreg); PTX ISA 8.0 is the first that has it. */
     {.name = "sm_90", .kind = TARGET_NVPTX, .triple = "nvptx64-nvidia-cuda", .cpu = "sm_90a",
      .features = "+ptx80", .arch = "sm_90", .description = "NVIDIA H100/H200 (Hopper)",

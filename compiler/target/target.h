@@ -98,6 +98,10 @@ typedef struct Target {
                              elementwise lowering makes <2 x float> ops (lower_fpmath.c) */
     bool max_by_parts;    /* no one-instruction NaN-propagating max: a chain of llvm.maximum/minimum is
                              rebuilt as a NaN-blind tree (max3) and one unordered test (lower_fpmath.c) */
+    bool buffer_range32;  /* a global access through a pointer parameter with the fact NAME<2G is a buffer
+                             instruction with a 32-bit offset (the hooks' buffer_load/store), and a
+                             launch derives that fact from its allocation (runtime/api/spec.c): AMD's
+                             gfx targets and emu */
     bool licm_stays_in_loop; /* outer loops keep the invariants of their inner loops (ptxas's registers) */
     int max_kernarg_bytes;   /* most bytes of parameters a kernel can take; 0: no known limit */
     const char *kernarg_by;  /* whose limit that is, for the message ("CUDA", "HIP") */

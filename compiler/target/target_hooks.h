@@ -53,6 +53,14 @@ typedef struct TargetHooks {
      * through which each value passes; the emulator: a single-thread fence (the same order, nothing
      * to schedule). NULL: nothing (ptxas schedules the loads itself). */
     void (*keep_above)(struct Lower *L, LLVMValueRef *vals, int n);
+    /* Buffer addressing of a pointer parameter with the fact NAME<2G (Target.buffer_range32,
+     * compiler/lower/lower_mem.c): the resource of a base pointer (built once, in the setup block),
+     * and a load of type ty or a store of v at a 32-bit byte offset from it. An offset of 2^31 or more
+     * is out of the resource's range: the load gives 0 and the store writes nothing. flags: the
+     * access's EMU_ACCESS_* (the emulator checks the bytes in range as `check` does). */
+    LLVMValueRef (*buffer_rsrc)(struct Lower *L, LLVMValueRef base);
+    LLVMValueRef (*buffer_load)(struct Lower *L, LLVMValueRef rsrc, LLVMValueRef off, LLVMTypeRef ty, int flags);
+    void (*buffer_store)(struct Lower *L, LLVMValueRef rsrc, LLVMValueRef off, LLVMValueRef v, int flags);
     void (*check)(struct Lower *L, LLVMValueRef ptr, int bytes, LLVMValueRef flags);
     void (*assert_fail)(struct Lower *L, const char *msg);
     /* NULL: each failing register calls assert_fail (the GPUs). The emulator's: every lane calls it

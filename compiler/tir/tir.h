@@ -225,6 +225,10 @@ struct Func {
      * TMA tensors, one kernel parameter each, as the runtime's descriptions (lower_tma.c) */
     int stage_lds, tma_flag, ntma;
     const char **tma;
+    /* bit i: pointer parameter i (i < 64) has the fact NAME<2G (every in-bounds access through it lies
+     * within 2^31 bytes above it: support/facts.h), which AMD targets address with buffer
+     * instructions (compiler/lower/lower_mem.c) */
+    uint64_t range32;
     Module *module;
 };
 

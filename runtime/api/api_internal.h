@@ -99,8 +99,13 @@ struct rk_kernel {
     struct RtVariant *vars; /* from the allocator hook; each variant's program is owned by this kernel */
     int nvars, capvars;
     uint64_t own_sig;       /* its own facts as a signature, when they are all %16==0 or ==1 on */
-    bool own_sig_ok;        /* parameters it specialises on (an autotune winner's) */
+    bool own_sig_ok;        /* parameters it specialises on (an autotune winner's), or <2G on pointers */
     uint64_t last_sig;
+    /* On targets with buffer addressing (Target.buffer_range32), the pointer parameters a launch
+     * specialises on (at most 32) and their signature: bit s, the fact spec_ptrs[s]<2G */
+    int *spec_ptrs;
+    int nspec_ptrs;
+    uint32_t own_psig, last_psig;
     rk_kernel *last_run;    /* the kernel the last launch ran: this one or a variant (NULL: none yet) */
 };
 
@@ -163,6 +168,6 @@ int rt_spec_args_hold(const rk_kernel *k, const rk_arg *args, int nargs);
 void rt_program_unlink(rk_program *p);
 void rt_spec_free(rk_kernel *k);
 /* The facts of the arguments in k->kernarg as text (spec.c), for messages and rkc. */
-const char *rt_spec_sig_text(const rk_kernel *k, uint64_t sig, char *buf, size_t n);
+const char *rt_spec_sig_text(const rk_kernel *k, uint64_t sig, uint32_t psig, char *buf, size_t n);
 
 #endif

@@ -48,13 +48,19 @@ struct RtSpecSrc {
     size_t length;
     rk_compile_options opts;    /* strings, defines and folders copied into the program's arena */
     RtCompileVariantFn compile; /* never NULL */
+    bool range32;               /* the target addresses NAME<2G pointers by buffer instructions
+                                   (Target.buffer_range32): launches specialise pointers on it */
 };
 
 /* Records how p was compiled (o after compile_setup: no facts) and the function that compiles a
  * variant, so that launches of its kernels may compile variants (spec.c); false when the hook fails
  * (the program still works, unspecialised). */
 bool rt_spec_attach(rk_program *p, const char *source, size_t length, const rk_compile_options *o,
-                    RtCompileVariantFn compile);
+                    RtCompileVariantFn compile, bool range32);
+/* Whether pointer p is the fact p<2G on ctx: the base of an rk_malloc allocation of at most 2^31 bytes
+ * (support/facts.h); and whether `name` is in a space-separated list (@no_specialize's). */
+bool rt_range32_holds(const rk_ctx *ctx, const void *p);
+bool rt_spec_named(const char *list, const char *name);
 
 /* ---- the context ---- */
 

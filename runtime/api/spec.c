@@ -3,8 +3,14 @@
  * the compiler assumes that always), and a kernel runs the variant compiled for its call's facts,
  * compiled on first use through the compile cache (whose key holds the facts).
  *
+ * On targets with buffer addressing (AMD's and emu: Target.buffer_range32) a pointer argument that is
+ * the base of an rk_malloc allocation of at most 2^31 bytes is the fact `NAME<2G` (support/facts.h:
+ * every in-bounds access through it then lies in [NAME, NAME + 2^31)), read from the context's
+ * allocation table.
+ *
  * The facts of a call are its signature: 2 bits per integer parameter that is not @no_specialize (1:
- * divisible by 16, 2: equal to 1; at most 32 parameters, later ones are not specialised). A kernel
+ * divisible by 16, 2: equal to 1; at most 32 parameters, later ones are not specialised), and 1 bit
+ * per such pointer parameter (<2G; at most 32). A kernel
  * keeps its variants by signature and the last launch's signature and variant, so a launch in a loop
  * pays a loop over those parameters and one compare. A variant is compiled with exactly the call's
  * facts (rk_compile_options.assume), so no launch ever runs code assuming more than its arguments
@@ -25,6 +31,7 @@ typedef struct RtFactCheck {
 
 typedef struct RtVariant {
     uint64_t sig;
+    uint32_t psig;
     rk_kernel *k;     /* the variant's kernel, or the generic kernel when the variant failed to compile */
     rk_program *prog; /* the variant's program (owned), or NULL */
 } RtVariant;
@@ -79,6 +86,32 @@ static int64_t arg_value(const rk_kernel *k, int j)
 
 static bool is_int(rk_dtype t) { return t != RK_BOOL && t != RK_F16 && t != RK_BF16 && t != RK_F32 && t != RK_F64; }
 
+bool rt_range32_holds(const rk_ctx *ctx, const void *p)
+{
+    const RtAlloc *al = p ? rt_alloc_find(ctx, p, 0) : NULL;
+    return al && fact_range32_holds((uint64_t)(uintptr_t)p, al->base, al->bytes);
+}
+
+static bool range32_holds(const rk_ctx *ctx, int64_t p)
+{
+    return rt_range32_holds(ctx, (const void *)(uintptr_t)p);
+}
+
+bool rt_spec_named(const char *list, const char *name)
+{
+    for (const char *s = list ? list : ""; *s;) {
+        while (*s == ' ')
+            s++;
+        const char *e = s;
+        while (*e && *e != ' ')
+            e++;
+        if (e > s && (size_t)(e - s) == strlen(name) && strncmp(s, name, (size_t)(e - s)) == 0)
+            return true;
+        s = e;
+    }
+    return false;
+}
+
 static int param_named(const rk_kernel *k, const char *name, int len)
 {
     for (int j = 0; j < k->nparams; j++)
@@ -109,26 +142,33 @@ bool rt_spec_kernel_init(rk_ctx *ctx, Arena *a, rk_kernel *k, const char *facts,
         k->checks[k->nchecks++] = (RtFactCheck){j, fs[i].kind, fs[i].n};
     }
     k->spec_params = ARENA_ARRAY(a, int, k->nparams + 1);
-    for (int j = 0; j < k->nparams && k->nspec < SPEC_MAX_PARAMS; j++) {
+    k->spec_ptrs = ARENA_ARRAY(a, int, k->nparams + 1);
+    for (int j = 0; j < k->nparams; j++) {
         const rk_param *p = &k->params[j];
-        if (p->kind != RK_PARAM_SCALAR || !is_int(p->dtype))
+        bool ptr = p->kind == RK_PARAM_POINTER;
+        if (ptr ? k->nspec_ptrs == SPEC_MAX_PARAMS
+                : p->kind != RK_PARAM_SCALAR || !is_int(p->dtype) || k->nspec == SPEC_MAX_PARAMS)
             continue;
-        bool skip = false; /* named in nospec, a space-separated list */
-        for (const char *s = nospec ? nospec : ""; *s && !skip;) {
-            while (*s == ' ')
-                s++;
-            const char *e = s;
-            while (*e && *e != ' ')
-                e++;
-            skip = e > s && (size_t)(e - s) == strlen(p->name) && strncmp(s, p->name, (size_t)(e - s)) == 0;
-            s = e;
-        }
-        if (!skip)
+        if (rt_spec_named(nospec, p->name)) /* a space-separated list */
+            continue;
+        if (ptr)
+            k->spec_ptrs[k->nspec_ptrs++] = j;
+        else
             k->spec_params[k->nspec++] = j;
     }
     k->own_sig_ok = true;
     for (int i = 0; i < k->nchecks; i++) {
         const RtFactCheck *c = &k->checks[i];
+        if (c->kind == FACT_RANGE32) {
+            int s = 0;
+            while (s < k->nspec_ptrs && k->spec_ptrs[s] != c->param)
+                s++;
+            if (s == k->nspec_ptrs)
+                k->own_sig_ok = false;
+            else
+                k->own_psig |= 1u << s;
+            continue;
+        }
         int s = 0;
         while (s < k->nspec && k->spec_params[s] != c->param)
             s++;
@@ -141,15 +181,24 @@ bool rt_spec_kernel_init(rk_ctx *ctx, Arena *a, rk_kernel *k, const char *facts,
     return true;
 }
 
-const char *rt_spec_sig_text(const rk_kernel *k, uint64_t sig, char *buf, size_t n)
+const char *rt_spec_sig_text(const rk_kernel *k, uint64_t sig, uint32_t psig, char *buf, size_t n)
 {
     size_t len = 0;
     buf[0] = 0;
-    for (int s = 0; s < k->nspec && len < n; s++) {
+    /* in the parameters' order, as sema spells a kernel's facts */
+    for (int s = 0, q = 0; (s < k->nspec || q < k->nspec_ptrs) && len < n;) {
+        bool ptr = s == k->nspec || (q < k->nspec_ptrs && k->spec_ptrs[q] < k->spec_params[s]);
+        if (ptr) {
+            if (psig >> q & 1)
+                len += (size_t)snprintf(buf + len, n - len, "%s%s<2G", len ? " " : "", k->params[k->spec_ptrs[q]].name);
+            q++;
+            continue;
+        }
         unsigned bits = (unsigned)(sig >> (2 * s)) & 3;
         if (bits)
             len += (size_t)snprintf(buf + len, n - len, "%s%s%s", len ? " " : "", k->params[k->spec_params[s]].name,
                                     bits == 2 ? "==1" : "%16==0");
+        s++;
     }
     return buf;
 }
@@ -159,15 +208,21 @@ static rk_status check_facts(rk_kernel *k)
     for (int i = 0; i < k->nchecks; i++) {
         const RtFactCheck *c = &k->checks[i];
         int64_t v = arg_value(k, c->param);
-        if (fact_holds(c->kind, c->n, v))
+        if (c->kind == FACT_RANGE32 ? range32_holds(k->prog->ctx, v) : fact_holds(c->kind, c->n, v))
             continue;
         const rk_param *p = &k->params[c->param];
-        char fact[160], val[64];
-        if (c->kind == FACT_DIV)
-            snprintf(fact, sizeof fact, "%s%%%lld==0", p->name, (long long)c->n);
-        else
-            snprintf(fact, sizeof fact, "%s==%lld", p->name, (long long)c->n);
-        if (p->kind == RK_PARAM_POINTER)
+        char fact[160], val[160];
+        facts_spell(fact, sizeof fact, p->name, (int)strlen(p->name), c->kind, c->n);
+        const RtAlloc *al = c->kind == FACT_RANGE32 && v ? rt_alloc_find(k->prog->ctx, (const void *)(uintptr_t)v, 0) : NULL;
+        if (c->kind == FACT_RANGE32 && !al)
+            snprintf(val, sizeof val, "pointer %p, in no allocation of this context", (void *)(uintptr_t)v);
+        else if (al && (uint64_t)v != al->base)
+            snprintf(val, sizeof val, "pointer %p, %llu bytes into its allocation (it must be the allocation's base)",
+                     (void *)(uintptr_t)v, (unsigned long long)((uint64_t)v - al->base));
+        else if (al)
+            snprintf(val, sizeof val, "pointer %p to an allocation of %llu bytes (more than 2^31)", (void *)(uintptr_t)v,
+                     (unsigned long long)al->bytes);
+        else if (p->kind == RK_PARAM_POINTER)
             snprintf(val, sizeof val, "pointer %p", (void *)(uintptr_t)v);
         else if (p->dtype == RK_U64)
             snprintf(val, sizeof val, "%llu", (unsigned long long)v);
@@ -181,10 +236,10 @@ static rk_status check_facts(rk_kernel *k)
 }
 
 /* The variant of k for a signature: found, or compiled now. */
-static rk_status variant_for(rk_kernel *k, uint64_t sig, rk_kernel **run)
+static rk_status variant_for(rk_kernel *k, uint64_t sig, uint32_t psig, rk_kernel **run)
 {
     for (int i = 0; i < k->nvars; i++)
-        if (k->vars[i].sig == sig) {
+        if (k->vars[i].sig == sig && k->vars[i].psig == psig) {
             *run = k->vars[i].k;
             return RK_OK;
         }
@@ -201,7 +256,7 @@ static rk_status variant_for(rk_kernel *k, uint64_t sig, rk_kernel **run)
         k->capvars = cap;
     }
     char facts[2048];
-    rt_spec_sig_text(k, sig, facts, sizeof facts);
+    rt_spec_sig_text(k, sig, psig, facts, sizeof facts);
     rk_program *vp = NULL;
     rk_status st = k->prog->spec->compile(ctx, k->prog->spec, k->name, k->config, facts, &vp);
     if (st == RK_ENOMEM)
@@ -229,7 +284,7 @@ static rk_status variant_for(rk_kernel *k, uint64_t sig, rk_kernel **run)
         for (int i = 0; i < vk->nparams; i++)
             vk->argptrs[i] = vk->kernarg + vk->offsets[i];
     }
-    k->vars[k->nvars++] = (RtVariant){sig, vk, vp};
+    k->vars[k->nvars++] = (RtVariant){sig, psig, vk, vp};
     *run = vk;
     return RK_OK;
 }
@@ -238,7 +293,9 @@ rk_status rt_spec_select(rk_kernel *k, rk_kernel **run)
 {
     *run = k;
     rk_status st;
-    bool specializes = k->nspec && k->prog->spec && k->own_sig_ok && !k->prog->ctx->settings.no_specialize;
+    const RtSpecSrc *src = k->prog->spec;
+    bool ptrs = src && src->range32 && k->nspec_ptrs;
+    bool specializes = (k->nspec || ptrs) && src && k->own_sig_ok && !k->prog->ctx->settings.no_specialize;
     if (!specializes) {
         k->last_run = k;
         return k->nchecks ? check_facts(k) : RK_OK;
@@ -249,12 +306,16 @@ rk_status rt_spec_select(rk_kernel *k, rk_kernel **run)
         int64_t v = arg_value(k, k->spec_params[s]);
         sig |= (uint64_t)(v == 1 ? 2 : v % 16 == 0 ? 1 : 0) << (2 * s);
     }
-    if (k->last_run && sig == k->last_sig) {
+    uint32_t psig = 0;
+    for (int s = 0; ptrs && s < k->nspec_ptrs; s++)
+        psig |= (uint32_t)range32_holds(k->prog->ctx, arg_value(k, k->spec_ptrs[s])) << s;
+    if (k->last_run && sig == k->last_sig && psig == k->last_psig) {
         *run = k->last_run;
-    } else if (sig != k->own_sig && (st = variant_for(k, sig, run))) {
+    } else if ((sig != k->own_sig || psig != k->own_psig) && (st = variant_for(k, sig, psig, run))) {
         return st;
     }
     k->last_sig = sig;
+    k->last_psig = psig;
     k->last_run = *run;
     if (*run != k)
         memcpy((*run)->kernarg, k->kernarg, k->kernarg_size);
@@ -275,14 +336,14 @@ void rt_spec_free(rk_kernel *k)
 /* ---- how a program was compiled ---- */
 
 bool rt_spec_attach(rk_program *p, const char *source, size_t length, const rk_compile_options *o,
-                    RtCompileVariantFn compile)
+                    RtCompileVariantFn compile, bool range32)
 {
     rk_ctx *ctx = p->ctx;
     if (p->spec || ctx->settings.no_specialize || !compile || (o->assume && *o->assume))
         return true;
     bool any = false;
     for (int i = 0; i < p->nkernels; i++)
-        any |= p->kernels[i].nspec > 0;
+        any |= p->kernels[i].nspec > 0 || (range32 && p->kernels[i].nspec_ptrs > 0);
     if (!any)
         return true;
     Arena *a = &p->arena;
@@ -299,6 +360,7 @@ bool rt_spec_attach(rk_program *p, const char *source, size_t length, const rk_c
     s->source = src;
     s->length = length;
     s->compile = compile;
+    s->range32 = range32;
     s->opts = *o;
     s->opts.filename = o->filename ? arena_strdup(a, o->filename) : NULL;
     s->opts.target = p->target;
@@ -335,7 +397,8 @@ int rt_spec_args_hold(const rk_kernel *k, const rk_arg *args, int nargs)
             v = (int64_t)a->v.u;
         else
             return -1;
-        if (!fact_holds(c->kind, c->n, v))
+        if (c->kind == FACT_RANGE32 ? a->kind != RK_PARAM_POINTER || !range32_holds(k->prog->ctx, v)
+                                    : !fact_holds(c->kind, c->n, v))
             return -1;
     }
     return k->nchecks;

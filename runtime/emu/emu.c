@@ -552,6 +552,8 @@ const EmuFns emu_fns = {
     .wave_fence = emu_op_wave_fence,
     .barrier_at = fn_barrier_at,
     .assert_at = fn_assert_at,
+    .buffer_load = emu_op_buffer_load,
+    .buffer_store = emu_op_buffer_store,
 };
 
 /* ---- workers ------------------------------------------------------------------------------------ */

@@ -212,6 +212,11 @@ void emu_op_mfma(EmuLane *l, int32_t op, const uint32_t *a, const uint32_t *b, c
 void emu_op_mma_sync(EmuLane *l, int32_t op, const uint32_t *a, const uint32_t *b, const float *c, float *d);
 void emu_op_ldmatrix(EmuLane *l, const void *addr, int32_t trans, uint32_t *out);
 void emu_op_wave_fence(EmuLane *l);
+/* emu_buffer.c: MUBUF loads and stores of a raw buffer (EmuFns.buffer_load / buffer_store) */
+void emu_op_buffer_load(EmuLane *l, const uint32_t *vsharp, uint32_t voffset, uint32_t soffset, int32_t bytes,
+                        void *dst, int32_t flags, const char *site);
+void emu_op_buffer_store(EmuLane *l, const uint32_t *vsharp, uint32_t voffset, uint32_t soffset, int32_t bytes,
+                         const void *src, int32_t flags, const char *site);
 
 /* cp.async, in emu_async.c: a lane's own asynchronous copies (no wave synchronisation). */
 void emu_op_cp_async(EmuLane *l, void *dst, const void *src, int32_t bytes, int32_t src_bytes, const char *site);

@@ -208,10 +208,13 @@ static void on_log(void *ud, rk_log_kind kind, const char *line)
     }
 }
 
+/* A context on the cache folder dir. Launches run the kernel as compiled (no_specialize): the counts
+ * below are of the compiles rk_compile makes (emu would add a variant for its pointers' x<2G facts,
+ * which tests/unit/test_spec.c counts). */
 static rk_ctx *ctx_in(const char *dir, const char *device, Log *log, int always)
 {
     rk_ctx_options o = {.device = device, .cache_dir = dir, .log = on_log, .log_ud = log, .always_compile = always,
-                        .host_threads = 2};
+                        .host_threads = 2, .no_specialize = 1};
     rk_ctx *ctx = NULL;
     if (rk_ctx_create(&o, &ctx) != RK_OK) {
         fprintf(stderr, "cannot create a %s context: %s\n", device, rk_error(ctx));

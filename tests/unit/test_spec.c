@@ -95,14 +95,14 @@ static void test_choice(void)
     /* n = 1024, s = 1: a variant for both facts, compiled now */
     CHECK_OK(ctx, run(ctx, k, &b, 1024, 1));
     rk_kernel *v1 = rk_kernel_last_run(k);
-    CHECK(v1 != k && strcmp(rk_kernel_facts(v1), "n%16==0 s==1") == 0);
+    CHECK(v1 != k && strcmp(rk_kernel_facts(v1), "x<2G out<2G n%16==0 s==1") == 0);
     /* n = 1000: only s == 1 */
     CHECK_OK(ctx, run(ctx, k, &b, 1000, 1));
     rk_kernel *v2 = rk_kernel_last_run(k);
-    CHECK(v2 != k && v2 != v1 && strcmp(rk_kernel_facts(v2), "s==1") == 0);
-    /* n = 1000, s = 3: no facts, the generic kernel */
+    CHECK(v2 != k && v2 != v1 && strcmp(rk_kernel_facts(v2), "x<2G out<2G s==1") == 0);
+    /* n = 1000, s = 3: only the pointers' facts (emu addresses them as gfx942 buffers) */
     CHECK_OK(ctx, run(ctx, k, &b, 1000, 3));
-    CHECK(rk_kernel_last_run(k) == k);
+    CHECK(strcmp(rk_kernel_facts(rk_kernel_last_run(k)), "x<2G out<2G") == 0);
     /* back to the first signature: the same variant, from memory */
     rk_get_stats(ctx, &s1);
     CHECK_OK(ctx, run(ctx, k, &b, 2048, 1));
@@ -123,7 +123,7 @@ static void test_choice(void)
     CHECK_OK(ctx, run(ctx, k, &b, 1000, 1));
     rk_get_stats(ctx, &s2);
     CHECK(s2.compiles == 0 && s2.cache_hits == 3);
-    CHECK(strcmp(rk_kernel_facts(rk_kernel_last_run(k)), "s==1") == 0);
+    CHECK(strcmp(rk_kernel_facts(rk_kernel_last_run(k)), "x<2G out<2G s==1") == 0);
     rk_program_destroy(p);
     rk_ctx_destroy(ctx);
 
@@ -149,9 +149,10 @@ static void test_no_specialize(void)
     rk_kernel *k;
     CHECK_OK(ctx, rk_program_kernel(p, "add_ns", &k));
     CHECK_OK(ctx, run(ctx, k, &b, 1024, 3));
-    CHECK(rk_kernel_last_run(k) == k); /* n is not specialised, s = 3 has no fact */
+    /* n is not specialised, s = 3 has no fact: the pointers' only */
+    CHECK(strcmp(rk_kernel_facts(rk_kernel_last_run(k)), "x<2G out<2G") == 0);
     CHECK_OK(ctx, run(ctx, k, &b, 1024, 1));
-    CHECK(strcmp(rk_kernel_facts(rk_kernel_last_run(k)), "s==1") == 0);
+    CHECK(strcmp(rk_kernel_facts(rk_kernel_last_run(k)), "x<2G out<2G s==1") == 0);
     rk_ctx_destroy(ctx);
 }
 
@@ -205,21 +206,21 @@ static void test_autotune(void)
     rk_arg args[] = {rk_arg_ptr(b.x), rk_arg_ptr(b.out), rk_arg_i32(1024), rk_arg_i32(1), rk_arg_f32(1.0f)};
     rk_kernel *best = NULL;
     CHECK_OK(ctx, rk_autotune(ctx, SRC, strlen(SRC), "tuned", args, 5, NULL, &best));
-    CHECK(best && strcmp(rk_kernel_facts(best), "n%16==0 s==1") == 0);
+    CHECK(best && strcmp(rk_kernel_facts(best), "x<2G out<2G n%16==0 s==1") == 0);
     CHECK_OK(ctx, run(ctx, best, &b, 1024, 1));
     CHECK(rk_kernel_last_run(best) == best);
     /* other facts: a variant of the winner's config */
     CHECK_OK(ctx, run(ctx, best, &b, 1000, 1));
     rk_kernel *v = rk_kernel_last_run(best);
-    CHECK(v != best && strcmp(rk_kernel_facts(v), "s==1") == 0 &&
+    CHECK(v != best && strcmp(rk_kernel_facts(v), "x<2G out<2G s==1") == 0 &&
           strcmp(rk_kernel_config(v), rk_kernel_config(best)) == 0);
     CHECK_OK(ctx, run(ctx, best, &b, 1000, 2));
-    CHECK(rk_kernel_last_run(best) != best && strcmp(rk_kernel_facts(rk_kernel_last_run(best)), "") == 0);
+    CHECK(rk_kernel_last_run(best) != best && strcmp(rk_kernel_facts(rk_kernel_last_run(best)), "x<2G out<2G") == 0);
     /* rk_run with other facts tunes again for them */
     rk_arg a2[] = {rk_arg_ptr(b.x), rk_arg_ptr(b.out), rk_arg_i32(1024), rk_arg_i32(2), rk_arg_f32(1.0f)};
     rk_kernel *best2 = NULL;
     CHECK_OK(ctx, rk_autotune(ctx, SRC, strlen(SRC), "tuned", a2, 5, NULL, &best2));
-    CHECK(best2 != best && strcmp(rk_kernel_facts(best2), "n%16==0") == 0);
+    CHECK(best2 != best && strcmp(rk_kernel_facts(best2), "x<2G out<2G n%16==0") == 0);
     rk_ctx_destroy(ctx);
 }
 
@@ -265,6 +266,43 @@ static void test_bundle(void)
     CHECK_ST(ctx, run(ctx, v, &b, 1000, 1), RK_EINVAL, "argument 3 'n' is 1000: the launch is refused");
     rk_ctx_destroy(ctx);
 }
+/* The pointer fact x<2G: a launch derives it from the allocation table only for a pointer that is its
+ * allocation's base, the allocation at most 2^31 bytes; a kernel compiled with it refuses a launch
+ * that breaks it, naming why. */
+static void test_range32(void)
+{
+    uint64_t g2 = (uint64_t)1 << 31;
+    CHECK(fact_range32_holds(4096, 4096, g2) && !fact_range32_holds(4096, 4096, g2 + 1) &&
+          !fact_range32_holds(4096 + 16, 4096, 256) && fact_range32_holds(4096, 4096, 256));
+    rk_ctx *ctx = emu_ctx();
+    Bufs b;
+    setup(ctx, &b);
+    rk_compile_options co = {.filename = "spec.tile", .kernel = "add"};
+    rk_program *p = NULL;
+    CHECK_OK(ctx, rk_compile(ctx, SRC, strlen(SRC), &co, &p));
+    rk_kernel *k;
+    CHECK_OK(ctx, rk_program_kernel(p, "add", &k));
+    /* x 16 bytes into its allocation: no fact on x (an in-bounds access may lie below it) */
+    rk_arg args[] = {rk_arg_ptr(b.x + 4), rk_arg_ptr(b.out), rk_arg_i32(1000), rk_arg_i32(1), rk_arg_f32(1.0f)};
+    CHECK_OK(ctx, rk_launch(k, NULL, args, 5, NULL));
+    CHECK(strcmp(rk_kernel_facts(rk_kernel_last_run(k)), "out<2G s==1") == 0);
+    args[0] = rk_arg_ptr(b.x);
+    CHECK_OK(ctx, rk_launch(k, NULL, args, 5, NULL));
+    CHECK(strcmp(rk_kernel_facts(rk_kernel_last_run(k)), "x<2G out<2G s==1") == 0);
+    rk_program_destroy(p);
+    /* compiled with the fact: a launch that breaks it is refused */
+    co.assume = "x<2G";
+    CHECK_OK(ctx, rk_compile(ctx, SRC, strlen(SRC), &co, &p));
+    CHECK_OK(ctx, rk_program_kernel(p, "add", &k));
+    CHECK(strcmp(rk_kernel_facts(k), "x<2G") == 0);
+    CHECK_OK(ctx, rk_launch(k, NULL, args, 5, NULL));
+    args[0] = rk_arg_ptr(b.x + 4);
+    CHECK(rk_launch(k, NULL, args, 5, NULL) == RK_EINVAL);
+    CHECK(strstr(rk_error(ctx), "kernel add was compiled assuming x<2G, but argument 1 'x' is pointer") &&
+          strstr(rk_error(ctx), "16 bytes into its allocation (it must be the allocation's base)"));
+    rk_program_destroy(p);
+    rk_ctx_destroy(ctx);
+}
 
 static void test_parse(void)
 {
@@ -280,6 +318,9 @@ static void test_parse(void)
     CHECK(facts_parse("1==K", f, 4, why, sizeof why) == -1 && strstr(why, "expected a parameter name"));
     CHECK(fact_holds(FACT_DIV, 16, 32) && !fact_holds(FACT_DIV, 16, 24) && fact_holds(FACT_DIV, 16, -16) &&
           fact_holds(FACT_EQ, 1, 1) && !fact_holds(FACT_EQ, 1, 2));
+    CHECK(facts_parse("x<2G, K%16==0", f, 4, why, sizeof why) == 2 && facts_is(&f[0], "x") && f[0].kind == FACT_RANGE32);
+    CHECK(facts_parse("x<3G", f, 4, why, sizeof why) == -1 && strstr(why, "expected '2G'"));
+    CHECK(facts_parse("x<2GB", f, 4, why, sizeof why) == -1);
 }
 
 int main(void)
@@ -290,6 +331,7 @@ int main(void)
     }
     test_parse();
     test_choice();
+    test_range32();
     test_no_specialize();
     test_assume();
     test_autotune();

@@ -3,6 +3,7 @@
  * addrspace(3) global whose size is known at the end; the grid size from the dispatch packet; exp and
  * exp2 of f32 from v_exp_f32. */
 #include <stdio.h>
+#include <string.h>
 
 #include "compiler/lower/lower_internal.h"
 #include "compiler/target/target_hooks.h"
@@ -197,6 +198,54 @@ static void amdgpu_keep_above(Lower *L, LLVMValueRef *vals, int n)
         lower_compiler_barrier(L, NULL, 0);
 }
 
+/* Buffer addressing (lower_mem.c, buffer_param). The resource: the base, stride 0 (a raw buffer, no
+ * swizzle), num_records 2^31 (every offset the fact NAME<2G allows is in range, 2^31 itself is not),
+ * and in its last word DST_SEL 0, NUM_FORMAT 7 and DATA_FORMAT 4 (32): the untyped buffer_load_dword*
+ * ignore the format, but CDNA treats a resource whose DATA_FORMAT is 0 as out of range (Triton's AMD
+ * backend uses the same word, 0x27000). Built once, in the setup block: SGPRs, as the base is. */
+/* A call of an overloaded intrinsic, its declaration mangled for the overload types. */
+static LLVMValueRef overloaded_call(Lower *L, LLVMBuilderRef b, const char *name, LLVMTypeRef *ovl, int novl,
+                                    LLVMValueRef *args, int n)
+{
+    unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+    LLVMValueRef f = LLVMGetIntrinsicDeclaration(L->mod, id, ovl, (size_t)novl);
+    return LLVMBuildCall2(b, LLVMGlobalGetValueType(f), f, args, (unsigned)n, "");
+}
+
+static LLVMValueRef amdgpu_buffer_rsrc(Lower *L, LLVMValueRef base)
+{
+    LLVMValueRef args[4] = {base, LLVMConstInt(L->i16, 0, 0), const_i64(L, (int64_t)1 << 31),
+                            const_i32(L, (7 << 12) | (4 << 15))};
+    LLVMTypeRef ot[2] = {LLVMPointerTypeInContext(L->ctx, 8), LLVMTypeOf(base)};
+    return overloaded_call(L, L->setup, "llvm.amdgcn.make.buffer.rsrc", ot, 2, args, 4);
+}
+
+/* The type a buffer access moves: whole dwords as i32 or <n x i32>, narrower ones as i8 or i16 (the
+ * intrinsics' legal types; Triton's getBufferOpType likewise). */
+static LLVMTypeRef buffer_type(Lower *L, LLVMTypeRef t)
+{
+    bool vec = LLVMGetTypeKind(t) == LLVMVectorTypeKind;
+    unsigned bits = scalar_bits(vec ? LLVMGetElementType(t) : t) * (vec ? LLVMGetVectorSize(t) : 1);
+    return bits == 8 ? L->i8 : bits == 16 ? L->i16 : bits == 32 ? L->i32 : LLVMVectorType(L->i32, bits / 32);
+}
+
+static LLVMValueRef amdgpu_buffer_load(Lower *L, LLVMValueRef rsrc, LLVMValueRef off, LLVMTypeRef ty, int flags)
+{
+    (void)flags;
+    LLVMTypeRef bt = buffer_type(L, ty);
+    LLVMValueRef args[4] = {rsrc, off, const_i32(L, 0), const_i32(L, 0)};
+    LLVMValueRef v = overloaded_call(L, L->b, "llvm.amdgcn.raw.ptr.buffer.load", &bt, 1, args, 4);
+    return LLVMBuildBitCast(L->b, v, ty, "");
+}
+
+static void amdgpu_buffer_store(Lower *L, LLVMValueRef rsrc, LLVMValueRef off, LLVMValueRef v, int flags)
+{
+    (void)flags;
+    LLVMTypeRef bt = buffer_type(L, LLVMTypeOf(v));
+    LLVMValueRef args[5] = {LLVMBuildBitCast(L->b, v, bt, ""), rsrc, off, const_i32(L, 0), const_i32(L, 0)};
+    overloaded_call(L, L->b, "llvm.amdgcn.raw.ptr.buffer.store", &bt, 1, args, 5);
+}
+
 const TargetHooks amdgpu_hooks = {
     .signature = gpu_signature,
     .entry = amdgpu_entry,
@@ -213,5 +262,8 @@ const TargetHooks amdgpu_hooks = {
     .math = amdgpu_math,
     .exact_frem = amdgpu_exact_frem,
     .keep_above = amdgpu_keep_above,
+    .buffer_rsrc = amdgpu_buffer_rsrc,
+    .buffer_load = amdgpu_buffer_load,
+    .buffer_store = amdgpu_buffer_store,
     .finish = amdgpu_finish,
 };

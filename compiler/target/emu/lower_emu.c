@@ -228,6 +228,76 @@ static void emu_check(Lower *L, LLVMValueRef ptr, int bytes, LLVMValueRef flags)
     emu_call(L, offsetof(EmuFns, check), L->void_t, pt, args, 4);
 }
 
+/* Buffer addressing (lower_mem.c): the resource is the V# gfx942 would get (amdgpu/lower_amdgpu.c
+ * builds the same one for the GPU): the base in bits 0-47, stride 0, num_records 2^31, DATA_FORMAT 4
+ * and NUM_FORMAT 7; the emulator executes the access from it (runtime/emu/emu_buffer.c). Built in
+ * the setup block, as four i32 in a stack slot there. */
+static LLVMValueRef emu_buffer_rsrc(Lower *L, LLVMValueRef base)
+{
+    LLVMBuilderRef b = L->setup;
+    LLVMTypeRef at = LLVMArrayType2(L->i32, 4);
+    LLVMValueRef slot = LLVMBuildAlloca(b, at, "vsharp");
+    LLVMValueRef a = LLVMBuildPtrToInt(b, base, L->i64, "");
+    LLVMValueRef w[4] = {LLVMBuildTrunc(b, a, L->i32, ""),
+                         LLVMBuildAnd(b, LLVMBuildTrunc(b, LLVMBuildLShr(b, a, const_i64(L, 32), ""), L->i32, ""),
+                                      const_i32(L, 0xffff), ""),
+                         const_i32(L, (int)0x80000000u), const_i32(L, (7 << 12) | (4 << 15))};
+    for (int i = 0; i < 4; i++)
+        LLVMBuildStore(b, w[i], LLVMBuildGEP2(b, L->i32, slot, (LLVMValueRef[]){const_i64(L, i)}, 1, ""));
+    return slot;
+}
+
+/* The bytes of a scalar or vector of integers or floats. */
+static int type_bytes(LLVMTypeRef t)
+{
+    bool vec = LLVMGetTypeKind(t) == LLVMVectorTypeKind;
+    LLVMTypeRef e = vec ? LLVMGetElementType(t) : t;
+    int bits = LLVMGetTypeKind(e) == LLVMIntegerTypeKind ? (int)LLVMGetIntTypeWidth(e)
+               : LLVMGetTypeKind(e) == LLVMFloatTypeKind  ? 32
+               : LLVMGetTypeKind(e) == LLVMDoubleTypeKind ? 64
+                                                          : 16;
+    return bits / 8 * (vec ? (int)LLVMGetVectorSize(t) : 1);
+}
+
+static LLVMValueRef buffer_flags(Lower *L, int flags)
+{
+    L->accesses++;
+    LLVMValueRef f = const_i32(L, flags);
+    return L->check_or ? LLVMBuildOr(L->b, f, L->check_or, "") : f;
+}
+
+/* One slot for every access's data (at most 16 bytes; a lane's calls run one at a time): an alloca per
+ * access made a 10,000-line kernel's frame and compile grow with its accesses. */
+static LLVMValueRef buffer_slot(Lower *L)
+{
+    if (!L->buffer_slot) {
+        L->buffer_slot = LLVMBuildAlloca(L->setup, LLVMVectorType(L->i32, 4), "bufdata");
+        LLVMSetAlignment(L->buffer_slot, 16);
+    }
+    return L->buffer_slot;
+}
+
+static LLVMValueRef emu_buffer_load(Lower *L, LLVMValueRef rsrc, LLVMValueRef off, LLVMTypeRef ty, int flags)
+{
+    LLVMValueRef slot = buffer_slot(L);
+    LLVMTypeRef pt[7] = {L->ptr0, L->i32, L->i32, L->i32, L->ptr0, L->i32, L->ptr0};
+    LLVMValueRef args[7] = {rsrc, off, const_i32(L, 0), const_i32(L, type_bytes(ty)), slot,
+                            buffer_flags(L, flags), global_string(L, site_of(L))};
+    emu_call(L, offsetof(EmuFns, buffer_load), L->void_t, pt, args, 7);
+    return LLVMBuildLoad2(L->b, ty, slot, "");
+}
+
+static void emu_buffer_store(Lower *L, LLVMValueRef rsrc, LLVMValueRef off, LLVMValueRef v, int flags)
+{
+    LLVMTypeRef ty = LLVMTypeOf(v);
+    LLVMValueRef slot = buffer_slot(L);
+    LLVMBuildStore(L->b, v, slot);
+    LLVMTypeRef pt[7] = {L->ptr0, L->i32, L->i32, L->i32, L->ptr0, L->i32, L->ptr0};
+    LLVMValueRef args[7] = {rsrc, off, const_i32(L, 0), const_i32(L, type_bytes(ty)), slot,
+                            buffer_flags(L, flags), global_string(L, site_of(L))};
+    emu_call(L, offsetof(EmuFns, buffer_store), L->void_t, pt, args, 7);
+}
+
 static void emu_assert_fail(Lower *L, const char *msg)
 {
     LLVMTypeRef pt[2] = {L->ptr0, L->ptr0};
@@ -336,6 +406,9 @@ const TargetHooks emu_hooks = {
     .cp_async_wait = emu_cp_async_wait,
     .wave_fence = emu_wave_fence,
     .check = emu_check,
+    .buffer_rsrc = emu_buffer_rsrc,
+    .buffer_load = emu_buffer_load,
+    .buffer_store = emu_buffer_store,
     .assert_fail = emu_assert_fail,
     .assert_point = emu_assert_point,
     .print = emu_print,
