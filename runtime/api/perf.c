@@ -110,8 +110,9 @@ static rk_status device_peaks(rk_ctx *ctx, const char *target, const rk_peaks **
     if (!p && gpu && !target)
         p = find_in(d->name);
     if (!p) {
-        const char *arch = strcmp(t, "emu") == 0 || strcmp(t, "interp") == 0 ? "gfx942"
-                           : strcmp(t, "emu_sm90") == 0                      ? "sm_90"
+        /* the device an emulated target stands for, in the peaks table */
+        const char *arch = strcmp(t, "emu") == 0 || strcmp(t, "interp") == 0 ? "gfx942" /* names a target: peaks */
+                           : strcmp(t, "emu_sm90") == 0                      ? "sm_90"  /* names a target: peaks */
                                                                              : t;
         p = rk_peaks_find(arch);
     }

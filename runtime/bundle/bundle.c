@@ -177,7 +177,8 @@ static rk_status build(rk_ctx *ctx, rk_bundle *b, Load *l, const Json *m, const 
                        path, path);
     b->target = arena_strdup(a, json_str(m, "target", NULL));
     /* emu_sm90 and sm_90 code runs in warps of 32 lanes, the others in waves of 64 */
-    int wave = strcmp(b->target, "sm_90") == 0 || strcmp(b->target, "emu_sm90") == 0 ? 32 : 64;
+    int wave = strcmp(b->target, "sm_90") == 0 || strcmp(b->target, "emu_sm90") == 0 ? 32 : 64; /* names a target: */
+    /* (the runtime, built without the compiler, has no Target table to ask) */
     int total = 0;
     for (int i = 0; i < ks->n; i++) {
         const Json *vs = json_get(ks->items[i], "variants");
