@@ -188,11 +188,12 @@ static LLVMRealPredicate fpred(CmpPred p)
 
 static bool f64_math_unsupported(Lower *L, LLVMTypeRef t, OpCode code)
 {
-    /* the emulator computes these with the host's libm; emu_sm90 refuses what sm_90 refuses */
+    /* exp, exp2, log and log2 are rk's own everywhere (lower_f64math.c); sin and cos the emulator's
+     * host libm, refused elsewhere (emu_sm90 refuses what sm_90 refuses) */
     if (L->t->f64_math || LLVMGetTypeKind(t) != LLVMDoubleTypeKind)
         return false;
     switch (code) {
-    case OP_EXP: case OP_EXP2: case OP_LOG: case OP_LOG2: case OP_SIN: case OP_COS:
+    case OP_SIN: case OP_COS:
         lower_error(L, "%s on f64 is not supported on %s yet (cast to f32)", tir_op_info[code].name, L->t->name);
         return true;
     default:
@@ -226,6 +227,8 @@ static LLVMValueRef elem(Lower *L, Op *op, LLVMValueRef *xs)
         LLVMValueRef a = fp_up(L, x, ek), b = y ? fp_up(L, y, ek) : NULL;
         LLVMTypeRef wt = LLVMTypeOf(a);
         LLVMValueRef r = tgt_math(L, c, a);
+        if (!r)
+            r = lower_f64_math(L, c, a);
         if (r)
             return fp_down(L, r, ek);
         switch (c) {

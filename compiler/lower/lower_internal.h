@@ -199,6 +199,8 @@ LLVMValueRef tgt_inline_asm(Lower *L, LLVMTypeRef ret, LLVMTypeRef *pt, LLVMValu
                             const char *constraints);
 /* Float remainder (C's fmod): frem, or the exact function where the target asks (lower_fmod.c). */
 LLVMValueRef tgt_frem(Lower *L, LLVMValueRef a, LLVMValueRef b, ScalarKind sk); /* sk: the operands' type */
+/* exp, exp2, log, log2 of an f64 as rk's own functions (lower_f64math.c); NULL for anything else */
+LLVMValueRef lower_f64_math(Lower *L, OpCode code, LLVMValueRef x);
 /* compiler/target/nvptx: sm_90's math and remainder, which the emulator of sm_90 runs too */
 LLVMValueRef nvptx_math(Lower *L, OpCode code, LLVMValueRef a);
 bool nvptx_exact_frem(Lower *L, LLVMTypeRef t, ScalarKind sk);
