@@ -367,7 +367,8 @@ def write_docs(a, when, mach, ch, cr, qh, qr, xh, xr, mh, mr, vs):
              "waves_per_eu 0. Triton gets what its JIT derives for 16-byte-aligned tensors whose sizes "
              "and strides are multiples of 16 (tt.divisibility 16 on pointers and integers, unit "
              "strides as the constant 1, and tt.pointer_range 32 on pointers, which its JIT adds on AMD "
-             "for tensors under 2 GiB); rk gets the same divisibility through multiple_of. Both code "
+             "for tensors under 2 GiB); rk gets the same divisibility through multiple_of, and "
+             "x<2G on every pointer through --assume (its buffer loads and stores). Both code "
              "objects are read by rk's own report (bench/vs_triton/hsaco_report.c); Triton's LDS is "
              "what it asks for at launch (its code objects declare none), and its occupancy is "
              "computed with it.", "",
