@@ -186,21 +186,6 @@ static LLVMRealPredicate fpred(CmpPred p)
     }
 }
 
-static bool f64_math_unsupported(Lower *L, LLVMTypeRef t, OpCode code)
-{
-    /* exp, exp2, log and log2 are rk's own everywhere (lower_f64math.c); sin and cos the emulator's
-     * host libm, refused elsewhere (emu_sm90 refuses what sm_90 refuses) */
-    if (L->t->f64_math || LLVMGetTypeKind(t) != LLVMDoubleTypeKind)
-        return false;
-    switch (code) {
-    case OP_SIN: case OP_COS:
-        lower_error(L, "%s on f64 is not supported on %s yet (cast to f32)", tir_op_info[code].name, L->t->name);
-        return true;
-    default:
-        return false;
-    }
-}
-
 /* intr for the targets' hooks (lower_internal.h) */
 LLVMValueRef lower_typed_call(Lower *L, const char *name, LLVMTypeRef t, LLVMValueRef *args, int n)
 {
@@ -220,10 +205,7 @@ static LLVMValueRef elem(Lower *L, Op *op, LLVMValueRef *xs)
                c == OP_MAX || c == OP_MINNUM || c == OP_MAXNUM || c == OP_NEG || c == OP_EXP || c == OP_EXP2 || c == OP_LOG || c == OP_LOG2 ||
                c == OP_SQRT || c == OP_RSQRT || c == OP_ABS || c == OP_FLOOR || c == OP_CEIL || c == OP_SIN ||
                c == OP_COS || c == OP_FMA)) {
-        LLVMTypeRef et = LLVMTypeOf(x);
         ScalarKind ek = ty_elem(ot)->sk;
-        if (f64_math_unsupported(L, et, c))
-            return LLVMGetUndef(et);
         LLVMValueRef a = fp_up(L, x, ek), b = y ? fp_up(L, y, ek) : NULL;
         LLVMTypeRef wt = LLVMTypeOf(a);
         LLVMValueRef r = tgt_math(L, c, a);

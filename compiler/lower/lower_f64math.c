@@ -13,30 +13,24 @@
  * overflow and subnormal ends are rounded once. The special values follow IEEE (NaN in, NaN out; exp
  * of +-inf +inf and 0; log of 0 -inf, of a negative number NaN). Each is one function per module,
  * straight-line code, called per element. */
-#include "compiler/lower/lower_internal.h"
+#include "compiler/lower/lower_f64math.h"
 
-typedef struct Fb {
-    Lower *L;
-    LLVMBuilderRef b;
-    LLVMTypeRef d, i64, i32;
-} Fb;
+LLVMValueRef fb_dc(Fb *f, double v) { return LLVMConstReal(f->d, v); }
 
-static LLVMValueRef dc(Fb *f, double v) { return LLVMConstReal(f->d, v); }
-
-static LLVMValueRef call1(Fb *f, const char *name, LLVMValueRef x)
+LLVMValueRef fb_call1(Fb *f, const char *name, LLVMValueRef x)
 {
     LLVMValueRef fn = lower_intrinsic(f->L, name, f->d, &f->d, 1);
     return LLVMBuildCall2(f->b, LLVMGlobalGetValueType(fn), fn, &x, 1, "");
 }
 
-static LLVMValueRef call2(Fb *f, const char *name, LLVMValueRef x, LLVMValueRef y)
+LLVMValueRef fb_call2(Fb *f, const char *name, LLVMValueRef x, LLVMValueRef y)
 {
     LLVMTypeRef pt[2] = {f->d, f->d};
     LLVMValueRef fn = lower_intrinsic(f->L, name, f->d, pt, 2);
     return LLVMBuildCall2(f->b, LLVMGlobalGetValueType(fn), fn, (LLVMValueRef[]){x, y}, 2, "");
 }
 
-static LLVMValueRef fma3(Fb *f, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c)
+LLVMValueRef fb_fma(Fb *f, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c)
 {
     LLVMTypeRef pt[3] = {f->d, f->d, f->d};
     LLVMValueRef fn = lower_intrinsic(f->L, "llvm.fma.f64", f->d, pt, 3);
@@ -50,16 +44,16 @@ static LLVMValueRef sel(Fb *f, LLVMValueRef c, LLVMValueRef a, LLVMValueRef b) {
 static LLVMValueRef cmp(Fb *f, LLVMRealPredicate p, LLVMValueRef a, LLVMValueRef b) { return LLVMBuildFCmp(f->b, p, a, b, ""); }
 
 /* sum of c[i] x^i, i = 0 .. n-1, by Horner's rule with fma */
-static LLVMValueRef horner(Fb *f, LLVMValueRef x, const double *c, int n)
+LLVMValueRef fb_horner(Fb *f, LLVMValueRef x, const double *c, int n)
 {
-    LLVMValueRef p = dc(f, c[n - 1]);
+    LLVMValueRef p = fb_dc(f, c[n - 1]);
     for (int i = n - 2; i >= 0; i--)
-        p = fma3(f, p, x, dc(f, c[i]));
+        p = fb_fma(f, p, x, fb_dc(f, c[i]));
     return p;
 }
 
 /* 2^k as a double, for an i32 k in [-1022, 1023] */
-static LLVMValueRef pow2(Fb *f, LLVMValueRef k)
+LLVMValueRef fb_pow2(Fb *f, LLVMValueRef k)
 {
     LLVMValueRef e = LLVMBuildZExt(f->b, LLVMBuildAdd(f->b, k, LLVMConstInt(f->i32, 1023, 0), ""), f->i64, "");
     return LLVMBuildBitCast(f->b, LLVMBuildShl(f->b, e, LLVMConstInt(f->i64, 52, 0), ""), f->d, "");
@@ -71,7 +65,7 @@ static LLVMValueRef scale(Fb *f, LLVMValueRef p, LLVMValueRef k)
     LLVMValueRef ki = LLVMBuildFPToSI(f->b, k, f->i32, "");
     LLVMValueRef k1 = LLVMBuildAShr(f->b, ki, LLVMConstInt(f->i32, 1, 0), "");
     LLVMValueRef k2 = LLVMBuildSub(f->b, ki, k1, "");
-    return mul(f, mul(f, p, pow2(f, k1)), pow2(f, k2));
+    return mul(f, mul(f, p, fb_pow2(f, k1)), fb_pow2(f, k2));
 }
 
 /* exp(r) for |r| <= ln 2 / 2 (a little more for exp2's rounding): Taylor to r^13 */
@@ -81,7 +75,7 @@ static LLVMValueRef exp_poly(Fb *f, LLVMValueRef r)
     c[0] = 1;
     for (int i = 1; i < 14; i++)
         c[i] = c[i - 1] / i;
-    return horner(f, r, c, 14);
+    return fb_horner(f, r, c, 14);
 }
 
 static const double LN2_HI = 6.93147180369123816490e-01; /* 0x3fe62e42fee00000 */
@@ -93,20 +87,20 @@ static void build_exp(Fb *f, LLVMValueRef x, bool base2)
 {
     /* past these, exp and exp2 are inf or 0 (or the smallest subnormal's half, which rounds to 0) */
     double hi = base2 ? 1025 : 710, lo = base2 ? -1080 : -746;
-    LLVMValueRef xc = call2(f, "llvm.minnum.f64", call2(f, "llvm.maxnum.f64", x, dc(f, lo)), dc(f, hi));
+    LLVMValueRef xc = fb_call2(f, "llvm.minnum.f64", fb_call2(f, "llvm.maxnum.f64", x, fb_dc(f, lo)), fb_dc(f, hi));
     LLVMValueRef p, k;
     if (base2) {
-        k = call1(f, "llvm.rint.f64", xc);
+        k = fb_call1(f, "llvm.rint.f64", xc);
         LLVMValueRef fr = sub(f, xc, k);                 /* exact: |x| < 2^11 */
-        LLVMValueRef r = mul(f, fr, dc(f, LN2));
-        LLVMValueRef t = fma3(f, fr, dc(f, LN2), LLVMBuildFNeg(f->b, r, "")); /* f ln2 - r, exact */
-        t = fma3(f, fr, dc(f, 2.3190468138462996e-17), t); /* ln 2 - LN2 */
+        LLVMValueRef r = mul(f, fr, fb_dc(f, LN2));
+        LLVMValueRef t = fb_fma(f, fr, fb_dc(f, LN2), LLVMBuildFNeg(f->b, r, "")); /* f ln2 - r, exact */
+        t = fb_fma(f, fr, fb_dc(f, 2.3190468138462996e-17), t); /* ln 2 - LN2 */
         p = exp_poly(f, r);
-        p = fma3(f, p, t, p);                             /* exp(r + t) = exp(r) (1 + t) */
+        p = fb_fma(f, p, t, p);                             /* exp(r + t) = exp(r) (1 + t) */
     } else {
-        k = call1(f, "llvm.rint.f64", mul(f, xc, dc(f, INV_LN2)));
-        LLVMValueRef rh = fma3(f, LLVMBuildFNeg(f->b, k, ""), dc(f, LN2_HI), xc);
-        LLVMValueRef r = sub(f, rh, mul(f, k, dc(f, LN2_LO)));
+        k = fb_call1(f, "llvm.rint.f64", mul(f, xc, fb_dc(f, INV_LN2)));
+        LLVMValueRef rh = fb_fma(f, LLVMBuildFNeg(f->b, k, ""), fb_dc(f, LN2_HI), xc);
+        LLVMValueRef r = sub(f, rh, mul(f, k, fb_dc(f, LN2_LO)));
         p = exp_poly(f, r);
     }
     LLVMValueRef res = scale(f, p, k);
@@ -115,36 +109,46 @@ static void build_exp(Fb *f, LLVMValueRef x, bool base2)
 
 static void build_log(Fb *f, LLVMValueRef x, bool base2)
 {
-    LLVMValueRef sub_n = cmp(f, LLVMRealOLT, x, dc(f, 0x1p-1022));
-    LLVMValueRef xs = sel(f, sub_n, mul(f, x, dc(f, 0x1p54)), x); /* subnormals scaled into range */
+    LLVMValueRef sub_n = cmp(f, LLVMRealOLT, x, fb_dc(f, 0x1p-1022));
+    LLVMValueRef xs = sel(f, sub_n, mul(f, x, fb_dc(f, 0x1p54)), x); /* subnormals scaled into range */
     LLVMValueRef bits = LLVMBuildBitCast(f->b, xs, f->i64, "");
     LLVMValueRef eb = LLVMBuildTrunc(f->b, LLVMBuildLShr(f->b, bits, LLVMConstInt(f->i64, 52, 0), ""), f->i32, "");
     LLVMValueRef e = LLVMBuildSub(f->b, eb, sel(f, sub_n, LLVMConstInt(f->i32, 1023 + 54, 0), LLVMConstInt(f->i32, 1023, 0)), "");
     LLVMValueRef mb = LLVMBuildOr(f->b, LLVMBuildAnd(f->b, bits, LLVMConstInt(f->i64, 0x000fffffffffffffull, 0), ""),
                                   LLVMConstInt(f->i64, 0x3ff0000000000000ull, 0), "");
     LLVMValueRef m = LLVMBuildBitCast(f->b, mb, f->d, ""); /* [1, 2) */
-    LLVMValueRef big = cmp(f, LLVMRealOGT, m, dc(f, 1.41421356237309504880));
-    m = sel(f, big, mul(f, m, dc(f, 0.5)), m);
+    LLVMValueRef big = cmp(f, LLVMRealOGT, m, fb_dc(f, 1.41421356237309504880));
+    m = sel(f, big, mul(f, m, fb_dc(f, 0.5)), m);
     e = LLVMBuildAdd(f->b, e, LLVMBuildZExt(f->b, big, f->i32, ""), "");
-    LLVMValueRef fr = sub(f, m, dc(f, 1));                  /* exact */
-    LLVMValueRef s = LLVMBuildFDiv(f->b, fr, add(f, dc(f, 2), fr), "");
+    LLVMValueRef fr = sub(f, m, fb_dc(f, 1));                  /* exact */
+    LLVMValueRef s = LLVMBuildFDiv(f->b, fr, add(f, fb_dc(f, 2), fr), "");
     LLVMValueRef z = mul(f, s, s);
     double c[11];
     for (int i = 0; i < 11; i++)
         c[i] = 2.0 / (2 * i + 3);
-    LLVMValueRef rz = mul(f, z, horner(f, z, c, 11));
+    LLVMValueRef rz = mul(f, z, fb_horner(f, z, c, 11));
     LLVMValueRef l1p = sub(f, fr, mul(f, s, sub(f, fr, rz))); /* log(1 + f) */
     LLVMValueRef ed = LLVMBuildSIToFP(f->b, e, f->d, "");
     LLVMValueRef res;
     if (base2)
-        res = fma3(f, l1p, dc(f, INV_LN2), ed);
+        res = fb_fma(f, l1p, fb_dc(f, INV_LN2), ed);
     else
-        res = fma3(f, ed, dc(f, LN2_HI), fma3(f, ed, dc(f, LN2_LO), l1p));
+        res = fb_fma(f, ed, fb_dc(f, LN2_HI), fb_fma(f, ed, fb_dc(f, LN2_LO), l1p));
     /* specials: NaN and negative numbers NaN, 0 -inf, +inf +inf */
-    res = sel(f, cmp(f, LLVMRealOEQ, x, dc(f, 0)), dc(f, -__builtin_inf()), res);
-    res = sel(f, cmp(f, LLVMRealOEQ, x, dc(f, __builtin_inf())), x, res);
-    res = sel(f, cmp(f, LLVMRealULT, x, dc(f, 0)), dc(f, __builtin_nan("")), res);
+    res = sel(f, cmp(f, LLVMRealOEQ, x, fb_dc(f, 0)), fb_dc(f, -__builtin_inf()), res);
+    res = sel(f, cmp(f, LLVMRealOEQ, x, fb_dc(f, __builtin_inf())), x, res);
+    res = sel(f, cmp(f, LLVMRealULT, x, fb_dc(f, 0)), fb_dc(f, __builtin_nan("")), res);
     LLVMBuildRet(f->b, res);
+}
+
+LLVMValueRef fb_begin(Fb *f, Lower *L, const char *name)
+{
+    LLVMTypeRef d = L->f64;
+    LLVMValueRef fn = LLVMAddFunction(L->mod, name, LLVMFunctionType(d, &d, 1, 0));
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    *f = (Fb){L, LLVMCreateBuilderInContext(L->ctx), d, L->i64, L->i32};
+    LLVMPositionBuilderAtEnd(f->b, LLVMAppendBasicBlockInContext(L->ctx, fn, "entry"));
+    return fn;
 }
 
 static LLVMValueRef f64_function(Lower *L, OpCode code)
@@ -153,11 +157,8 @@ static LLVMValueRef f64_function(Lower *L, OpCode code)
     LLVMValueRef fn = LLVMGetNamedFunction(L->mod, name);
     if (fn)
         return fn;
-    LLVMTypeRef d = L->f64;
-    fn = LLVMAddFunction(L->mod, name, LLVMFunctionType(d, &d, 1, 0));
-    LLVMSetLinkage(fn, LLVMInternalLinkage);
-    Fb f = {L, LLVMCreateBuilderInContext(L->ctx), d, L->i64, L->i32};
-    LLVMPositionBuilderAtEnd(f.b, LLVMAppendBasicBlockInContext(L->ctx, fn, "entry"));
+    Fb f;
+    fn = fb_begin(&f, L, name);
     LLVMValueRef x = LLVMGetParam(fn, 0);
     if (code == OP_EXP || code == OP_EXP2)
         build_exp(&f, x, code == OP_EXP2);
@@ -169,8 +170,14 @@ static LLVMValueRef f64_function(Lower *L, OpCode code)
 
 LLVMValueRef lower_f64_math(Lower *L, OpCode code, LLVMValueRef x)
 {
-    if (LLVMTypeOf(x) != L->f64 || (code != OP_EXP && code != OP_EXP2 && code != OP_LOG && code != OP_LOG2))
+    if (LLVMTypeOf(x) != L->f64)
         return NULL;
-    LLVMValueRef fn = f64_function(L, code);
+    LLVMValueRef fn;
+    if (code == OP_SIN || code == OP_COS)
+        fn = f64_trig_function(L, code == OP_COS);
+    else if (code == OP_EXP || code == OP_EXP2 || code == OP_LOG || code == OP_LOG2)
+        fn = f64_function(L, code);
+    else
+        return NULL;
     return LLVMBuildCall2(L->b, LLVMGlobalGetValueType(fn), fn, &x, 1, "");
 }

@@ -74,7 +74,7 @@ static const Target targets[] = {
     {.name = "emu", .kind = TARGET_EMU, .triple = "x86_64-pc-linux-gnu", .cpu = "x86-64", .features = "+ssse3,+popcnt",
      .arch = "gfx942", .description = "host emulator of a gfx942 workgroup", .lowering = true,
      CDNA_CORE(65536, 512, 32), .mfma_family = MFMA_CDNA3, .as_global = 0, .as_lds = 0, .as_constant = 0,
-     .as_private = 0, .kernel_cc = LLVMCCallConv, .code_object_version = 0, .binary_ext = "so", EMU_LOWERING, .f64_math = true, .num_xcds = 8, HIP_KERNARG,
+     .as_private = 0, .kernel_cc = LLVMCCallConv, .code_object_version = 0, .binary_ext = "so", EMU_LOWERING, .num_xcds = 8, HIP_KERNARG,
      .fp_contract = true, .packed_f32 = true, .max_by_parts = true, .buffer_range32 = true},
     /* sm_90a: the arch-specific variant (wgmma, setmaxnreg); PTX ISA 8.0 is the first that has it. */
     {.name = "sm_90", .kind = TARGET_NVPTX, .triple = "nvptx64-nvidia-cuda", .cpu = "sm_90a",

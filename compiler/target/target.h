@@ -88,7 +88,6 @@ typedef struct Target {
     bool fenced_atomics;  /* ordered atomics are a relaxed one between fences (NVPTX drops the order) */
     bool soft_fp16;       /* 16-bit floats are i16 bit patterns converted in software (the emulator) */
     bool checked;         /* every access goes through the emulator's checks; assert and print always on */
-    bool f64_math;        /* sin, cos of f64 (the host's libm); else refused (exp, log: lower_f64math.c) */
     bool warp_mma;        /* mma.sync, ldmatrix and cp.async stage buffers (sm_90's warp-level path) */
     bool wgmma;           /* wgmma.mma_async layouts (sm_90a) */
     bool tma;             /* TMA copies into stage buffers (the GPU only: the emulator has none) */
