@@ -68,6 +68,14 @@ enum { MAX_ACCESSES_PER_KERNEL = 1024 };
  * ISA snapshot and the tests makes 7,000. */
 enum { MAX_REGS_PER_KERNEL = 24576 };
 
+void lower_budget_end(Lower *L)
+{
+    if (L->over_sum && !L->failed) {
+        L->pos = L->over_sum_pos;
+        lower_error(L, "%s", L->over_sum);
+    }
+}
+
 bool lower_budget(Lower *L, int n, bool access)
 {
     int limit = access ? MAX_ACCESSES_PER_LANE : MAX_REGS_PER_LANE;
@@ -83,18 +91,30 @@ bool lower_budget(Lower *L, int n, bool access)
     if (hash)
         *hash = 0; /* the type without its layout */
     const char *what = access && op ? arena_printf(L->a, "%s of %s", op_info(op)->name, ts) : ts;
-    if (n <= limit && access)
-        lower_error(L,
-                    "this %s brings the kernel's memory accesses to %d elements in each of the %d lanes of a "
-                    "program, more than the %d rk compiles in bounded time: give a program fewer elements (a "
-                    "smaller block) or more warps, or split the kernel",
-                    what, L->lane_accesses, L->nw * L->wave, MAX_ACCESSES_PER_KERNEL);
-    else if (n <= limit)
-        lower_error(L,
-                    "this %s brings the kernel's values to %d registers in each of the %d lanes of a program, "
-                    "more than the %d rk compiles in bounded time: give a program fewer elements (a smaller "
-                    "block) or more warps, or split the kernel",
-                    what, L->lane_regs, L->nw * L->wave, MAX_REGS_PER_KERNEL);
+    /* past a sum: the first op that passed it is remembered and the lowering goes on (rk's own work is
+     * cheap; LLVM never sees the kernel), so that an op past its own bound, which names the cause,
+     * is reported instead; else the sum is, at the end (lower_budget_end), or at once when far past */
+    if (n <= limit) {
+        if (!L->over_sum) {
+            L->over_sum_pos = L->pos;
+            L->over_sum = access ? arena_printf(L->a,
+                                                "this %s brings the kernel's memory accesses to %d elements in each of "
+                                                "the %d lanes of a program, more than the %d rk compiles in bounded "
+                                                "time: give a program fewer elements (a smaller block) or more warps, "
+                                                "or split the kernel",
+                                                what, L->lane_accesses, L->nw * L->wave, MAX_ACCESSES_PER_KERNEL)
+                                 : arena_printf(L->a,
+                                                "this %s brings the kernel's values to %d registers in each of the %d "
+                                                "lanes of a program, more than the %d rk compiles in bounded time: "
+                                                "give a program fewer elements (a smaller block) or more warps, or "
+                                                "split the kernel",
+                                                what, L->lane_regs, L->nw * L->wave, MAX_REGS_PER_KERNEL);
+        }
+        if (L->lane_accesses <= 8 * MAX_ACCESSES_PER_KERNEL && L->lane_regs <= 8 * MAX_REGS_PER_KERNEL)
+            return true;
+        lower_budget_end(L);
+        return false;
+    }
     else
         lower_error(L,
                     "this %s needs %d elements in each of the %d lanes of a program, more than the %d rk "
@@ -961,6 +981,7 @@ static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const
     async_init(L);
     L->has_loop = block_has_loop(body);
     lower_block(L, body);
+    lower_budget_end(L);
     if (!L->failed) {
         fold_rebuilt_vectors(L);
         delete_unused(L);

@@ -51,6 +51,8 @@ struct Lower {
     int wave, nw;
     int lane_accesses; /* elements per lane of the kernel's memory accesses so far (lower_budget) */
     int lane_regs;     /* registers per lane of the kernel's values so far (lower_budget) */
+    const char *over_sum; /* the message for the first op that passed a sum (lower_budget), and where */
+    SrcPos over_sum_pos;
     LLVMContextRef ctx;
     LLVMModuleRef mod;
     LLVMBuilderRef b;
@@ -152,8 +154,10 @@ LVal *lval(Lower *L, const Value *v);
 void lval_set(Lower *L, const Value *v, LVal x);
 LVal lval_new(Lower *L, int n, const LinLayout *ll);
 /* Whether n registers per lane (a memory access's elements when `access`) are within the compile
- * budget; else a located error and false (lower_core.c says why). */
+ * budget; else a located error and false (lower_core.c says why). Past a kernel's sums the first op
+ * is remembered and lower_budget_end, after the kernel's ops, reports it. */
 bool lower_budget(Lower *L, int n, bool access);
+void lower_budget_end(Lower *L);
 LLVMTypeRef llvm_type(Lower *L, const Type *t); /* element type for tiles */
 const LayInfo *lay_info(Lower *L, const Type *t);
 /* This lane's coordinate along dim for register r, as an i32 value. */
