@@ -173,7 +173,14 @@ __attribute__((noinline, cold)) static _Noreturn void split_fail(Lane *l, bool a
     emu_lane_fail(l, EMU_ERR_WAVE, "a barrier not every wave reaches: %s", sides);
 }
 
-/* A lane's fiber: the kernel, then the bookkeeping of its return. */
+/* A lane's fiber: the kernel, then the bookkeeping of its return. The kernel is code rk generated,
+ * without the function-type prefix that clang's -fsanitize=function (part of -fsanitize=undefined)
+ * reads from the 8 bytes before a called address: for a kernel at the start of its code object's
+ * first page those bytes are not mapped, and the CI's sanitizer build crashed there (fuzz/diff_loops,
+ * seed 0x2323002d), so the check is off for this call. */
+#if defined(__clang__)
+__attribute__((no_sanitize("function")))
+#endif
 static EmuCtx *lane_main(void *arg)
 {
     Lane *l = arg;
