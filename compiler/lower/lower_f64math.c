@@ -37,10 +37,6 @@ LLVMValueRef fb_fma(Fb *f, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c)
     return LLVMBuildCall2(f->b, LLVMGlobalGetValueType(fn), fn, (LLVMValueRef[]){a, b, c}, 3, "");
 }
 
-static LLVMValueRef add(Fb *f, LLVMValueRef a, LLVMValueRef b) { return LLVMBuildFAdd(f->b, a, b, ""); }
-static LLVMValueRef sub(Fb *f, LLVMValueRef a, LLVMValueRef b) { return LLVMBuildFSub(f->b, a, b, ""); }
-static LLVMValueRef mul(Fb *f, LLVMValueRef a, LLVMValueRef b) { return LLVMBuildFMul(f->b, a, b, ""); }
-static LLVMValueRef sel(Fb *f, LLVMValueRef c, LLVMValueRef a, LLVMValueRef b) { return LLVMBuildSelect(f->b, c, a, b, ""); }
 static LLVMValueRef cmp(Fb *f, LLVMRealPredicate p, LLVMValueRef a, LLVMValueRef b) { return LLVMBuildFCmp(f->b, p, a, b, ""); }
 
 /* sum of c[i] x^i, i = 0 .. n-1, by Horner's rule with fma */
@@ -65,7 +61,7 @@ static LLVMValueRef scale(Fb *f, LLVMValueRef p, LLVMValueRef k)
     LLVMValueRef ki = LLVMBuildFPToSI(f->b, k, f->i32, "");
     LLVMValueRef k1 = LLVMBuildAShr(f->b, ki, LLVMConstInt(f->i32, 1, 0), "");
     LLVMValueRef k2 = LLVMBuildSub(f->b, ki, k1, "");
-    return mul(f, mul(f, p, fb_pow2(f, k1)), fb_pow2(f, k2));
+    return fb_mul(f, fb_mul(f, p, fb_pow2(f, k1)), fb_pow2(f, k2));
 }
 
 /* exp(r) for |r| <= ln 2 / 2 (a little more for exp2's rounding): Taylor to r^13 */
@@ -91,43 +87,43 @@ static void build_exp(Fb *f, LLVMValueRef x, bool base2)
     LLVMValueRef p, k;
     if (base2) {
         k = fb_call1(f, "llvm.rint.f64", xc);
-        LLVMValueRef fr = sub(f, xc, k);                 /* exact: |x| < 2^11 */
-        LLVMValueRef r = mul(f, fr, fb_dc(f, LN2));
+        LLVMValueRef fr = fb_sub(f, xc, k);                 /* exact: |x| < 2^11 */
+        LLVMValueRef r = fb_mul(f, fr, fb_dc(f, LN2));
         LLVMValueRef t = fb_fma(f, fr, fb_dc(f, LN2), LLVMBuildFNeg(f->b, r, "")); /* f ln2 - r, exact */
         t = fb_fma(f, fr, fb_dc(f, 2.3190468138462996e-17), t); /* ln 2 - LN2 */
         p = exp_poly(f, r);
         p = fb_fma(f, p, t, p);                             /* exp(r + t) = exp(r) (1 + t) */
     } else {
-        k = fb_call1(f, "llvm.rint.f64", mul(f, xc, fb_dc(f, INV_LN2)));
+        k = fb_call1(f, "llvm.rint.f64", fb_mul(f, xc, fb_dc(f, INV_LN2)));
         LLVMValueRef rh = fb_fma(f, LLVMBuildFNeg(f->b, k, ""), fb_dc(f, LN2_HI), xc);
-        LLVMValueRef r = sub(f, rh, mul(f, k, fb_dc(f, LN2_LO)));
+        LLVMValueRef r = fb_sub(f, rh, fb_mul(f, k, fb_dc(f, LN2_LO)));
         p = exp_poly(f, r);
     }
     LLVMValueRef res = scale(f, p, k);
-    LLVMBuildRet(f->b, sel(f, cmp(f, LLVMRealUNO, x, x), x, res));
+    LLVMBuildRet(f->b, fb_sel(f, cmp(f, LLVMRealUNO, x, x), x, res));
 }
 
 static void build_log(Fb *f, LLVMValueRef x, bool base2)
 {
     LLVMValueRef sub_n = cmp(f, LLVMRealOLT, x, fb_dc(f, 0x1p-1022));
-    LLVMValueRef xs = sel(f, sub_n, mul(f, x, fb_dc(f, 0x1p54)), x); /* subnormals scaled into range */
+    LLVMValueRef xs = fb_sel(f, sub_n, fb_mul(f, x, fb_dc(f, 0x1p54)), x); /* subnormals scaled into range */
     LLVMValueRef bits = LLVMBuildBitCast(f->b, xs, f->i64, "");
     LLVMValueRef eb = LLVMBuildTrunc(f->b, LLVMBuildLShr(f->b, bits, LLVMConstInt(f->i64, 52, 0), ""), f->i32, "");
-    LLVMValueRef e = LLVMBuildSub(f->b, eb, sel(f, sub_n, LLVMConstInt(f->i32, 1023 + 54, 0), LLVMConstInt(f->i32, 1023, 0)), "");
+    LLVMValueRef e = LLVMBuildSub(f->b, eb, fb_sel(f, sub_n, LLVMConstInt(f->i32, 1023 + 54, 0), LLVMConstInt(f->i32, 1023, 0)), "");
     LLVMValueRef mb = LLVMBuildOr(f->b, LLVMBuildAnd(f->b, bits, LLVMConstInt(f->i64, 0x000fffffffffffffull, 0), ""),
                                   LLVMConstInt(f->i64, 0x3ff0000000000000ull, 0), "");
     LLVMValueRef m = LLVMBuildBitCast(f->b, mb, f->d, ""); /* [1, 2) */
     LLVMValueRef big = cmp(f, LLVMRealOGT, m, fb_dc(f, 1.41421356237309504880));
-    m = sel(f, big, mul(f, m, fb_dc(f, 0.5)), m);
+    m = fb_sel(f, big, fb_mul(f, m, fb_dc(f, 0.5)), m);
     e = LLVMBuildAdd(f->b, e, LLVMBuildZExt(f->b, big, f->i32, ""), "");
-    LLVMValueRef fr = sub(f, m, fb_dc(f, 1));                  /* exact */
-    LLVMValueRef s = LLVMBuildFDiv(f->b, fr, add(f, fb_dc(f, 2), fr), "");
-    LLVMValueRef z = mul(f, s, s);
+    LLVMValueRef fr = fb_sub(f, m, fb_dc(f, 1));                  /* exact */
+    LLVMValueRef s = LLVMBuildFDiv(f->b, fr, fb_add(f, fb_dc(f, 2), fr), "");
+    LLVMValueRef z = fb_mul(f, s, s);
     double c[11];
     for (int i = 0; i < 11; i++)
         c[i] = 2.0 / (2 * i + 3);
-    LLVMValueRef rz = mul(f, z, fb_horner(f, z, c, 11));
-    LLVMValueRef l1p = sub(f, fr, mul(f, s, sub(f, fr, rz))); /* log(1 + f) */
+    LLVMValueRef rz = fb_mul(f, z, fb_horner(f, z, c, 11));
+    LLVMValueRef l1p = fb_sub(f, fr, fb_mul(f, s, fb_sub(f, fr, rz))); /* log(1 + f) */
     LLVMValueRef ed = LLVMBuildSIToFP(f->b, e, f->d, "");
     LLVMValueRef res;
     if (base2)
@@ -135,9 +131,9 @@ static void build_log(Fb *f, LLVMValueRef x, bool base2)
     else
         res = fb_fma(f, ed, fb_dc(f, LN2_HI), fb_fma(f, ed, fb_dc(f, LN2_LO), l1p));
     /* specials: NaN and negative numbers NaN, 0 -inf, +inf +inf */
-    res = sel(f, cmp(f, LLVMRealOEQ, x, fb_dc(f, 0)), fb_dc(f, -__builtin_inf()), res);
-    res = sel(f, cmp(f, LLVMRealOEQ, x, fb_dc(f, __builtin_inf())), x, res);
-    res = sel(f, cmp(f, LLVMRealULT, x, fb_dc(f, 0)), fb_dc(f, __builtin_nan("")), res);
+    res = fb_sel(f, cmp(f, LLVMRealOEQ, x, fb_dc(f, 0)), fb_dc(f, -__builtin_inf()), res);
+    res = fb_sel(f, cmp(f, LLVMRealOEQ, x, fb_dc(f, __builtin_inf())), x, res);
+    res = fb_sel(f, cmp(f, LLVMRealULT, x, fb_dc(f, 0)), fb_dc(f, __builtin_nan("")), res);
     LLVMBuildRet(f->b, res);
 }
 

@@ -12,6 +12,13 @@ typedef struct Fb {
 } Fb;
 
 LLVMValueRef fb_dc(Fb *f, double v);
+static inline LLVMValueRef fb_add(Fb *f, LLVMValueRef a, LLVMValueRef b) { return LLVMBuildFAdd(f->b, a, b, ""); }
+static inline LLVMValueRef fb_sub(Fb *f, LLVMValueRef a, LLVMValueRef b) { return LLVMBuildFSub(f->b, a, b, ""); }
+static inline LLVMValueRef fb_mul(Fb *f, LLVMValueRef a, LLVMValueRef b) { return LLVMBuildFMul(f->b, a, b, ""); }
+static inline LLVMValueRef fb_sel(Fb *f, LLVMValueRef c, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildSelect(f->b, c, a, b, "");
+}
 LLVMValueRef fb_call1(Fb *f, const char *name, LLVMValueRef x);
 LLVMValueRef fb_call2(Fb *f, const char *name, LLVMValueRef x, LLVMValueRef y);
 LLVMValueRef fb_fma(Fb *f, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c);

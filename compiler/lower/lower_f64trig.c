@@ -36,37 +36,33 @@ typedef struct Dd {
     LLVMValueRef hi, lo;
 } Dd;
 
-static LLVMValueRef add(Fb *f, LLVMValueRef a, LLVMValueRef b) { return LLVMBuildFAdd(f->b, a, b, ""); }
-static LLVMValueRef sub(Fb *f, LLVMValueRef a, LLVMValueRef b) { return LLVMBuildFSub(f->b, a, b, ""); }
-static LLVMValueRef mul(Fb *f, LLVMValueRef a, LLVMValueRef b) { return LLVMBuildFMul(f->b, a, b, ""); }
-static LLVMValueRef sel(Fb *f, LLVMValueRef c, LLVMValueRef a, LLVMValueRef b) { return LLVMBuildSelect(f->b, c, a, b, ""); }
 static LLVMValueRef i64c(Fb *f, uint64_t v) { return LLVMConstInt(f->i64, v, 0); }
 static LLVMValueRef i32c(Fb *f, int v) { return LLVMConstInt(f->i32, (unsigned long long)(long long)v, 1); }
 
 /* a + b exactly as hi + lo (Knuth's TwoSum: no order between |a| and |b| needed) */
 static Dd two_sum(Fb *f, LLVMValueRef a, LLVMValueRef b)
 {
-    LLVMValueRef s = add(f, a, b), bb = sub(f, s, a);
-    LLVMValueRef e = add(f, sub(f, a, sub(f, s, bb)), sub(f, b, bb));
+    LLVMValueRef s = fb_add(f, a, b), bb = fb_sub(f, s, a);
+    LLVMValueRef e = fb_add(f, fb_sub(f, a, fb_sub(f, s, bb)), fb_sub(f, b, bb));
     return (Dd){s, e};
 }
 
 /* hi + lo renormalised, |lo| <= ulp(hi) / 2 (Fast2Sum: |a| >= |b|) */
 static Dd fast_sum(Fb *f, LLVMValueRef a, LLVMValueRef b)
 {
-    LLVMValueRef s = add(f, a, b);
-    return (Dd){s, sub(f, b, sub(f, s, a))};
+    LLVMValueRef s = fb_add(f, a, b);
+    return (Dd){s, fb_sub(f, b, fb_sub(f, s, a))};
 }
 
 /* medium reduction of a = |x| < 2^20 pi/2: y = a - q pi/2, q as a double */
 static Dd reduce_medium(Fb *f, LLVMValueRef a, LLVMValueRef *q)
 {
-    LLVMValueRef k = fb_call1(f, "llvm.rint.f64", mul(f, a, fb_dc(f, 6.36619772367581382433e-01)));
+    LLVMValueRef k = fb_call1(f, "llvm.rint.f64", fb_mul(f, a, fb_dc(f, 6.36619772367581382433e-01)));
     LLVMValueRef nk = LLVMBuildFNeg(f->b, k, "");
     LLVMValueRef r = fb_fma(f, nk, fb_dc(f, P1), a);         /* exact: k P1 exact, and close to a */
-    Dd y = two_sum(f, r, mul(f, nk, fb_dc(f, P2)));           /* k P2 exact */
-    Dd z = two_sum(f, y.hi, mul(f, nk, fb_dc(f, P3)));        /* k P3 exact */
-    LLVMValueRef lo = add(f, add(f, y.lo, z.lo), mul(f, nk, fb_dc(f, P3T)));
+    Dd y = two_sum(f, r, fb_mul(f, nk, fb_dc(f, P2)));           /* k P2 exact */
+    Dd z = two_sum(f, y.hi, fb_mul(f, nk, fb_dc(f, P3)));        /* k P3 exact */
+    LLVMValueRef lo = fb_add(f, fb_add(f, y.lo, z.lo), fb_mul(f, nk, fb_dc(f, P3T)));
     *q = k;
     return fast_sum(f, z.hi, lo);
 }
@@ -95,9 +91,9 @@ static Dd reduce_large(Fb *f, LLVMValueRef table, LLVMValueRef a, LLVMValueRef *
      * j0 + 1 = e - 1 of 2/pi, bit jj + 1 of the table with its 64 leading zeros */
     LLVMValueRef e = LLVMBuildSub(f->b, ex, i32c(f, 1075), "");
     LLVMValueRef lt = LLVMBuildICmp(f->b, LLVMIntSLT, e, i32c(f, -32), "");
-    e = sel(f, lt, i32c(f, -32), e);
+    e = fb_sel(f, lt, i32c(f, -32), e);
     LLVMValueRef gt = LLVMBuildICmp(f->b, LLVMIntSGT, e, i32c(f, 971), "");
-    e = sel(f, gt, i32c(f, 971), e);
+    e = fb_sel(f, gt, i32c(f, 971), e);
     LLVMValueRef jj = LLVMBuildAdd(f->b, e, i32c(f, 62), "");               /* (e - 2) + 64 >= 30 */
     LLVMValueRef w0 = LLVMBuildLShr(f->b, jj, i32c(f, 5), "");
     LLVMValueRef o = LLVMBuildZExt(f->b, LLVMBuildAnd(f->b, jj, i32c(f, 31), ""), f->i64, "");
@@ -128,21 +124,21 @@ static Dd reduce_large(Fb *f, LLVMValueRef table, LLVMValueRef a, LLVMValueRef *
     }
     /* quadrant: the top 2 bits; fraction: the 190 below, as a double-double in [0, 1) */
     LLVMValueRef quad = LLVMBuildLShr(f->b, r[5], i64c(f, 30), "");
-    LLVMValueRef t1 = mul(f, LLVMBuildUIToFP(f->b, LLVMBuildAnd(f->b, r[5], i64c(f, 0x3fffffff), ""), f->d, ""), fb_dc(f, 0x1p-30));
-    LLVMValueRef t2 = mul(f, LLVMBuildUIToFP(f->b, r[4], f->d, ""), fb_dc(f, 0x1p-62));
-    LLVMValueRef t3 = mul(f, LLVMBuildUIToFP(f->b, r[3], f->d, ""), fb_dc(f, 0x1p-94));
-    LLVMValueRef t4 = mul(f, LLVMBuildUIToFP(f->b, r[2], f->d, ""), fb_dc(f, 0x1p-126));
+    LLVMValueRef t1 = fb_mul(f, LLVMBuildUIToFP(f->b, LLVMBuildAnd(f->b, r[5], i64c(f, 0x3fffffff), ""), f->d, ""), fb_dc(f, 0x1p-30));
+    LLVMValueRef t2 = fb_mul(f, LLVMBuildUIToFP(f->b, r[4], f->d, ""), fb_dc(f, 0x1p-62));
+    LLVMValueRef t3 = fb_mul(f, LLVMBuildUIToFP(f->b, r[3], f->d, ""), fb_dc(f, 0x1p-94));
+    LLVMValueRef t4 = fb_mul(f, LLVMBuildUIToFP(f->b, r[2], f->d, ""), fb_dc(f, 0x1p-126));
     Dd s = two_sum(f, t1, t2);
     Dd s3 = two_sum(f, s.hi, t3);
     Dd s4 = two_sum(f, s3.hi, t4);
-    Dd fr = fast_sum(f, s4.hi, add(f, add(f, s.lo, s3.lo), s4.lo));
+    Dd fr = fast_sum(f, s4.hi, fb_add(f, fb_add(f, s.lo, s3.lo), s4.lo));
     /* to the nearest quadrant: a fraction of 1/2 or more is the next quadrant's negative one */
     LLVMValueRef up = LLVMBuildFCmp(f->b, LLVMRealOGE, fr.hi, fb_dc(f, 0.5), "");
-    fr.hi = sel(f, up, sub(f, fr.hi, fb_dc(f, 1)), fr.hi); /* exact */
+    fr.hi = fb_sel(f, up, fb_sub(f, fr.hi, fb_dc(f, 1)), fr.hi); /* exact */
     *q = LLVMBuildAdd(f->b, quad, LLVMBuildZExt(f->b, up, f->i64, ""), "");
     fr = fast_sum(f, fr.hi, fr.lo);
     /* times pi/2 */
-    LLVMValueRef p = mul(f, fr.hi, fb_dc(f, PIO2_HI));
+    LLVMValueRef p = fb_mul(f, fr.hi, fb_dc(f, PIO2_HI));
     LLVMValueRef err = fb_fma(f, fr.hi, fb_dc(f, PIO2_HI), LLVMBuildFNeg(f->b, p, ""));
     err = fb_fma(f, fr.hi, fb_dc(f, PIO2_LO), fb_fma(f, fr.lo, fb_dc(f, PIO2_HI), err));
     return fast_sum(f, p, err);
@@ -158,10 +154,10 @@ static LLVMValueRef kernel_sin(Fb *f, Dd y)
             fact *= ++n;
         c[i] = (i % 2 ? 1 : -1) / fact;
     }
-    LLVMValueRef z = mul(f, y.hi, y.hi);
-    LLVMValueRef poly = mul(f, mul(f, y.hi, z), fb_horner(f, z, c, 8));
-    LLVMValueRef tail = mul(f, y.lo, fb_fma(f, z, fb_dc(f, -0.5), fb_dc(f, 1)));
-    return add(f, y.hi, add(f, poly, tail));
+    LLVMValueRef z = fb_mul(f, y.hi, y.hi);
+    LLVMValueRef poly = fb_mul(f, fb_mul(f, y.hi, z), fb_horner(f, z, c, 8));
+    LLVMValueRef tail = fb_mul(f, y.lo, fb_fma(f, z, fb_dc(f, -0.5), fb_dc(f, 1)));
+    return fb_add(f, y.hi, fb_add(f, poly, tail));
 }
 
 static LLVMValueRef kernel_cos(Fb *f, Dd y)
@@ -173,10 +169,10 @@ static LLVMValueRef kernel_cos(Fb *f, Dd y)
             fact *= ++n;
         c[i] = (i % 2 ? -1 : 1) / fact;
     }
-    LLVMValueRef z = mul(f, y.hi, y.hi), hz = mul(f, z, fb_dc(f, 0.5));
-    LLVMValueRef w = sub(f, fb_dc(f, 1), hz);
-    LLVMValueRef rest = sub(f, mul(f, mul(f, z, z), fb_horner(f, z, c, 8)), mul(f, y.hi, y.lo));
-    return add(f, w, add(f, sub(f, sub(f, fb_dc(f, 1), w), hz), rest)); /* 1 - hz with its error */
+    LLVMValueRef z = fb_mul(f, y.hi, y.hi), hz = fb_mul(f, z, fb_dc(f, 0.5));
+    LLVMValueRef w = fb_sub(f, fb_dc(f, 1), hz);
+    LLVMValueRef rest = fb_sub(f, fb_mul(f, fb_mul(f, z, z), fb_horner(f, z, c, 8)), fb_mul(f, y.hi, y.lo));
+    return fb_add(f, w, fb_add(f, fb_sub(f, fb_sub(f, fb_dc(f, 1), w), hz), rest)); /* 1 - hz with its error */
 }
 
 LLVMValueRef f64_trig_function(Lower *L, bool cosine)
@@ -204,23 +200,23 @@ LLVMValueRef f64_trig_function(Lower *L, bool cosine)
     Dd ym = reduce_medium(&f, a, &qm);
     Dd yl = reduce_large(&f, table, a, &ql);
     LLVMValueRef large = LLVMBuildFCmp(f.b, LLVMRealOGE, a, fb_dc(&f, 1647099.3291652855), ""); /* 2^20 pi/2 */
-    Dd y = {sel(&f, large, yl.hi, ym.hi), sel(&f, large, yl.lo, ym.lo)};
-    LLVMValueRef qmi = LLVMBuildFPToSI(f.b, sel(&f, large, fb_dc(&f, 0), qm), f.i64, "");
-    LLVMValueRef q = LLVMBuildAnd(f.b, sel(&f, large, ql, qmi), i64c(&f, 3), "");
+    Dd y = {fb_sel(&f, large, yl.hi, ym.hi), fb_sel(&f, large, yl.lo, ym.lo)};
+    LLVMValueRef qmi = LLVMBuildFPToSI(f.b, fb_sel(&f, large, fb_dc(&f, 0), qm), f.i64, "");
+    LLVMValueRef q = LLVMBuildAnd(f.b, fb_sel(&f, large, ql, qmi), i64c(&f, 3), "");
     /* sin: quadrants 0..3 give s, c, -s, -c; cos: c, -s, -c, s (of |x|; sin is odd) */
     LLVMValueRef s = kernel_sin(&f, y), c = kernel_cos(&f, y);
     LLVMValueRef odd = LLVMBuildICmp(f.b, LLVMIntNE, LLVMBuildAnd(f.b, q, i64c(&f, 1), ""), i64c(&f, 0), "");
-    LLVMValueRef res = cosine ? sel(&f, odd, s, c) : sel(&f, odd, c, s);
+    LLVMValueRef res = cosine ? fb_sel(&f, odd, s, c) : fb_sel(&f, odd, c, s);
     LLVMValueRef qn = cosine ? LLVMBuildAdd(f.b, q, i64c(&f, 1), "") : q; /* cos negates in quadrants 1, 2 */
     LLVMValueRef neg = LLVMBuildICmp(f.b, LLVMIntNE, LLVMBuildAnd(f.b, qn, i64c(&f, 2), ""), i64c(&f, 0), "");
     if (!cosine)
         neg = LLVMBuildXor(f.b, neg, LLVMBuildFCmp(f.b, LLVMRealOLT, x, fb_dc(&f, 0), ""), "");
-    res = sel(&f, neg, LLVMBuildFNeg(f.b, res, ""), res);
+    res = fb_sel(&f, neg, LLVMBuildFNeg(f.b, res, ""), res);
     if (!cosine) /* sin(-0) is -0 */
-        res = sel(&f, LLVMBuildFCmp(f.b, LLVMRealOEQ, x, fb_dc(&f, 0), ""), x, res);
+        res = fb_sel(&f, LLVMBuildFCmp(f.b, LLVMRealOEQ, x, fb_dc(&f, 0), ""), x, res);
     /* NaN and the infinities give NaN */
     LLVMValueRef bad = LLVMBuildFCmp(f.b, LLVMRealUGE, a, fb_dc(&f, __builtin_inf()), "");
-    LLVMBuildRet(f.b, sel(&f, bad, fb_dc(&f, __builtin_nan("")), res));
+    LLVMBuildRet(f.b, fb_sel(&f, bad, fb_dc(&f, __builtin_nan("")), res));
     LLVMDisposeBuilder(f.b);
     return fn;
 }
