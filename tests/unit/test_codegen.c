@@ -29,17 +29,8 @@
 #include "isa/emu_abi.h"
 #include "runtime/emu/mfma_ref.h"
 
-static int failures;
 
-#define CHECK(cond, ...)                                                                                  \
-    do {                                                                                                  \
-        if (!(cond)) {                                                                                    \
-            failures++;                                                                                   \
-            fprintf(stderr, "%s:%d: FAIL: %s: ", __FILE__, __LINE__, #cond);                              \
-            fprintf(stderr, __VA_ARGS__);                                                                 \
-            fputc('\n', stderr);                                                                          \
-        }                                                                                                 \
-    } while (0)
+#include "tests/unit/check.h"
 
 static double now_ms(void)
 {

@@ -26,17 +26,8 @@
 #include "compiler/codegen/codegen.h"
 #include "compiler/target/target.h"
 
-static int failures;
 
-#define CHECK(cond, ...)                                                                                  \
-    do {                                                                                                  \
-        if (!(cond)) {                                                                                    \
-            failures++;                                                                                   \
-            fprintf(stderr, "%s:%d: FAIL: %s: ", __FILE__, __LINE__, #cond);                              \
-            fprintf(stderr, __VA_ARGS__);                                                                 \
-            fputc('\n', stderr);                                                                          \
-        }                                                                                                 \
-    } while (0)
+#include "tests/unit/check.h"
 
 #define DATA "tests/data/codegen/"
 

@@ -24,17 +24,9 @@
 #include "compiler/target/amdgpu/report.h"
 #include "compiler/target/target.h"
 
-static int failures, compared;
+static int compared;
 
-#define CHECK(cond, ...)                                                                                  \
-    do {                                                                                                  \
-        if (!(cond)) {                                                                                    \
-            failures++;                                                                                   \
-            fprintf(stderr, "%s:%d: FAIL: %s: ", __FILE__, __LINE__, #cond);                              \
-            fprintf(stderr, __VA_ARGS__);                                                                 \
-            fputc('\n', stderr);                                                                          \
-        }                                                                                                 \
-    } while (0)
+#include "tests/unit/check.h"
 
 static double cpu_ms(void)
 {

@@ -15,17 +15,8 @@
 #include "runtime/emu/mfma_ref.h"
 #include "runtime/emu/mma_ref.h"
 
-static int failures;
 
-#define CHECK(c, ...)                                                                                              \
-    do {                                                                                                           \
-        if (!(c)) {                                                                                                \
-            failures++;                                                                                            \
-            fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);                                                  \
-            fprintf(stderr, __VA_ARGS__);                                                                          \
-            fputc('\n', stderr);                                                                                   \
-        }                                                                                                          \
-    } while (0)
+#include "tests/unit/check.h"
 
 /* The element coordinates of (register r, lane l, wave w). */
 static void coords(const LinLayout *ll, int r, int l, int w, int64_t *c)

@@ -24,17 +24,7 @@
 
 enum { W = 32 };
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                                           \
-    do {                                                                                                           \
-        if (!(cond)) {                                                                                             \
-            fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);                               \
-            fprintf(stderr, __VA_ARGS__);                                                                          \
-            fputc('\n', stderr);                                                                                   \
-            failures++;                                                                                            \
-        }                                                                                                          \
-    } while (0)
+#include "tests/unit/check.h"
 
 /* The figures, as (row, column) offsets from (g, 2t) of each register's low half. */
 static const int A_OFF[4][2] = {{0, 0}, {8, 0}, {0, 8}, {8, 8}};

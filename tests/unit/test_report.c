@@ -18,17 +18,8 @@
 #include "compiler/target/amdgpu/msgpack.h"
 #include "compiler/target/amdgpu/report.h"
 
-static int failures;
 
-#define CHECK(cond, ...)                                                                                  \
-    do {                                                                                                  \
-        if (!(cond)) {                                                                                    \
-            failures++;                                                                                   \
-            fprintf(stderr, "%s:%d: FAIL: %s: ", __FILE__, __LINE__, #cond);                              \
-            fprintf(stderr, __VA_ARGS__);                                                                 \
-            fputc('\n', stderr);                                                                          \
-        }                                                                                                 \
-    } while (0)
+#include "tests/unit/check.h"
 
 #define DATA "tests/data/report/"
 

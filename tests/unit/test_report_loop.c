@@ -10,17 +10,8 @@
 
 #include "compiler/target/amdgpu/report.h"
 
-static int failures;
 
-#define CHECK(cond, ...)                                                                                  \
-    do {                                                                                                  \
-        if (!(cond)) {                                                                                    \
-            failures++;                                                                                   \
-            fprintf(stderr, "%s:%d: FAIL: %s: ", __FILE__, __LINE__, #cond);                              \
-            fprintf(stderr, __VA_ARGS__);                                                                 \
-            fputc('\n', stderr);                                                                          \
-        }                                                                                                 \
-    } while (0)
+#include "tests/unit/check.h"
 
 #define N(x) ((int)(sizeof(x) / sizeof((x)[0])))
 
