@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/isa_listing.h"
 #include "compiler/target/amdgpu/report.h"
 
 int main(int argc, char **argv)
@@ -39,23 +40,8 @@ int main(int argc, char **argv)
     }
     Arena a;
     arena_init(&a, arena_default_allocator);
-    const char **lines = NULL;
-    int n = 0, cap = 0;
-    char buf[1024];
-    while (fgets(buf, sizeof buf, f)) {
-        buf[strcspn(buf, "\n")] = 0;
-        char *c = strstr(buf, "//");
-        if (c)
-            *c = 0;
-        char *t = buf + strspn(buf, " \t");
-        if (!*t || strchr(t, '>') || t[strlen(t) - 1] == ':')
-            continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 256;
-            lines = realloc(lines, sizeof *lines * (size_t)cap);
-        }
-        lines[n++] = arena_strdup(&a, t);
-    }
+    int n;
+    const char **lines = isa_listing_read(f, &a, &n);
     fclose(f);
     LdsCost *costs = n ? malloc(sizeof *costs * (size_t)n) : NULL;
     if (n)

@@ -1,7 +1,7 @@
 /* loop_model: rk's loop cycle model (compiler/target/amdgpu/report_loop.c) on a loop body given as text,
- * one instruction a line as llvm-objdump or LLVM's disassembler prints it (comments after "//" or
- * ";" and blank lines are dropped; the last line should be the backward branch). For comparing the
- * model with llvm-mca on the same lines (bench/loop_mca/compare.py).
+ * one instruction a line as llvm-objdump or LLVM's disassembler prints it (read by bench/isa_listing.h;
+ * the last line should be the backward branch). For comparing the model with llvm-mca on the same
+ * lines (bench/loop_mca/compare.py).
  *
  *   loop_model [--cpu gfx942] [--waves N] [--global N] [--lds N] [--smem N] [--barrier N]
  *              [--lds-bw BYTES_PER_CLK] FILE
@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/isa_listing.h"
 #include "compiler/target/amdgpu/report.h"
 
 int main(int argc, char **argv)
@@ -49,25 +50,8 @@ int main(int argc, char **argv)
     }
     Arena a;
     arena_init(&a, arena_default_allocator);
-    const char **lines = NULL;
-    int n = 0, cap = 0;
-    char buf[1024];
-    while (fgets(buf, sizeof buf, f)) {
-        buf[strcspn(buf, "\n")] = 0;
-        char *c = strstr(buf, "//");
-        if (c)
-            *c = 0;
-        if ((c = strchr(buf, ';')))
-            *c = 0;
-        char *t = buf + strspn(buf, " \t");
-        if (!*t)
-            continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 256;
-            lines = realloc(lines, sizeof *lines * (size_t)cap);
-        }
-        lines[n++] = arena_strdup(&a, t);
-    }
+    int n;
+    const char **lines = isa_listing_read(f, &a, &n);
     fclose(f);
     LoopReport l;
     int rc = report_loop_model(&a, cpu, waves, lines, n, &p, &l);
