@@ -58,6 +58,12 @@ Part red_combine(Lower *L, OpKind kind, ScalarKind sk, Part x, Part y)
     case KIND_MIN:
         r.v = fl ? call_intr(L, "llvm.minimum", a, b) : call_intr(L, is_signed ? "llvm.smin" : "llvm.umin", a, b);
         break;
+    case KIND_MAXNUM: /* max(..., propagate_nan = false): a NaN gives the other */
+        r.v = fl ? call_intr(L, "llvm.maximumnum", a, b) : call_intr(L, is_signed ? "llvm.smax" : "llvm.umax", a, b);
+        break;
+    case KIND_MINNUM:
+        r.v = fl ? call_intr(L, "llvm.minimumnum", a, b) : call_intr(L, is_signed ? "llvm.smin" : "llvm.umin", a, b);
+        break;
     default: { /* argmax / argmin: take y when it is strictly better, or equal with a smaller index */
         bool mx = kind == KIND_ARGMAX;
         LLVMValueRef better, equal;
@@ -124,7 +130,8 @@ LLVMValueRef red_shuffle(Lower *L, LLVMValueRef v, LLVMValueRef src)
 /* f32 max and min across lanes as ordered i32 keys (gfx9 with DPP): a float's bits b map to
  * b ^ ((b >> 31) & 0x7fffffff), whose signed order is the floats' with -0 below +0, and a NaN made
  * the greatest (max: 0x7fc00000) or the least (min: 0xffc00000) key, so that a NaN anywhere wins as
- * maximum and minimum say. Each cross-lane step is then one v_max_i32 / v_min_i32 (with its DPP
+ * maximum and minimum say; for maxnum/minnum (NaN ignored) the other way round, so that a NaN loses
+ * to every number and all-NaN gives a NaN. Each cross-lane step is then one v_max_i32 / v_min_i32 (with its DPP
  * move folded in) where llvm.maximum.f32 costs v_max_f32 + v_cmp_o_f32 + v_cndmask_b32. The map is
  * its own inverse. */
 static LLVMValueRef key_map(Lower *L, LLVMValueRef b)
@@ -136,7 +143,8 @@ static LLVMValueRef key_map(Lower *L, LLVMValueRef b)
 static LLVMValueRef key_of(Lower *L, OpKind kind, LLVMValueRef v)
 {
     LLVMValueRef nan = LLVMBuildFCmp(L->b, LLVMRealUNO, v, v, "");
-    LLVMValueRef b = LLVMBuildSelect(L->b, nan, const_i32(L, kind == KIND_MAX ? 0x7fc00000 : (int32_t)0xffc00000u),
+    bool top = kind == KIND_MAX || kind == KIND_MINNUM; /* the NaN is the greatest key */
+    LLVMValueRef b = LLVMBuildSelect(L->b, nan, const_i32(L, top ? 0x7fc00000 : (int32_t)0xffc00000u),
                                      LLVMBuildBitCast(L->b, v, L->i32, ""), "");
     return key_map(L, b);
 }
@@ -246,7 +254,7 @@ void lower_reduce(Lower *L, Op *op)
         steps += ll->lane[b][axis] != 0;
     for (int b = 0; b < ll->nwarp; b++)
         steps += ll->warp[b][axis] != 0;
-    bool keyed = (kind == KIND_MAX || kind == KIND_MIN) && sg == SK_F32 && xlane_has_dpp(L) && steps >= 4;
+    bool keyed = (kind == KIND_MAX || kind == KIND_MIN || kind == KIND_MAXNUM || kind == KIND_MINNUM) && sg == SK_F32 && xlane_has_dpp(L) && steps >= 4;
     if (keyed)
         for (int p = 0; p < nparts; p++)
             parts[p].v = key_of(L, kind, parts[p].v);

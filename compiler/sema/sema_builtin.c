@@ -505,7 +505,25 @@ static Value *reduce_axis(Sema *S, OpCode code, OpKind kind, Value *x, int axis,
     return v;
 }
 
-/* sum/max/min/argmax/argmin(x, axis = None, keepdims = false) */
+/* a compile-time bool argument i of a (false when not given) into *out */
+static bool want_flag(Sema *S, BArgs *a, int i, const char *what, bool *out)
+{
+    *out = false;
+    if (!given(a, i))
+        return true;
+    if (a->v[i].kind != SV_CONST || a->v[i].type->sk != SK_BOOL) {
+        sema_error(S, arg_loc(a, i), "%s of %s must be true or false at compile time, not %s", what, a->name,
+                   a->v[i].kind == SV_DYN ? arena_printf(S->arena, "a run-time %s", sv_describe(S, &a->v[i]))
+                                          : sv_describe(S, &a->v[i]));
+        return false;
+    }
+    *out = a->v[i].c.i != 0;
+    return true;
+}
+
+/* sum/max/min/argmax/argmin(x, axis = None, keepdims = false); max and min also take propagate_nan
+ * (true): false ignores NaN on floats as maximum(..., propagate_nan = false) does (the kinds maxnum
+ * and minnum), and changes nothing on integers */
 static SVal b_reduce(Sema *S, BArgs *a)
 {
     if (!want_value(S, a, 0, "the operand"))
@@ -525,6 +543,14 @@ static SVal b_reduce(Sema *S, BArgs *a)
                                                      : sv_describe(S, &a->v[2]));
         keep = a->v[2].c.i != 0;
     }
+    OpKind kind = (OpKind)a->code;
+    if ((kind == KIND_MAX || kind == KIND_MIN) && given(a, 3)) { /* the others have no fourth parameter */
+        bool propagate;
+        if (!want_flag(S, a, 3, "propagate_nan", &propagate))
+            return sv_err();
+        if (!propagate && sk_is_float(elem->sk))
+            kind = kind == KIND_MAX ? KIND_MAXNUM : KIND_MINNUM;
+    }
     bool arg = a->code == KIND_ARGMAX || a->code == KIND_ARGMIN;
     OpCode code = arg ? OP_ARGREDUCE : OP_REDUCE;
     const Type *relem = arg ? i32_t(S) : a->code == KIND_SUM ? sum_type(S, elem) : elem;
@@ -538,7 +564,7 @@ static SVal b_reduce(Sema *S, BArgs *a)
         int axis;
         if (!want_axis(S, a, 1, rank, sv_describe(S, &x), &axis))
             return sv_err();
-        Value *r = reduce_axis(S, code, (OpKind)a->code, v, axis, relem, a->loc);
+        Value *r = reduce_axis(S, code, kind, v, axis, relem, a->loc);
         if (keep) {
             int64_t shape[TIR_MAX_RANK];
             for (int i = 0; i < rank; i++)
@@ -558,7 +584,7 @@ static SVal b_reduce(Sema *S, BArgs *a)
         sema_set_loc(S, a->loc);
         v = b_op1(&S->b, OP_RESHAPE, sema_tile_type(S, ty_elem(v->type), 1, &n), v);
     }
-    Value *r = reduce_axis(S, code, (OpKind)a->code, v, 0, relem, a->loc);
+    Value *r = reduce_axis(S, code, kind, v, 0, relem, a->loc);
     if (keep) {
         int64_t ones[TIR_MAX_RANK] = {1, 1, 1, 1};
         r = b_op1(&S->b, OP_SPLAT, sema_tile_type(S, relem, rank, ones), r);
@@ -566,21 +592,6 @@ static SVal b_reduce(Sema *S, BArgs *a)
     return sv_dyn(r);
 }
 
-/* a compile-time bool argument i of a (false when not given) into *out */
-static bool want_flag(Sema *S, BArgs *a, int i, const char *what, bool *out)
-{
-    *out = false;
-    if (!given(a, i))
-        return true;
-    if (a->v[i].kind != SV_CONST || a->v[i].type->sk != SK_BOOL) {
-        sema_error(S, arg_loc(a, i), "%s of %s must be true or false at compile time, not %s", what, a->name,
-                   a->v[i].kind == SV_DYN ? arena_printf(S->arena, "a run-time %s", sv_describe(S, &a->v[i]))
-                                          : sv_describe(S, &a->v[i]));
-        return false;
-    }
-    *out = a->v[i].c.i != 0;
-    return true;
-}
 
 /* cumsum/cumprod/cummax/cummin(x, axis = last, reverse = false, exclusive = false): running scans;
  * sums and products accumulate as sum does (16-bit floats in f32, bool and small integers in i32), max
@@ -1112,8 +1123,8 @@ static const Builtin builtins[] = {
     {"atomic_cas", b_atomic, 3, {"ptr", "cmp", "value", "mask", "sem", "scope"}, -1},
     {"dot", b_dot, 2, {"a", "b", "acc", "precision"}, 0},
     {"sum", b_reduce, 1, {"x", "axis", "keepdims"}, KIND_SUM},
-    {"max", b_reduce, 1, {"x", "axis", "keepdims"}, KIND_MAX},
-    {"min", b_reduce, 1, {"x", "axis", "keepdims"}, KIND_MIN},
+    {"max", b_reduce, 1, {"x", "axis", "keepdims", "propagate_nan"}, KIND_MAX},
+    {"min", b_reduce, 1, {"x", "axis", "keepdims", "propagate_nan"}, KIND_MIN},
     {"argmax", b_reduce, 1, {"x", "axis", "keepdims"}, KIND_ARGMAX},
     {"argmin", b_reduce, 1, {"x", "axis", "keepdims"}, KIND_ARGMIN},
     {"cumsum", b_scan, 1, {"x", "axis", "reverse", "exclusive"}, KIND_SUM},

@@ -20,7 +20,8 @@ OpCode tir_op_from_name(const char *name)
 static const char *const pred_names[PRED_COUNT] = {"eq", "ne", "lt", "le", "gt", "ge"};
 static const char *const kind_names[KIND_COUNT] = {"sum", "max",  "min",  "argmax", "argmin",
                                                    "add", "and",  "or",   "xor",    "xchg",
-                                                   "ieee", "tf32", "multiple_of", "max_contiguous", "prod"};
+                                                   "ieee", "tf32", "multiple_of", "max_contiguous", "prod",
+                                                   "maxnum", "minnum"};
 static const char *const sem_names[SEM_COUNT] = {"relaxed", "acquire", "release", "acq_rel"};
 static const char *const scope_names[SCOPE_COUNT] = {"gpu", "cta", "sys"};
 

@@ -82,6 +82,8 @@ typedef enum OpKind {
     KIND_MULTIPLE_OF, /* hints */
     KIND_MAX_CONTIGUOUS,
     KIND_PROD, /* scans: cumprod */
+    KIND_MAXNUM, /* reductions of max/min(..., propagate_nan = false): NaN ignored */
+    KIND_MINNUM,
     KIND_COUNT
 } OpKind;
 typedef enum MemSem { SEM_RELAXED, SEM_ACQUIRE, SEM_RELEASE, SEM_ACQ_REL, SEM_COUNT } MemSem;

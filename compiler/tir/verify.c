@@ -711,8 +711,9 @@ static void check_types(V *v, const Op *op)
             err(v, op, "result type %s differs from the value type %s", tn(v, R(0)), tn(v, T(1)));
         break;
     case OP_REDUCE:
-        if (op->at.kind != KIND_SUM && op->at.kind != KIND_MAX && op->at.kind != KIND_MIN)
-            err(v, op, "kind must be sum, max or min");
+        if (op->at.kind != KIND_SUM && op->at.kind != KIND_MAX && op->at.kind != KIND_MIN &&
+            op->at.kind != KIND_MAXNUM && op->at.kind != KIND_MINNUM)
+            err(v, op, "kind must be sum, max, min, maxnum or minnum");
         else if (check_cls(v, op, T(0), C_INT | C_FLOAT, NULL))
             check_reduced(v, op, ty_elem(T(0)));
         break;

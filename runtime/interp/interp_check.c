@@ -130,7 +130,8 @@ static bool check_reduce(const Chk *k)
             return false;
     } else {
         if (op->code == OP_SCAN ? kind != KIND_SUM && kind != KIND_PROD && kind != KIND_MAX && kind != KIND_MIN
-                                : kind != KIND_SUM && kind != KIND_MAX && kind != KIND_MIN)
+                                : kind != KIND_SUM && kind != KIND_MAX && kind != KIND_MIN && kind != KIND_MAXNUM &&
+                                      kind != KIND_MINNUM)
             return BAD("bad kind");
         if (!cls_in(k, x, C_INT | C_FLOAT))
             return false;

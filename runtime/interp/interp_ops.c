@@ -399,6 +399,8 @@ static void exec_reduce(Ctx *c, const Node *n)
                         acc = acc_add(acc, v, wide);
                     else if (kind == KIND_PROD)
                         acc = acc_mul(acc, v, wide);
+                    else if (kind == KIND_MAXNUM || kind == KIND_MINNUM) /* NaN ignored: the other */
+                        acc = isnan(acc) ? v : isnan(v) ? acc : kind == KIND_MAXNUM ? fmax_nan(acc, v) : fmin_nan(acc, v);
                     else
                         acc = kind == KIND_MAX ? fmax_nan(acc, v) : fmin_nan(acc, v);
                 }
@@ -412,7 +414,8 @@ static void exec_reduce(Ctx *c, const Node *n)
                     acc.u += v.u;
                 else if (kind == KIND_PROD)
                     acc.u *= v.u;
-                else if (kind == KIND_MAX ? arg_better(&x->el, v, acc, true) : arg_better(&x->el, v, acc, false))
+                else if (kind == KIND_MAX || kind == KIND_MAXNUM ? arg_better(&x->el, v, acc, true)
+                                                                 : arg_better(&x->el, v, acc, false))
                     acc = v;
             }
             out->u = elem_norm(&r->el, acc.u);

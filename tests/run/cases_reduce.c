@@ -4,16 +4,17 @@
  *
  * References: sums in double, checked within sum|x| * max(8, len / 4) * 2^-24 (the devices add in f32
  * in different orders: the interpreter in index order, the emulator as a tree); integer sums wrap in
- * the result type; max and min propagate NaN and order -0 < +0; argmax and argmin give the first
- * index of the extreme, the first NaN if any. Inputs for the comparisons have many ties. */
+ * the result type; max and min propagate NaN and order -0 < +0 (with propagate_nan = false they
+ * ignore NaN: NaN only where every element is); argmax and argmin give the first index of the
+ * extreme, the first NaN if any. Inputs for the comparisons have many ties. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "tests/run/cases.h"
 
-enum { R_SUM, R_MAX, R_MIN, R_ARGMAX, R_ARGMIN };
-static const char *const RNAME[] = {"sum", "max", "min", "argmax", "argmin"};
+enum { R_SUM, R_MAX, R_MIN, R_ARGMAX, R_ARGMIN, R_MAXNUM, R_MINNUM };
+static const char *const RNAME[] = {"sum", "max", "min", "argmax", "argmin", "max-num", "min-num"};
 
 rk_dtype sum_type(rk_dtype t)
 {
@@ -28,11 +29,12 @@ rk_dtype sum_type(rk_dtype t)
 
 static rk_dtype result_type(int kind, rk_dtype t)
 {
-    return kind == R_SUM ? sum_type(t) : kind >= R_ARGMAX ? RK_I32 : t;
+    return kind == R_SUM ? sum_type(t) : kind == R_ARGMAX || kind == R_ARGMIN ? RK_I32 : t;
 }
 
-/* Inputs: wide values for sums, values with many ties (and -0, and NaN when asked) otherwise. */
-static void red_fill(Run *r, HBuf *x, int kind, bool nan)
+/* Inputs: wide values for sums, values with many ties (and -0, and NaN when asked: nan 1 a few, 2
+ * most, so that short lines are sometimes all NaN) otherwise. */
+static void red_fill(Run *r, HBuf *x, int kind, int nan)
 {
     rk_dtype t = x->dt;
     for (size_t i = 0; i < x->n; i++) {
@@ -46,7 +48,7 @@ static void red_fill(Run *r, HBuf *x, int kind, bool nan)
                 v = -0.0;
             if (rng_range(&r->rng, 0, 7) == 0)
                 v = (rng_unit(&r->rng) - 0.5) * 100;
-            if (nan && rng_range(&r->rng, 0, 200) == 0)
+            if ((nan == 1 && rng_range(&r->rng, 0, 200) == 0) || (nan == 2 && rng_range(&r->rng, 0, 7) != 0))
                 v = NAN;
             fset(t, x->host, i, v);
         } else if (rng_range(&r->rng, 0, 7) == 0) {
@@ -99,11 +101,16 @@ static void red_ref(int kind, const HBuf *x, size_t base, size_t stride, size_t 
         return;
     }
     size_t best = 0;
-    bool max = kind == R_MAX || kind == R_ARGMAX;
-    for (size_t k = 1; k < len; k++)
-        if (better(t, x->host, base + k * stride, base + best * stride, max))
+    bool max = kind == R_MAX || kind == R_ARGMAX || kind == R_MAXNUM;
+    bool skip_nan = (kind == R_MAXNUM || kind == R_MINNUM) && dt_float(t); /* NaN ignored */
+    for (size_t k = 1; k < len; k++) {
+        if (skip_nan && isnan(fget(t, x->host, base + k * stride)))
+            continue;
+        if ((skip_nan && isnan(fget(t, x->host, base + best * stride))) ||
+            better(t, x->host, base + k * stride, base + best * stride, max))
             best = k;
-    if (kind >= R_ARGMAX)
+    }
+    if (kind == R_ARGMAX || kind == R_ARGMIN)
         ref_i(o, oi, (int64_t)best);
     else
         ref_bits(o, oi, (const uint8_t *)x->host + (base + best * stride) * x->esize);
@@ -638,5 +645,38 @@ void gen_reduce(void)
             c->dt[0] = NT[ti];
             case_define(c, "T=%s U=%s KIND=%d AXIS=%d R=%d C=%d num_warps=%d", tname(NT[ti]),
                         tname(result_type(kind, NT[ti])), kind, axis, s[0], s[1], s[2]);
+        }
+    /* max and min with propagate_nan = false (NaN ignored), inputs mostly NaN: 2-D along either axis
+     * and over every element (lanes, waves, registers), 1-D masked, 3-D; floats, and one integer type
+     * (where the flag changes nothing) */
+    static const rk_dtype QT[] = {RK_F32, RK_F16, RK_BF16, RK_F32, RK_I32};
+    static const int qshapes[][3] = {{8, 64, 4}, {64, 8, 4}, {32, 64, 8}, {4, 256, 1}, {128, 16, 2}, {16, 128, 8}};
+    static const int qblocks[][2] = {{4096, 8}, {256, 2}, {64, 1}, {1024, 4}};
+    int n = 0;
+    for (int ti = 0; ti < 5; ti++)
+        for (int kind = R_MAXNUM; kind <= R_MINNUM; kind++) {
+            rk_dtype t = QT[ti];
+            for (int axis = -1; axis < 2; axis++) {
+                const int *s = qshapes[(n++) % 6];
+                Case *c = add_case("reduce.tile", "reduce2d", setup_reduce2d, check_reduce2d,
+                                   "reduce/reduce2d/%s/%s/nan/axis%d/%dx%d/w%d", RNAME[kind], tname(t), axis, s[0], s[1],
+                                   s[2]);
+                c->p[0] = kind;
+                c->p[1] = s[0];
+                c->p[2] = s[1];
+                c->p[3] = axis;
+                c->p[5] = 2;
+                c->dt[0] = t;
+                case_define(c, "T=%s U=%s KIND=%d AXIS=%d R=%d C=%d num_warps=%d", tname(t), tname(t), kind, axis, s[0],
+                            s[1], s[2]);
+            }
+            const int *b = qblocks[(n++) % 4];
+            Case *c = add_case("reduce.tile", "reduce1d", setup_reduce1d, check_reduce1d, "reduce/reduce1d/%s/%s/nan/b%d/w%d",
+                               RNAME[kind], tname(t), b[0], b[1]);
+            c->p[0] = kind;
+            c->p[1] = b[0];
+            c->p[5] = 2;
+            c->dt[0] = t;
+            case_define(c, "T=%s U=%s KIND=%d BLOCK=%d num_warps=%d", tname(t), tname(t), kind, b[0], b[1]);
         }
 }

@@ -202,7 +202,7 @@ static void test_memory(void)
 static void test_tiles(void)
 {
     EXPECT("  %0 = reduce %tf {axis = 0, kind = argmax} : f32\n  return\n}\n",
-           "verify: @k: 'reduce': kind must be sum, max or min\n");
+           "verify: @k: 'reduce': kind must be sum, max, min, maxnum or minnum\n");
     EXPECT("  %0 = reduce %tf {axis = 1, kind = sum} : f32\n  return\n}\n",
            "verify: @k: 'reduce': axis 1 is out of range for f32[64]\n");
     EXPECT("  %0 = reduce %f {axis = 0, kind = sum} : f32\n  return\n}\n",
