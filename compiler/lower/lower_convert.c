@@ -487,6 +487,7 @@ LVal lds_transfer(Lower *L, const LVal *src, const Type *from, const Type *to)
 }
 
 static bool deferrable(Lower *L, Op *op);
+static bool rotated(const Op *op);
 static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, const Type *to);
 
 void lower_convert(Lower *L, Op *op)
@@ -556,7 +557,10 @@ void lower_convert(Lower *L, Op *op)
         return;
     }
     if (op->code == OP_CONVERT_LAYOUT && deferrable(L, op)) {
-        Deferred *d = defer_operand(L, src, from, to);
+        /* a rotated operand was written before the loop, and is at the end of each iteration */
+        Deferred *d = rotated(op) ? L->deferred[op->results[0].scratch] : defer_operand(L, src, from, to);
+        if (!d && rotated(op) && !L->failed)
+            lower_error(L, "internal error: a rotated dot operand without its loop's writes");
         if (d) {
             L->deferred[op->results[0].scratch] = d;
             lval_set(L, op_result(op, 0), lval_new(L, 0, &lay_info(L, to)->ll));
@@ -692,7 +696,33 @@ static void operand_map(Lower *L, const LayInfo *si, const LayInfo *di, const Ty
     *map = best;
 }
 
-static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, const Type *to)
+/* The register bits of a tile written in runs consecutive along the LDS-fastest dimension of a
+ * deferred operand: the bits whose bases step that dimension by 1, 2, 4... (wherever they sit in the
+ * register index), at most 16 bytes a run. */
+static int run_bits(const LayInfo *si, const Type *from, bool kmajor, int *bits)
+{
+    int max_vec = 16 / elem_bytes(from) > 0 ? 16 / elem_bytes(from) : 1;
+    int fast = kmajor ? 0 : from->rank - 1;
+    int nb = 0;
+    for (int want = 1; nb < 8 && want <= max_vec / 2 + 0; want *= 2) {
+        int found = -1;
+        for (int b = 0; b < si->ll.nreg; b++) {
+            bool only = si->ll.reg[b][fast] == want;
+            for (int dd = 0; dd < from->rank; dd++)
+                only &= dd == fast || si->ll.reg[b][dd] == 0;
+            if (only)
+                found = b;
+        }
+        if (found < 0)
+            break;
+        bits[nb++] = found;
+    }
+    return nb;
+}
+
+/* The region and LDS map of the deferred operand that L->op (a `defer` convert) leaves for its dot;
+ * no code. */
+static Deferred *defer_plan(Lower *L, const Type *from, const Type *to)
 {
     const LayInfo *si = lay_info(L, from);
     int bytes = elem_bytes(from);
@@ -702,9 +732,6 @@ static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, cons
         lower_error(L, "internal error: a deferred dot operand that does not fit in LDS");
         return NULL;
     }
-    /* the first region above the floor (the ones before were freed by their dot), or LDS was read */
-    if (lds_free_offset(L) == L->lds_floor || L->lds_read)
-        tgt_barrier(L);
     Deferred *d = ARENA_NEW(L->a, Deferred);
     d->to = to;
     d->offset = base;
@@ -738,50 +765,57 @@ static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, cons
         d->nch = (int)(chunks < 8 ? chunks : 8);
         d->pp = pitch >= 128 ? 1 : (int)(128 / pitch);
     }
-    Lds map;
-    map.rank = d->rank;
-    memcpy(map.shape, d->shape, sizeof map.shape);
-    map.vec = d->vec;
-    map.nch = d->nch;
-    map.pp = d->pp;
-    map.xs = 0;
-    map.pad = 0;
-    map.fold = false;
-    Perm tr = {2, {1, 0}};
-    LLVMTypeRef st = llvm_type(L, from);
-    int max_vec = 16 / bytes > 0 ? 16 / bytes : 1;
-    /* registers are written in runs consecutive along the LDS-fastest dimension: the register bits
-     * whose bases step that dimension by 1, 2, 4... (wherever they sit in the register index) */
-    int fast = d->kmajor ? 0 : from->rank - 1;
-    int bits[8], nb = 0;
-    for (int want = 1; nb < 8 && want <= max_vec / 2 + 0; want *= 2) {
-        int found = -1;
-        for (int b = 0; b < si->ll.nreg; b++) {
-            bool only = si->ll.reg[b][fast] == want;
-            for (int dd = 0; dd < from->rank; dd++)
-                only &= dd == fast || si->ll.reg[b][dd] == 0;
-            if (only)
-                found = b;
-        }
-        if (found < 0)
-            break;
-        bits[nb++] = found;
-    }
-    int groupmask = 0;
-    for (int i = 0; i < nb; i++)
-        groupmask |= 1 << bits[i];
     if (!L->t->warp_mma && d->rank == 2) {
+        Lds map;
+        map.rank = d->rank;
+        memcpy(map.shape, d->shape, sizeof map.shape);
+        map.vec = d->vec;
+        map.nch = d->nch;
+        map.pp = d->pp;
+        map.xs = 0;
+        map.pad = 0;
+        map.fold = false;
+        Perm tr = {2, {1, 0}};
+        int bits[8], nb = run_bits(si, from, d->kmajor, bits);
         operand_map(L, si, lay_info(L, to), to, &map, d->kmajor ? &tr : NULL, bytes, bits, nb,
                     L->op->plan->v[PK_DEFER] == 2);
         d->pad = map.pad, d->vec = map.vec, d->nch = map.nch, d->pp = map.pp, d->xs = map.xs;
-        while (map.nch > 1 && nb > 0 && 1 << nb > map.vec) /* a write stays within a chunk */
-            groupmask &= ~(1 << bits[--nb]);
         need = d->shape[0] * (d->shape[1] + d->pad) * bytes;
         if (base + need > L->lds_limit) {
             lower_error(L, "internal error: a deferred dot operand that does not fit in LDS");
             return NULL;
         }
     }
+    if (base + need > L->lds_bytes)
+        L->lds_bytes = (int)(base + need);
+    return d;
+}
+
+/* Writes the tile src (of type `from`) into the deferred operand d's region, by d's map; `notes`: its
+ * accesses go to the LDS remarks. No barrier: the caller's. */
+static void defer_write(Lower *L, const Deferred *d, const LVal *src, const Type *from, bool notes)
+{
+    const LayInfo *si = lay_info(L, from);
+    int bytes = d->bytes;
+    Lds map;
+    map.rank = d->rank;
+    memcpy(map.shape, d->shape, sizeof map.shape);
+    map.vec = d->vec;
+    map.nch = d->nch;
+    map.pp = d->pp;
+    map.xs = d->xs;
+    map.pad = d->pad;
+    map.fold = !L->t->warp_mma; /* as operand_map chose it: only a swizzle (nch > 1) reads it */
+    Perm tr = {2, {1, 0}};
+    LLVMTypeRef st = llvm_type(L, from);
+    int bits[8], nb = run_bits(si, from, d->kmajor, bits);
+    if (!L->t->warp_mma && d->rank == 2)
+        while (map.nch > 1 && nb > 0 && 1 << nb > map.vec) /* a write stays within a chunk */
+            nb--;
+    int groupmask = 0;
+    for (int i = 0; i < nb; i++)
+        groupmask |= 1 << bits[i];
+    int base = d->offset;
     LLVMBasicBlockRef copies = copies_begin(L, &si->ll);
     for (int r = 0; r < src->n; r++) {
         if (r & groupmask)
@@ -795,7 +829,8 @@ static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, cons
                     rr |= 1 << bits[i];
             xs[j] = src->r[rr];
         }
-        note(L, true, from, si, r, run, bytes, base, &map, d->kmajor ? &tr : NULL);
+        if (notes)
+            note(L, true, from, si, r, run, bytes, base, &map, d->kmajor ? &tr : NULL);
         int at;
         int64_t k = lds_reg_offset(si, r, &map, d->kmajor ? &tr : NULL, &at);
         LLVMValueRef idx = lds_offset(L, si, at, &map, d->kmajor ? &tr : NULL);
@@ -814,9 +849,75 @@ static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, cons
         LLVMSetAlignment(s, (unsigned)(run * bytes));
     }
     copies_end(L, copies);
-    if (base + need > L->lds_bytes)
-        L->lds_bytes = (int)(base + need);
+}
+
+static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, const Type *to)
+{
+    if ((lds_free_offset(L) + 15) / 16 * 16 + ty_numel(from) * elem_bytes(from) > L->lds_limit) {
+        lower_error(L, "internal error: a deferred dot operand that does not fit in LDS");
+        return NULL;
+    }
+    /* the first region above the floor (the ones before were freed by their dot), or LDS was read */
+    if (lds_free_offset(L) == L->lds_floor || L->lds_read)
+        tgt_barrier(L);
+    Deferred *d = defer_plan(L, from, to);
+    if (d)
+        defer_write(L, d, src, from, true);
     return d;
+}
+
+/* ---- rotated operands (allocate_lds's `rotate`): written outside their convert ---- */
+
+static bool rotated(const Op *op)
+{
+    return op->code == OP_CONVERT_LAYOUT && op->plan && (op->plan->set & (1u << PK_ROTATE)) && op->plan->v[PK_ROTATE];
+}
+
+/* Before the loop: each rotated operand's region gets the loop's initial tile, as its convert would
+ * have written it at the top of the first iteration (the same barrier, map and remarks). The dot's
+ * own barrier makes the writes visible to its reads. */
+bool defer_rotate_begin(Lower *L, Op *loop)
+{
+    Block *body = op_block(loop, 0);
+    const Op *saved = L->op;
+    SrcPos pos = L->pos;
+    bool any = false;
+    for (Op *cv = body->first; cv && !L->failed; cv = cv->next) {
+        if (!rotated(cv))
+            continue;
+        L->op = cv;
+        L->pos = cv->pos;
+        const Value *x = cv->operands[0];
+        int i = (int)(x - body->args); /* a carried tile: 1 <= i (the verifier's) */
+        lay_info(L, x->type); /* both layouts' lane coordinates first, as deferrable does */
+        lay_info(L, cv->results[0].type);
+        Deferred *d = defer_operand(L, lval(L, loop->operands[2 + i]), x->type, cv->results[0].type);
+        L->deferred[cv->results[0].scratch] = d;
+        lds_note_flush(L);
+        any = true;
+    }
+    L->op = saved;
+    L->pos = pos;
+    return any;
+}
+
+/* At the body's end: one barrier after the body's last read of the regions (its dot's), then each
+ * rotated operand's region gets the tile the body yields for it, the next iteration's. After the
+ * loop the last iteration's writes may still be under way in other waves: the next deferred write
+ * waits (lds_read), as every other writer of LDS does anyway. */
+void defer_rotate_end(Lower *L, Op *loop)
+{
+    Block *body = op_block(loop, 0);
+    const Op *y = body->last;
+    tgt_sched_fence(L); /* the writes' repacking stays after the reads; MFMAs may cross */
+    tgt_barrier(L);
+    for (Op *cv = body->first; cv && !L->failed; cv = cv->next) {
+        const Deferred *d = rotated(cv) ? L->deferred[cv->results[0].scratch] : NULL;
+        if (!d)
+            continue;
+        const Value *x = cv->operands[0];
+        defer_write(L, d, lval(L, y->operands[x - body->args - 1]), x->type, false);
+    }
 }
 
 void deferred_read(Lower *L, const Deferred *d, int r, int n, LLVMValueRef *out)

@@ -538,6 +538,7 @@ static void lower_for(Lower *L, Op *op)
     bool is_signed = ty_is_signed(body->args[0].type);
     LLVMValueRef trips = trip_count(L, lb, ub, st, is_signed);
     LLVMValueRef k0 = LLVMConstInt(LLVMTypeOf(lb), 0, 0);
+    bool rotate = defer_rotate_begin(L, op);
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b);
     LLVMBasicBlockRef header = new_bb(L, "for.head"), bb = new_bb(L, "for.body"), exit = new_bb(L, "for.exit");
     LLVMBuildBr(L->b, header);
@@ -557,6 +558,8 @@ static void lower_for(Lower *L, Op *op)
     WgmmaLoop outer = wgmma_loop_begin(L, body);
     lower_block(L, body); /* binds nothing new: args are the phis */
     wgmma_loop_end(L, outer);
+    if (rotate && !L->failed)
+        defer_rotate_end(L, op);
     if (L->failed)
         return;
     Op *y = body->last;
@@ -572,6 +575,8 @@ static void lower_for(Lower *L, Op *op)
     vector_phis(L, phis, next, inits, np, pre, header, latch);
     LLVMPositionBuilderAtEnd(L->b, exit);
     bind_flat(L, op->results, op->nres, phis + 1);
+    if (rotate)
+        L->lds_read = true; /* the rotated regions' last writes: the next deferred write waits */
 }
 
 static void lower_if(Lower *L, Op *op)

@@ -249,6 +249,11 @@ static inline void tgt_print(Lower *L, const char *msg, int rank, LLVMValueRef *
     if (HOOKS->print)
         HOOKS->print(L, msg, rank, coords, kind, bits64);
 }
+static inline void tgt_sched_fence(Lower *L)
+{
+    if (HOOKS->sched_fence)
+        HOOKS->sched_fence(L);
+}
 static inline void tgt_keep_above(Lower *L, LLVMValueRef *vals, int n)
 {
     if (HOOKS->keep_above)
@@ -346,6 +351,10 @@ typedef struct Deferred {
 /* Reads `n` consecutive registers starting at r of a deferred operand (n > 1 only when they are
  * consecutive in LDS). */
 void deferred_read(Lower *L, const Deferred *d, int r, int n, LLVMValueRef *out);
+/* A `for` loop's deferred operands that allocate_lds rotated (`rotate`): their initial tiles written
+ * before the loop (true when there are any), the yielded ones at the body's end behind a barrier. */
+bool defer_rotate_begin(Lower *L, Op *loop);
+void defer_rotate_end(Lower *L, Op *loop);
 /* The address of the 16-byte chunk `chunk` of row `row` of a deferred operand (A: rows are m; B:
  * rows are n when k-major, else k), after the swizzle. */
 LLVMValueRef deferred_chunk_ptr(Lower *L, const Deferred *d, LLVMValueRef row, LLVMValueRef chunk);

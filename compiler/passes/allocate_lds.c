@@ -14,6 +14,8 @@
  *  - every op that may move data through LDS for itself (a conversion, reshape or permute through
  *    LDS, a reduction across waves, a scan, a replicated atomic's result) writes its scratch from
  *    the free offset up, `lds` (absent when 0): the region ends with the op, the next one reuses it.
+ * A loop whose only LDS users are deferred converts of the tiles it carries gets them `rotate`d
+ * (rotate_loop below): written before the loop and at the body's end, their regions live across it.
  * The lowering (lower_convert.c, lower_reduce.c, lower_mem.c) takes these offsets and `defer` as
  * given; it aligns an offset as its own accesses need (16 or 8 bytes) and sizes its region, the
  * kernel's LDS being the largest end. */
@@ -23,6 +25,7 @@
 typedef struct Alloc {
     Arena *a;
     int wave, nw, limit;
+    bool rotate;      /* deferred operands may be rotated (registers-to-LDS targets: not sm_90's rings) */
     int pending;      /* the free offset: stage buffers and deferred operands below */
     int floor;        /* the stage buffers' end while they are used, then 0 */
     int shared_loads; /* loads into stage buffers not reached yet */
@@ -115,11 +118,65 @@ static bool in_loop(const Op *op)
     return false;
 }
 
+/* Rotation: a deferred operand that its `for` loop carries (a block argument whose yielded value is
+ * not the argument itself: pipeline_loads' next tile) is written to its region before the loop (the
+ * initial tile) and at the body's end (the yielded one) instead of by its convert at the top of each
+ * iteration, so that the writes follow the body's last reads behind one barrier and overlap the
+ * dot's last matrix instructions. Its region is then live across the whole loop: the body may hold
+ * no other op that takes LDS (another deferred operand, a conversion, a reduction... at any depth,
+ * attention's second dot among them), or the loop keeps its converts' writes. `lds_ops` counts the
+ * body's ops that may take LDS, `cands` collects the rotatable converts (at most 8). */
+typedef struct Rot {
+    Op *cands[8];
+    int ncands, lds_ops;
+} Rot;
+
+static void rot_scan(const Block *body, const Block *b, Rot *R)
+{
+    for (Op *op = b->first; op; op = op->next) {
+        for (int r = 0; r < op->nregions; r++)
+            rot_scan(body, op->regions[r], R);
+        switch (op->code) {
+        case OP_CONVERT_LAYOUT: {
+            R->lds_ops++;
+            const Value *x = op->operands[0];
+            bool deferred_op = op->plan && (op->plan->set & (1u << PK_DEFER)) && op->plan->v[PK_DEFER];
+            int i = x->owner == body && !x->def ? (int)(x - body->args) : 0;
+            if (deferred_op && b == body && i >= 1 && body->last->operands[i - 1] != x && R->ncands < 8)
+                R->cands[R->ncands++] = op;
+            break;
+        }
+        case OP_RESHAPE:
+        case OP_PERMUTE:
+        case OP_REDUCE:
+        case OP_ARGREDUCE:
+        case OP_SCAN:
+        case OP_ATOMIC_RMW:
+        case OP_ATOMIC_CAS: R->lds_ops++; break;
+        default: break;
+        }
+    }
+}
+
+static void rotate_loop(Alloc *A, Op *loop)
+{
+    Block *body = op_block(loop, 0);
+    if (!A->rotate || !body->last || body->last->code != OP_YIELD)
+        return;
+    Rot R = {{NULL}, 0, 0};
+    rot_scan(body, body, &R);
+    if (!R.ncands || R.ncands != R.lds_ops)
+        return;
+    for (int i = 0; i < R.ncands; i++)
+        set_key(A, R.cands[i], PK_ROTATE, 1);
+}
+
 static void alloc_op(Alloc *A, Op *op)
 {
     switch (op->code) {
     case OP_FOR: {
         alloc_block(A, op_block(op, 0));
+        rotate_loop(A, op);
         /* the kernel's last stage buffers are dead after their loop, unless it runs again */
         Block *body = op_block(op, 0);
         for (int i = 1; i < body->nargs; i++)
@@ -171,7 +228,7 @@ static bool clear_op(Op *op, void *ud)
 {
     Alloc *A = ud;
     if (op->plan)
-        op->plan->set &= ~(1u << PK_LDS | 1u << PK_DEFER); /* a second run allocates afresh */
+        op->plan->set &= ~(1u << PK_LDS | 1u << PK_DEFER | 1u << PK_ROTATE); /* a second run allocates afresh */
     A->shared_loads += op->code == OP_LOAD && is_shared(op->results[0].type);
     return true;
 }
@@ -197,7 +254,7 @@ static int64_t per_cu(const Target *t, int64_t bytes)
 
 void allocate_lds(Arena *a, Func *f, const Target *t)
 {
-    Alloc A = {a, t->wave_size, f->opts.num_warps, t->lds_bytes, f->stage_lds, f->stage_lds, 0, false, 0, 0};
+    Alloc A = {a, t->wave_size, f->opts.num_warps, t->lds_bytes, !t->warp_mma, f->stage_lds, f->stage_lds, 0, false, 0, 0};
     tir_walk_func(f, clear_op, &A);
     tir_count_uses(f);
     alloc_block(&A, f->body);
@@ -211,12 +268,12 @@ void allocate_lds(Arena *a, Func *f, const Target *t)
     int plain = count_deferred(f->body);
     if (!plain)
         return;
-    Alloc P = {a, t->wave_size, f->opts.num_warps, t->lds_bytes, f->stage_lds, f->stage_lds, 0, true, 0, 0};
+    Alloc P = {a, t->wave_size, f->opts.num_warps, t->lds_bytes, !t->warp_mma, f->stage_lds, f->stage_lds, 0, true, 0, 0};
     tir_walk_func(f, clear_op, &P);
     alloc_block(&P, f->body);
     if (count_deferred(f->body) == plain && per_cu(t, P.end) == per_cu(t, A.end) && per_cu(t, P.est) == per_cu(t, A.est))
         return;
-    A = (Alloc){a, t->wave_size, f->opts.num_warps, t->lds_bytes, f->stage_lds, f->stage_lds, 0, false, 0, 0};
+    A = (Alloc){a, t->wave_size, f->opts.num_warps, t->lds_bytes, !t->warp_mma, f->stage_lds, f->stage_lds, 0, false, 0, 0};
     tir_walk_func(f, clear_op, &A);
     alloc_block(&A, f->body);
 }

@@ -158,6 +158,9 @@ typedef enum PlanKey {
     PK_LDS,          /* op that may use LDS scratch (allocate_lds): where the free LDS starts; absent: 0 */
     PK_DEFER,        /* convert_layout (allocate_lds): 1, the dot operand is left in LDS for its dot; 2, with
                       * room for DEFER_PAD_BYTES of padding after each row (lower_convert.c) */
+    PK_ROTATE,       /* deferred convert_layout of a `for` body's carried tile (allocate_lds): 1, the lowering
+                      * writes the loop's initial tile to its region before the loop and the yielded tile at
+                      * the body's end, after a barrier; the convert itself writes nothing */
     PK_K_WIDTH,      /* dot of TIR (choose_dots): the k_width of its operands' dot_op layouts */
     PK_NINT,
     PK_FRONT = PK_NINT, /* load of a loop: the carried handle its dot reads */

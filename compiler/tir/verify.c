@@ -36,7 +36,7 @@ const char *const tir_attr_names[TIR_NATTRS] = {"value", "axis", "pred", "kind",
                                                 "n",     "sem",  "scope", "msg", "dims", "reverse", "exclusive"};
 const char *const tir_plan_names[PK_COUNT] = {"stage_buffer", "stage", "stages", "stage_bytes", "copy_groups",
                                               "tma",          "tma_bars", "wgmma", "lds",    "defer",
-                                              "k_width",      "front",    "tma_coord", "tma_pred", "layout"};
+                                              "rotate",       "k_width",      "front",    "tma_coord", "tma_pred", "layout"};
 
 const char *tir_shape_problem(int rank, const int64_t *shape)
 {
@@ -803,7 +803,7 @@ static void verify_plan(V *v, const Op *op)
     case OP_LOAD: allowed = stage | 1u << PK_LAYOUT; break;
     case OP_STORE: allowed = 1u << PK_LAYOUT; break;
     case OP_DOT: allowed = 1u << PK_WGMMA | 1u << PK_K_WIDTH | 1u << PK_LAYOUT; break;
-    case OP_CONVERT_LAYOUT: allowed = 1u << PK_LDS | 1u << PK_DEFER; break;
+    case OP_CONVERT_LAYOUT: allowed = 1u << PK_LDS | 1u << PK_DEFER | 1u << PK_ROTATE; break;
     case OP_ATOMIC_RMW:
     case OP_ATOMIC_CAS: allowed = 1u << PK_LDS | 1u << PK_LAYOUT; break;
     case OP_RESHAPE:
@@ -820,6 +820,14 @@ static void verify_plan(V *v, const Op *op)
     if (op->code == OP_DOT && choice &&
         (choice != (1u << PK_K_WIDTH | 1u << PK_LAYOUT) || pl->v[PK_K_WIDTH] < 1 || pl->v[PK_K_WIDTH] > 64 || !pl->layout))
         err(v, op, "its plan's layout and k_width (1 to 64) go together");
+    if (pl->set & (1u << PK_ROTATE)) {
+        /* a rotated operand is a tile the `for` loop directly around the convert carries */
+        const Value *x = op->nopnds ? op->operands[0] : NULL;
+        const Block *b = op->parent;
+        bool carried = x && !x->def && x->owner == b && b && b->parent && b->parent->code == OP_FOR && x != b->args;
+        if (pl->v[PK_ROTATE] != 1 || !(pl->set & (1u << PK_DEFER)) || pl->v[PK_DEFER] < 1 || !carried)
+            err(v, op, "rotate = 1 goes with defer, on a convert of a tile its `for` loop carries");
+    }
     bool live = !(pl->set & (1u << PK_FRONT)) || (pl->front && is_live(v, pl->front));
     for (int i = 0; i < pl->ncoord && i < 3; i++)
         for (int j = 0; j < pl->coord[i].n && j < PLAN_LIN_MAX; j++)
