@@ -191,8 +191,12 @@ void lower_reduce(Lower *L, Op *op)
      * where the target contracts, on gfx9: a tree, below) */
     bool tree = kind == KIND_SUM && sk_is_float(sg) && L->t->fp_contract && xlane_has_dpp(L);
     bool products = false;
-    for (int r = 0; tree && r < in->n; r++)
-        products |= LLVMIsAInstruction(in->r[r]) && LLVMGetInstructionOpcode(in->r[r]) == LLVMFMul;
+    for (int r = 0; tree && r < in->n; r++) {
+        LLVMValueRef v = in->r[r];
+        if (LLVMIsAExtractElementInst(v)) /* a lane of a packed product (lower_fpmath.c's pairs) */
+            v = LLVMGetOperand(v, 0);
+        products |= LLVMIsAInstruction(v) && LLVMGetInstructionOpcode(v) == LLVMFMul;
+    }
     tree &= products;
     int nregs = in->n;
     int *key = ARENA_ARRAY(L->a, int, nregs + 1);
@@ -222,7 +226,8 @@ void lower_reduce(Lower *L, Op *op)
             *p = red_combine(L, kind, sg, *p, x);
         }
     }
-    /* sums of products (a register an fmul) where the target contracts (lower_fpmath.c) and the wave
+    /* sums of products (a register an fmul, or a lane of one: lower_fpmath.c multiplies pairs of
+     * registers as <2 x float>, as it does for values from buffer loads) where the target contracts (lower_fpmath.c) and the wave
      * has DPP (gfx942 and its emulator): each partial as a balanced tree of adds over its registers,
      * the first half's register i added to the second half's i at each level, so that neighbouring
      * registers stay neighbours and a product and its partner's sum fuse into one v_pk_fma_f32 (KL
