@@ -222,6 +222,14 @@ static inline void tgt_barrier(Lower *L)
     L->lds_read = false;
     HOOKS->barrier(L);
 }
+/* the target's lds_barrier_early: true where it placed the barrier */
+static inline bool tgt_lds_barrier_early(Lower *L)
+{
+    if (!HOOKS->lds_barrier_early || !HOOKS->lds_barrier_early(L))
+        return false;
+    L->lds_read = false;
+    return true;
+}
 /* emu: waits for every lane of the wave (fns->wave_fence), so that the memory accesses emitted before
  * it take effect before those after it, across the wave's lanes; a no-op on the GPU targets, whose
  * waves issue in order. Skipped where nothing was accessed since the last fence in the block. */

@@ -199,6 +199,14 @@ void lower_reduce(Lower *L, Op *op)
     }
     tree &= products;
     int nregs = in->n;
+    /* the barrier before step 3's LDS writes (the exchange's previous readers are done) may come
+     * first, where the target places it above the work before the reduction, in the loads' shadow
+     * (lds_barrier_early; nothing of steps 1 and 2 touches LDS); else right before the writes */
+    bool across_waves = false, barrier_placed = false;
+    for (int b = 0; b < ll->nwarp; b++)
+        across_waves |= ll->warp[b][axis] != 0;
+    if (across_waves)
+        barrier_placed = tgt_lds_barrier_early(L);
     int *key = ARENA_ARRAY(L->a, int, nregs + 1);
     Part *parts = ARENA_ARRAY(L->a, Part, nregs + 1);
     int nparts = 0;
@@ -337,7 +345,8 @@ void lower_reduce(Lower *L, Op *op)
             (void)kk;
             slot[p] = LLVMBuildAdd(L->b, lanekey, const_i32(L, k), "");
         }
-        tgt_barrier(L);
+        if (!barrier_placed)
+            tgt_barrier(L);
         LLVMBasicBlockRef copies = copies_begin(L, &li->ll);
         for (int p = 0; p < nparts; p++) {
             LLVMValueRef e = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, slot[p], const_i32(L, W), ""), widx, "");

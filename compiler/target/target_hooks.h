@@ -32,6 +32,10 @@ typedef struct TargetHooks {
     LLVMValueRef (*program_id)(struct Lower *L, int axis);
     LLVMValueRef (*num_programs)(struct Lower *L, int axis);
     void (*barrier)(struct Lower *L);
+    /* The barrier before a reduction's LDS writes (its exchange's previous readers are done), which
+     * orders LDS only, placed early in the current block, in its loads' shadow (amdgpu/barrier_early.c);
+     * false where it placed none (the caller's `barrier` before the writes). NULL: always false. */
+    bool (*lds_barrier_early)(struct Lower *L);
     LLVMValueRef (*shuffle)(struct Lower *L, LLVMValueRef value, LLVMValueRef src_lane);
     /* gfx9's DPP move of an i32 (llvm.amdgcn.update.dpp with full row and bank masks, every source lane
      * valid for the controls the lowering uses) and v_readlane_b32 (a uniform i32). NULL where the
@@ -91,6 +95,9 @@ typedef struct TargetHooks {
 } TargetHooks;
 
 extern const TargetHooks amdgpu_hooks, nvptx_hooks, emu_hooks;
+/* amdgpu/barrier_early.c: the block rearranged around barrier_lds(L), which appends the barrier; false
+ * (nothing done) where the block's last access is not a global load */
+bool amdgpu_lds_barrier_early(struct Lower *L, void (*barrier_lds)(struct Lower *L));
 /* the families' code generation (amdgpu/codegen_amdgpu.c, nvptx/, emu/) */
 extern const struct TargetCodegen amdgpu_codegen, nvptx_codegen, emu_codegen;
 

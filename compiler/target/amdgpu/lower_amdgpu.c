@@ -58,6 +58,35 @@ static void amdgpu_barrier(Lower *L)
     LLVMSetAtomicSyncScopeID(fence, LLVMGetSyncScopeID(L->ctx, "workgroup", 9));
 }
 
+/* A barrier for LDS alone: the fences say so (LLVM's MMRA for AMDGPU, as Triton's barriers do: no
+ * wait for global accesses), and sched_barrier(0) keeps LLVM's scheduler from moving anything across
+ * (barrier_early.c chooses where it goes). */
+static LLVMValueRef lds_fence(Lower *L, LLVMAtomicOrdering order)
+{
+    LLVMBuildFence(L->b, order, 0, "");
+    LLVMValueRef fence = LLVMGetLastInstruction(LLVMGetInsertBlock(L->b));
+    LLVMSetAtomicSyncScopeID(fence, LLVMGetSyncScopeID(L->ctx, "workgroup", 9));
+    LLVMMetadataRef s[2] = {LLVMMDStringInContext2(L->ctx, "amdgpu-synchronize-as", 21),
+                            LLVMMDStringInContext2(L->ctx, "local", 5)};
+    LLVMSetMetadata(fence, LLVMGetMDKindIDInContext(L->ctx, "mmra", 4),
+                    LLVMMetadataAsValue(L->ctx, LLVMMDNodeInContext2(L->ctx, s, 2)));
+    return fence;
+}
+
+static void amdgpu_barrier_lds(Lower *L)
+{
+    lds_fence(L, LLVMAtomicOrderingRelease);
+    lower_call(L, "llvm.amdgcn.s.barrier", L->void_t, NULL, NULL, 0);
+    lds_fence(L, LLVMAtomicOrderingAcquire);
+    LLVMValueRef zero = const_i32(L, 0);
+    lower_call(L, "llvm.amdgcn.sched.barrier", L->void_t, &L->i32, &zero, 1);
+}
+
+static bool amdgpu_lds_barrier_early_hook(Lower *L)
+{
+    return amdgpu_lds_barrier_early(L, amdgpu_barrier_lds);
+}
+
 static LLVMValueRef amdgpu_shuffle(Lower *L, LLVMValueRef value, LLVMValueRef src_lane)
 {
     LLVMValueRef addr = LLVMBuildShl(L->b, src_lane, const_i32(L, 2), "");
@@ -262,6 +291,7 @@ const TargetHooks amdgpu_hooks = {
     .program_id = amdgpu_program_id,
     .num_programs = amdgpu_num_programs,
     .barrier = amdgpu_barrier,
+    .lds_barrier_early = amdgpu_lds_barrier_early_hook,
     .shuffle = amdgpu_shuffle,
     .dpp = amdgpu_dpp,
     .readlane = amdgpu_readlane,
