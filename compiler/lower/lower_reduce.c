@@ -154,6 +154,12 @@ static LLVMValueRef float_of_key(Lower *L, LLVMValueRef k)
     return LLVMBuildBitCast(L->b, key_map(L, k), LLVMFloatTypeInContext(L->ctx), "");
 }
 
+/* v is computed in the block being lowered (not a phi): a lane of a packed add costs no move */
+static bool here(Lower *L, LLVMValueRef v)
+{
+    return LLVMIsAInstruction(v) && !LLVMIsAPHINode(v) && LLVMGetInstructionParent(v) == LLVMGetInsertBlock(L->b);
+}
+
 int red_elem_bytes(LLVMTypeRef t)
 {
     LLVMTypeKind k = LLVMGetTypeKind(t);
@@ -187,8 +193,8 @@ void lower_reduce(Lower *L, Op *op)
         ostride[d] = onumel;
         onumel *= oshape[d];
     }
-    /* 1. within the lane: one partial per distinct reg-part output coordinate (float sums of products
-     * where the target contracts, on gfx9: a tree, below) */
+    /* 1. within the lane: one partial per distinct reg-part output coordinate (float sums where the
+     * target contracts, on gfx9: a tree, below) */
     bool tree = kind == KIND_SUM && sk_is_float(sg) && L->t->fp_contract && xlane_has_dpp(L);
     bool products = false;
     for (int r = 0; tree && r < in->n; r++) {
@@ -197,7 +203,8 @@ void lower_reduce(Lower *L, Op *op)
             v = LLVMGetOperand(v, 0);
         products |= LLVMIsAInstruction(v) && LLVMGetInstructionOpcode(v) == LLVMFMul;
     }
-    tree &= products;
+    bool packed = tree && !products && sg == SK_F32;
+    tree &= products || packed;
     int nregs = in->n;
     /* the barrier before step 3's LDS writes (the exchange's previous readers are done) may come
      * first, where the target places it above the work before the reduction, in the loads' shadow
@@ -234,14 +241,20 @@ void lower_reduce(Lower *L, Op *op)
             *p = red_combine(L, kind, sg, *p, x);
         }
     }
-    /* sums of products (a register an fmul, or a lane of one: lower_fpmath.c multiplies pairs of
-     * registers as <2 x float>, as it does for values from buffer loads) where the target contracts (lower_fpmath.c) and the wave
-     * has DPP (gfx942 and its emulator): each partial as a balanced tree of adds over its registers,
-     * the first half's register i added to the second half's i at each level, so that neighbouring
-     * registers stay neighbours and a product and its partner's sum fuse into one v_pk_fma_f32 (KL
-     * divergence's sum(t * (log t - p)): 12 multiplies and adds in a chain become 6 packed ones, as
-     * Triton's). Other sums keep the chain in register order: a tree of plain adds saves nothing and
-     * moved attention's waits (examples/attention.tile: 3144 -> 3204 loop cycles) */
+    /* float sums where the target contracts (lower_fpmath.c) and the wave has DPP (gfx942 and its
+     * emulator): each partial as a balanced tree of adds over its registers, the first half's
+     * register i added to the second half's i at each level, so that neighbouring registers stay
+     * neighbours.
+     * - Sums of products (a register an fmul, or a lane of one: lower_fpmath.c multiplies pairs of
+     *   registers as <2 x float>, as it does for values from buffer loads): a product and its
+     *   partner's sum fuse into one v_pk_fma_f32 (KL divergence's sum(t * (log t - p)): 12 multiplies
+     *   and adds in a chain become 6 packed ones, as Triton's).
+     * - Other f32 sums: each level's adds two at a time as one <2 x float> add (v_pk_add_f32), where
+     *   the four registers are computed in this block (a phi's would need moves into pairs): 8
+     *   registers take 3 packed adds and 1 add instead of 7, and LLVM then packs the work that
+     *   computes them (cross-entropy's sum(exp(x - m)): exp's range reduction as v_pk_fma_f32 and
+     *   v_pk_mul_f32, loop 1 1660 -> 1568 cycles by the loop model; examples/attention 3692 -> 3620).
+     *   A tree of scalar adds saved nothing and moved attention's waits (3144 -> 3204 once). */
     if (tree) {
         LLVMValueRef *leaf = ARENA_ARRAY(L->a, LLVMValueRef, nregs + 1);
         for (int p = 0; p < nparts; p++) {
@@ -251,7 +264,17 @@ void lower_reduce(Lower *L, Op *op)
                     leaf[nl++] = in->r[r];
             for (int h; nl > 1; nl = h) {
                 h = (nl + 1) / 2;
-                for (int i = 0; i + h < nl; i++) {
+                int i = 0;
+                for (; packed && i + 1 < h && i + 1 + h < nl && here(L, leaf[i]) && here(L, leaf[i + 1]) &&
+                       here(L, leaf[i + h]) && here(L, leaf[i + 1 + h]);
+                     i += 2) {
+                    LLVMValueRef x[2] = {leaf[i], leaf[i + 1]}, y[2] = {leaf[i + h], leaf[i + 1 + h]};
+                    LLVMValueRef sum2 = fpmath_contract(L, LLVMBuildFAdd(L->b, vector_of(L, L->f32, x, 2),
+                                                                         vector_of(L, L->f32, y, 2), ""));
+                    leaf[i] = LLVMBuildExtractElement(L->b, sum2, const_i32(L, 0), "");
+                    leaf[i + 1] = LLVMBuildExtractElement(L->b, sum2, const_i32(L, 1), "");
+                }
+                for (; i + h < nl; i++) {
                     Part a = {leaf[i], NULL}, b = {leaf[i + h], NULL};
                     leaf[i] = fpmath_contract(L, red_combine(L, kind, sg, a, b).v);
                 }
