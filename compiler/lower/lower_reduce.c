@@ -203,15 +203,18 @@ void lower_reduce(Lower *L, Op *op)
             v = LLVMGetOperand(v, 0);
         products |= LLVMIsAInstruction(v) && LLVMGetInstructionOpcode(v) == LLVMFMul;
     }
-    bool packed = tree && !products && sg == SK_F32;
+    bool across_waves = false, barrier_placed = false;
+    for (int b = 0; b < ll->nwarp; b++)
+        across_waves |= ll->warp[b][axis] != 0;
+    /* packed adds only for sums across waves (the row-wise losses and softmaxes): in attention's
+     * row sums within a wave, beside the MFMAs, LLVM's packing of the exps moved the loop's waits
+     * (bench/vs_triton attention 3324 -> 3980 cycles) */
+    bool packed = tree && !products && sg == SK_F32 && across_waves;
     tree &= products || packed;
     int nregs = in->n;
     /* the barrier before step 3's LDS writes (the exchange's previous readers are done) may come
      * first, where the target places it above the work before the reduction, in the loads' shadow
      * (lds_barrier_early; nothing of steps 1 and 2 touches LDS); else right before the writes */
-    bool across_waves = false, barrier_placed = false;
-    for (int b = 0; b < ll->nwarp; b++)
-        across_waves |= ll->warp[b][axis] != 0;
     if (across_waves)
         barrier_placed = tgt_lds_barrier_early(L);
     int *key = ARENA_ARRAY(L->a, int, nregs + 1);
