@@ -142,6 +142,54 @@ static void fragment(Lower *L, const LinLayout *ll, const LVal *regs, const Defe
         deferred_read(L, d, r[j], 1, &out[j]);
 }
 
+/* A dot's operand fragments, fetched per k step into a ring of ahead + 1 sets (dot_mfma). */
+typedef struct Frags {
+    const LinLayout *ll[2];
+    const LVal *regs[2];
+    const Deferred *d[2];
+    const int64_t *org[2]; /* the distinct rows of A's tiles, columns of B's */
+    int instr, kw, kpl, KB, ring;
+    LLVMValueRef *xs;
+    LLVMValueRef **f[2]; /* f[op][step % ring][j] */
+} Frags;
+
+/* Operand op's (0: A, 1: B) fragment j of k step `step`. */
+static void fetch(Lower *L, Frags *F, int op, int j, int step)
+{
+    int per_q = F->kw / F->kpl;
+    int64_t k0 = (int64_t)(step / per_q) * F->KB + (step % per_q) * F->kpl;
+    if (op == 0)
+        fragment(L, F->ll[0], F->regs[0], F->d[0], F->org[0][j], k0, 1, F->kpl, F->xs);
+    else
+        fragment(L, F->ll[1], F->regs[1], F->d[1], k0, F->org[1][j], 0, F->kpl, F->xs);
+    F->f[op][step % F->ring][j] = pack_operand(L, F->instr, F->xs, F->kpl);
+}
+
+/* The MFMAs of a k step when operands are read from LDS (deferred) go row by row: an outer operand
+ * fragment (one row of tiles) times each inner fragment (the operand with fewer fragments a step).
+ * Step s + ahead's fragments are read while step s's MFMAs run: the inner ones before the step's
+ * first MFMA, the outer ones in pairs right after the pair's rows (their last use in step s; two reads
+ * at a constant distance from one address become one ds_read2). The first of a pair then has
+ * (ahead - 1) whole steps plus (nout - 2) rows of MFMAs to complete before its first use, the inner
+ * ones ahead whole steps. `ahead` is the fewest steps (at least 1) whose MFMA cycles there cover
+ * READ_LATENCY: the LDS's 64 cycles (report_loop.c's lds_latency, AMD's figure) plus as much again
+ * for the queue of the workgroup's other waves reading the same step. Each step ahead keeps one more
+ * step's fragments live (2 VGPRs each for 16-bit operands; a vs_triton matmul's step has 4 to 12),
+ * the rows' order only the inner ones and a pair: at most MAX_AHEAD, and fewer than the steps.
+ * bench/vs_triton: the 128x128 32x32 matmuls (two rows of two, 4 waves: no rows between a pair and
+ * its use) read two steps ahead, every other case one. */
+enum { READ_LATENCY = 128, MAX_AHEAD = 2 };
+static int read_ahead(const MfmaInfo *info, int nout, int nin, int nsteps)
+{
+    int mfma = info->passes * 4, ahead = 1;
+    int pair = nout > 1 ? 2 : 1;
+    while (ahead < MAX_AHEAD && ((ahead - 1) * nout * nin + (nout - pair) * nin) * mfma < READ_LATENCY)
+        ahead++;
+    if (ahead > nsteps - 1)
+        ahead = nsteps - 1;
+    return ahead > 0 ? ahead : 0;
+}
+
 static void dot_mfma(Lower *L, Op *op)
 {
     const Type *ta = op->operands[0]->type, *tb = op->operands[1]->type, *tc = op->results[0].type;
@@ -180,25 +228,63 @@ static void dot_mfma(Lower *L, Op *op)
         ni[t] = k;
         acc[t] = vector_of(L, ct, C->r + t * nacc, nacc);
     }
-    LLVMValueRef *xs = ARENA_ARRAY(L->a, LLVMValueRef, kpl + 1);
-    LLVMValueRef *fa = ARENA_ARRAY(L->a, LLVMValueRef, nm + 1), *fb = ARENA_ARRAY(L->a, LLVMValueRef, nn + 1);
-    /* k outermost: only one k step's operand fragments are live at a time */
-    for (int64_t q = 0; q < K && !L->failed; q += KB)
-        for (int s = 0; s < kw / kpl; s++) {
-            int64_t k0 = q + s * kpl;
-            for (int i = 0; i < nm; i++) {
-                fragment(L, la, A, da, ms[i], k0, 1, kpl, xs);
-                fa[i] = pack_operand(L, cl->instr, xs, kpl);
-            }
-            for (int i = 0; i < nn; i++) {
-                fragment(L, lb, B, db, k0, ns[i], 0, kpl, xs);
-                fb[i] = pack_operand(L, cl->instr, xs, kpl);
-            }
-            /* transposed accumulators come from the instruction with its operands swapped: D^T = B^T A^T */
-            for (int t = 0; t < ntiles; t++)
-                acc[t] = cl->transposed ? tgt_mfma(L, cl->instr, fb[ni[t]], fa[mi[t]], acc[t])
-                                        : tgt_mfma(L, cl->instr, fa[mi[t]], fb[ni[t]], acc[t]);
+    int per_q = kw / kpl, nsteps = (int)((K + KB - 1) / KB) * per_q;
+    /* the tiles as rows: row o of the outer operand's fragment o times each inner fragment */
+    bool a_in = nm <= nn;
+    int nin = a_in ? nm : nn, nout = a_in ? nn : nm;
+    int *tile = ARENA_ARRAY(L->a, int, nout * nin + 1);
+    for (int i = 0; i < nout * nin; i++)
+        tile[i] = -1;
+    for (int t = 0; t < ntiles; t++)
+        tile[(a_in ? ni[t] : mi[t]) * nin + (a_in ? mi[t] : ni[t])] = t;
+    /* a kernel that asks for an occupancy (waves_per_eu) has its registers capped: the fragments
+     * read ahead would spill there (examples/attention.tile at 6 waves: 16 VGPRs instead of 10),
+     * and the other waves hide the reads' latency */
+    int ahead = (da || db) && L->f->opts.waves_per_eu <= 0 ? read_ahead(info, nout, nin, nsteps) : 0;
+    Frags F = {{la, lb}, {A, B}, {da, db}, {ms, ns}, cl->instr, kw, kpl, KB, ahead + 1,
+               ARENA_ARRAY(L->a, LLVMValueRef, kpl + 1), {NULL, NULL}};
+    for (int op2 = 0; op2 < 2; op2++) {
+        F.f[op2] = ARENA_ARRAY(L->a, LLVMValueRef *, F.ring);
+        for (int i = 0; i < F.ring; i++)
+            F.f[op2][i] = ARENA_ARRAY(L->a, LLVMValueRef, (op2 ? nn : nm) + 1);
+    }
+    int inner = a_in ? 0 : 1;
+    /* LLVM's scheduler would sink the reads back to their MFMAs (its register pressure heuristic):
+     * sched barriers keep reads and MFMAs in this order; everything else may cross them */
+    unsigned others = SCHED_ALLOW_VALU | SCHED_ALLOW_SALU | SCHED_ALLOW_VMEM | SCHED_ALLOW_DS_WRITE | SCHED_ALLOW_TRANS;
+    for (int f = 0; f < ahead; f++)
+        for (int op2 = 0; op2 < 2; op2++)
+            for (int j = 0; j < (op2 ? nn : nm); j++)
+                fetch(L, &F, op2, j, f);
+    for (int e = 0; e < nsteps && !L->failed; e++) {
+        int f = e + ahead; /* the step whose fragments are read during this one's MFMAs */
+        LLVMValueRef *ga = F.f[0][e % F.ring], *gb = F.f[1][e % F.ring];
+        if (!ahead) {
+            /* operands in registers: only one k step's fragments are live at a time */
+            for (int op2 = 0; op2 < 2; op2++)
+                for (int j = 0; j < (op2 ? nn : nm); j++)
+                    fetch(L, &F, op2, j, e);
+        } else if (f < nsteps) {
+            for (int j = 0; j < nin; j++)
+                fetch(L, &F, inner, j, f);
         }
+        /* transposed accumulators come from the instruction with its operands swapped: D^T = B^T A^T */
+        for (int o = 0; o < (ahead ? nout : 1); o++) {
+            if (ahead)
+                tgt_sched_barrier(L, others);
+            for (int i = 0; i < (ahead ? nin : ntiles); i++) {
+                int t = ahead ? tile[o * nin + i] : i;
+                if (t >= 0)
+                    acc[t] = cl->transposed ? tgt_mfma(L, cl->instr, gb[ni[t]], ga[mi[t]], acc[t])
+                                            : tgt_mfma(L, cl->instr, ga[mi[t]], gb[ni[t]], acc[t]);
+            }
+            /* outer fragments in pairs, after the pair's second row: two reads at a constant
+             * distance from one address become one ds_read2 (A's rows a phase cycle apart) */
+            if (ahead && f < nsteps && (o % 2 || o == nout - 1))
+                for (int j = o - o % 2; j <= o; j++)
+                    fetch(L, &F, 1 - inner, j, f);
+        }
+    }
     LVal out = lval_new(L, C->n, C->ll);
     for (int t = 0; t < ntiles; t++)
         for (int j = 0; j < nacc; j++)

@@ -257,16 +257,31 @@ static inline void tgt_print(Lower *L, const char *msg, int rank, LLVMValueRef *
     if (HOOKS->print)
         HOOKS->print(L, msg, rank, coords, kind, bits64);
 }
-static inline void tgt_sched_fence(Lower *L)
-{
-    if (HOOKS->sched_fence)
-        HOOKS->sched_fence(L);
-}
 static inline void tgt_keep_above(Lower *L, LLVMValueRef *vals, int n)
 {
     if (HOOKS->keep_above)
         HOOKS->keep_above(L, vals, n);
 }
+/* What may cross a tgt_sched_barrier (the bits of llvm.amdgcn.sched.barrier's mask). */
+enum {
+    SCHED_ALLOW_ALU = 0x1,      /* every non-memory instruction without side effects (VALU, SALU, MFMA) */
+    SCHED_ALLOW_VALU = 0x2,
+    SCHED_ALLOW_SALU = 0x4,
+    SCHED_ALLOW_MFMA = 0x8,
+    SCHED_ALLOW_VMEM = 0x10,
+    SCHED_ALLOW_DS_WRITE = 0x200,
+    SCHED_ALLOW_TRANS = 0x400,
+};
+static inline void tgt_sched_barrier(Lower *L, unsigned allow)
+{
+    if (HOOKS->sched_barrier)
+        HOOKS->sched_barrier(L, allow);
+}
+/* Before the end-of-body writes of rotated dot operands (lower_convert.c): every instruction after
+ * it stays below it, and every one before it above, except matrix instructions, which may cross it
+ * and overlap the writes; so the registers' repacking for the writes, and its wait for the loads,
+ * stay after the body's reads. */
+static inline void tgt_sched_fence(Lower *L) { tgt_sched_barrier(L, SCHED_ALLOW_MFMA); }
 static inline void tgt_loop_tick(Lower *L)
 {
     if (HOOKS->loop_tick)

@@ -57,12 +57,10 @@ typedef struct TargetHooks {
      * through which each value passes; the emulator: a single-thread fence (the same order, nothing
      * to schedule). NULL: nothing (ptxas schedules the loads itself). */
     void (*keep_above)(struct Lower *L, LLVMValueRef *vals, int n);
-    /* Before the end-of-body writes of rotated dot operands (lower_convert.c): the machine scheduler
-     * keeps every instruction after it below it, and every one before it above, except matrix
-     * instructions, which may cross it and overlap the writes; so the registers' repacking for the
-     * writes, and its wait for the loads, stay after the body's reads. AMD: llvm.amdgcn.sched.barrier
-     * with only MFMAs allowed across. NULL: nothing (the emulator: no schedule). */
-    void (*sched_fence)(struct Lower *L);
+    /* A fence for LLVM's instruction scheduler: no instruction moves across it except the kinds in
+     * `allow` (AMD's llvm.amdgcn.sched.barrier mask: SCHED_ALLOW_*, compiler/lower/lower_internal.h).
+     * NULL: nothing (the emulators run the code in program order; ptxas schedules its own). */
+    void (*sched_barrier)(struct Lower *L, unsigned allow);
     /* Buffer addressing of a pointer parameter with the fact NAME<2G (Target.buffer_range32,
      * compiler/lower/lower_mem.c): the resource of a base pointer (built once, in the setup block),
      * and a load of type ty or a store of v at a 32-bit byte offset from it. An offset of 2^31 or more

@@ -87,6 +87,12 @@ static bool amdgpu_lds_barrier_early_hook(Lower *L)
     return amdgpu_lds_barrier_early(L, amdgpu_barrier_lds);
 }
 
+static void amdgpu_sched_barrier(Lower *L, unsigned allow)
+{
+    LLVMValueRef m = const_i32(L, (int32_t)allow);
+    lower_call(L, "llvm.amdgcn.sched.barrier", L->void_t, &L->i32, &m, 1);
+}
+
 static LLVMValueRef amdgpu_shuffle(Lower *L, LLVMValueRef value, LLVMValueRef src_lane)
 {
     LLVMValueRef addr = LLVMBuildShl(L->b, src_lane, const_i32(L, 2), "");
@@ -227,14 +233,6 @@ static void amdgpu_keep_above(Lower *L, LLVMValueRef *vals, int n)
         lower_compiler_barrier(L, NULL, 0);
 }
 
-/* sched_barrier's mask: the instruction kinds that may be scheduled across it; 0x8 is MFMA/WMMA
- * (LLVM's AMDGPU usage: 0x1 non-memory, 0x2 VALU, 0x4 SALU, 0x8 MFMA, 0x10 VMEM, 0x80 DS ...). */
-static void amdgpu_sched_fence(Lower *L)
-{
-    LLVMValueRef mask = const_i32(L, 0x8);
-    lower_call(L, "llvm.amdgcn.sched.barrier", L->void_t, (LLVMTypeRef[]){L->i32}, &mask, 1);
-}
-
 /* Buffer addressing (lower_mem.c, buffer_param). The resource: the base, stride 0 (a raw buffer, no
  * swizzle), num_records 2^31 (every offset the fact NAME<2G allows is in range, 2^31 itself is not),
  * and in its last word DST_SEL 0, NUM_FORMAT 7 and DATA_FORMAT 4 (32): the untyped buffer_load_dword*
@@ -300,7 +298,7 @@ const TargetHooks amdgpu_hooks = {
     .math = amdgpu_math,
     .exact_frem = amdgpu_exact_frem,
     .keep_above = amdgpu_keep_above,
-    .sched_fence = amdgpu_sched_fence,
+    .sched_barrier = amdgpu_sched_barrier,
     .buffer_rsrc = amdgpu_buffer_rsrc,
     .buffer_load = amdgpu_buffer_load,
     .buffer_store = amdgpu_buffer_store,
