@@ -175,12 +175,19 @@ static void fetch(Lower *L, Frags *F, int op, int j, int step)
  * READ_LATENCY: the LDS's 64 cycles (report_loop.c's lds_latency, AMD's figure) plus as much again
  * for the queue of the workgroup's other waves reading the same step. Each step ahead keeps one more
  * step's fragments live (2 VGPRs each for 16-bit operands; a vs_triton matmul's step has 4 to 12),
- * the rows' order only the inner ones and a pair: at most MAX_AHEAD, and fewer than the steps.
+ * the rows' order only the inner ones and a pair: at most MAX_AHEAD, and fewer than the steps. A
+ * dot of two k steps does not read ahead: only the second step's reads could go, for a whole step's
+ * fragments live across the first, and such dots (K = 32 blocks) are the small tiles that run 4 to
+ * 8 waves a SIMD, whose other waves hide the reads; in bench/isa_snapshot.sh's sweep two of them lost
+ * a wave a SIMD to those registers and five loops got slower (LLVM then moved the last step's MFMAs
+ * below the rotated writes' barrier).
  * bench/vs_triton: the 128x128 32x32 matmuls (two rows of two, 4 waves: no rows between a pair and
  * its use) read two steps ahead, every other case one. */
 enum { READ_LATENCY = 128, MAX_AHEAD = 2 };
 static int read_ahead(const MfmaInfo *info, int nout, int nin, int nsteps)
 {
+    if (nsteps < 3)
+        return 0;
     int mfma = info->passes * 4, ahead = 1;
     int pair = nout > 1 ? 2 : 1;
     while (ahead < MAX_AHEAD && ((ahead - 1) * nout * nin + (nout - pair) * nin) * mfma < READ_LATENCY)
