@@ -791,9 +791,32 @@ static Deferred *defer_plan(Lower *L, const Type *from, const Type *to)
     return d;
 }
 
+/* The register bits of one store of d's writes (the run's registers). */
+static int write_bits(Lower *L, const Deferred *d, const Type *from, int *bits)
+{
+    int nb = run_bits(lay_info(L, from), from, d->kmajor, bits);
+    if (!L->t->warp_mma && d->rank == 2)
+        while (d->nch > 1 && nb > 0 && 1 << nb > d->vec) /* a write stays within a chunk */
+            nb--;
+    return nb;
+}
+
+/* The number of stores of d's writes of src, a tile of type `from`. */
+static int defer_stores(Lower *L, const Deferred *d, const LVal *src, const Type *from)
+{
+    int bits[8], nb = write_bits(L, d, from, bits), groupmask = 0, n = 0;
+    for (int i = 0; i < nb; i++)
+        groupmask |= 1 << bits[i];
+    for (int r = 0; r < src->n; r++)
+        n += !(r & groupmask);
+    return n;
+}
+
 /* Writes the tile src (of type `from`) into the deferred operand d's region, by d's map; `notes`: its
- * accesses go to the LDS remarks. No barrier: the caller's. */
-static void defer_write(Lower *L, const Deferred *d, const LVal *src, const Type *from, bool notes)
+ * accesses go to the LDS remarks. No barrier: the caller's. Only the stores numbered lo <= *n < hi,
+ * counting on from *n (every store where n is NULL): a rotated operand's writes in parts. */
+static void defer_write_part(Lower *L, const Deferred *d, const LVal *src, const Type *from, bool notes, int *n,
+                             int lo, int hi)
 {
     const LayInfo *si = lay_info(L, from);
     int bytes = d->bytes;
@@ -808,10 +831,7 @@ static void defer_write(Lower *L, const Deferred *d, const LVal *src, const Type
     map.fold = !L->t->warp_mma; /* as operand_map chose it: only a swizzle (nch > 1) reads it */
     Perm tr = {2, {1, 0}};
     LLVMTypeRef st = llvm_type(L, from);
-    int bits[8], nb = run_bits(si, from, d->kmajor, bits);
-    if (!L->t->warp_mma && d->rank == 2)
-        while (map.nch > 1 && nb > 0 && 1 << nb > map.vec) /* a write stays within a chunk */
-            nb--;
+    int bits[8], nb = write_bits(L, d, from, bits);
     int groupmask = 0;
     for (int i = 0; i < nb; i++)
         groupmask |= 1 << bits[i];
@@ -820,6 +840,10 @@ static void defer_write(Lower *L, const Deferred *d, const LVal *src, const Type
     for (int r = 0; r < src->n; r++) {
         if (r & groupmask)
             continue; /* written with its group's first register */
+        if (n && (*n)++ < lo)
+            continue;
+        if (n && *n > hi)
+            break;
         int run = 1 << nb;
         LLVMValueRef *xs = ARENA_ARRAY(L->a, LLVMValueRef, run);
         for (int j = 0; j < run; j++) {
@@ -849,6 +873,11 @@ static void defer_write(Lower *L, const Deferred *d, const LVal *src, const Type
         LLVMSetAlignment(s, (unsigned)(run * bytes));
     }
     copies_end(L, copies);
+}
+
+static void defer_write(Lower *L, const Deferred *d, const LVal *src, const Type *from, bool notes)
+{
+    defer_write_part(L, d, src, from, notes, NULL, 0, 0);
 }
 
 static Deferred *defer_operand(Lower *L, const LVal *src, const Type *from, const Type *to)
@@ -918,6 +947,61 @@ void defer_rotate_end(Lower *L, Op *loop)
         const Value *x = cv->operands[0];
         defer_write(L, d, lval(L, y->operands[x - body->args - 1]), x->type, false);
     }
+}
+
+/* Can `dot` write its loop's rotated operands itself, after its last read of them (lower_dot.c's
+ * dot_mfma)? Where the dot is directly in the body, the only reader of every rotated operand, and
+ * the tiles the body yields for them are computed before it. Returns the number of stores (0: no),
+ * and in *bytes the bytes the workgroup writes. */
+int defer_rotate_early(Lower *L, const Op *dot, int64_t *bytes)
+{
+    *bytes = 0;
+    Op *loop = L->rot_loop;
+    if (!loop || L->rot_done)
+        return 0;
+    Block *body = op_block(loop, 0);
+    const Op *y = body->last, *o;
+    for (o = body->first; o && o != dot; o = o->next)
+        ;
+    if (!o)
+        return 0;
+    int n = 0;
+    for (Op *cv = body->first; cv; cv = cv->next) {
+        const Deferred *d = rotated(cv) ? L->deferred[cv->results[0].scratch] : NULL;
+        if (!rotated(cv))
+            continue;
+        const Value *r = &cv->results[0], *x = cv->operands[0];
+        if (!d || L->uses[r->scratch] != 1 || (dot->operands[0] != r && dot->operands[1] != r))
+            return 0;
+        const LVal *src = lval(L, y->operands[x - body->args - 1]);
+        if (!src->r || copies_replicated(L, &lay_info(L, x->type)->ll))
+            return 0;
+        n += defer_stores(L, d, src, x->type);
+        *bytes += ty_numel(x->type) * d->bytes;
+    }
+    return n;
+}
+
+/* The rotated writes numbered lo <= i < hi (defer_rotate_early's count), the barrier before the
+ * first: defer_rotate_end's work, done by the dot in parts between its last k steps' MFMAs. */
+void defer_rotate_write(Lower *L, int lo, int hi)
+{
+    Block *body = op_block(L->rot_loop, 0);
+    const Op *y = body->last;
+    if (lo == 0) {
+        tgt_sched_barrier(L, 0);
+        tgt_barrier(L);
+        tgt_sched_barrier(L, 0);
+    }
+    int n = 0;
+    for (Op *cv = body->first; cv && !L->failed && n < hi; cv = cv->next) {
+        const Deferred *d = rotated(cv) ? L->deferred[cv->results[0].scratch] : NULL;
+        if (!d)
+            continue;
+        const Value *x = cv->operands[0];
+        defer_write_part(L, d, lval(L, y->operands[x - body->args - 1]), x->type, false, &n, lo, hi);
+    }
+    L->rot_done = true;
 }
 
 void deferred_read(Lower *L, const Deferred *d, int r, int n, LLVMValueRef *out)

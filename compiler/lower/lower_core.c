@@ -556,10 +556,16 @@ static void lower_for(Lower *L, Op *op)
      * the loop waited for, the body's first read of a stage buffer waits again */
     L->async_synced = false;
     WgmmaLoop outer = wgmma_loop_begin(L, body);
+    Op *rot_outer = L->rot_loop;
+    bool rot_outer_done = L->rot_done;
+    L->rot_loop = rotate ? op : NULL;
+    L->rot_done = false;
     lower_block(L, body); /* binds nothing new: args are the phis */
     wgmma_loop_end(L, outer);
-    if (rotate && !L->failed)
+    if (rotate && !L->failed && !L->rot_done)
         defer_rotate_end(L, op);
+    L->rot_loop = rot_outer;
+    L->rot_done = rot_outer_done;
     if (L->failed)
         return;
     Op *y = body->last;

@@ -183,7 +183,7 @@ static void fetch(Lower *L, Frags *F, int op, int j, int step)
  * below the rotated writes' barrier).
  * bench/vs_triton: the 128x128 32x32 matmuls (two rows of two, 4 waves: no rows between a pair and
  * its use) read two steps ahead, every other case one. */
-enum { READ_LATENCY = 128, MAX_AHEAD = 2 };
+enum { LDS_LATENCY = 64, READ_LATENCY = 2 * LDS_LATENCY, MAX_AHEAD = 2 };
 static int read_ahead(const MfmaInfo *info, int nout, int nin, int nsteps)
 {
     if (nsteps < 3)
@@ -263,6 +263,22 @@ static void dot_mfma(Lower *L, Op *op)
         for (int op2 = 0; op2 < 2; op2++)
             for (int j = 0; j < (op2 ? nn : nm); j++)
                 fetch(L, &F, op2, j, f);
+    /* The loop's rotated writes (defer_rotate_early), where this dot is their operands' last reader:
+     * after its last read (in step nsteps - 1 - ahead) the last `ahead` steps' nout rows of MFMAs
+     * remain. Where the writes take the LDS longer than those rows' MFMAs (the workgroup's bytes at
+     * 4 * lds_banks a clock; 256x256x64 w8 k32: 512 cycles against 4 rows of 64), written at the
+     * body's end they outlast the few MFMAs LLVM leaves there (3 of 8): the dot writes them itself,
+     * the barrier before the first row after `wait` rows, whose MFMA cycles cover the last read's LDS
+     * latency (the barrier waits for it), the writes spread evenly before the rows after it. Where the
+     * rows cover the writes, the body's end hides them as well, and spreading them only puts the
+     * repacking's VALU waits among the MFMAs (by rk's loop model, 128x128x64 w4 k16: 1428 -> 1460). */
+    int64_t wbytes = 0;
+    int nwr = ahead ? defer_rotate_early(L, op, &wbytes) : 0, rows = ahead * nout;
+    int row_cycles = nin * info->passes * 4;
+    int wait = (LDS_LATENCY + row_cycles - 1) / row_cycles;
+    if (wait >= rows || wbytes / (4 * L->t->lds_banks) <= (int64_t)rows * row_cycles)
+        nwr = 0;
+    int per = nwr ? (nwr + rows - wait - 1) / (rows - wait) : 0, written = 0;
     for (int e = 0; e < nsteps && !L->failed; e++) {
         int f = e + ahead; /* the step whose fragments are read during this one's MFMAs */
         LLVMValueRef *ga = F.f[0][e % F.ring], *gb = F.f[1][e % F.ring];
@@ -277,8 +293,15 @@ static void dot_mfma(Lower *L, Op *op)
         }
         /* transposed accumulators come from the instruction with its operands swapped: D^T = B^T A^T */
         for (int o = 0; o < (ahead ? nout : 1); o++) {
-            if (ahead)
-                tgt_sched_barrier(L, others);
+            int row = (e - (nsteps - ahead)) * nout + o; /* >= 0: a row after the last read */
+            if (nwr && row >= wait) {
+                tgt_sched_barrier(L, 0);
+                int hi = written + per < nwr ? written + per : nwr;
+                defer_rotate_write(L, written, hi);
+                written = hi;
+                tgt_sched_barrier(L, 0);
+            } else if (ahead)
+                tgt_sched_barrier(L, nwr && row >= 0 ? others & ~(unsigned)SCHED_ALLOW_DS_WRITE : others);
             for (int i = 0; i < (ahead ? nin : ntiles); i++) {
                 int t = ahead ? tile[o * nin + i] : i;
                 if (t >= 0)

@@ -74,6 +74,8 @@ struct Lower {
     int lds_floor;        /* where free LDS starts: lds_static, or 0 once no stage buffer is used again (as
                            * allocate_lds has it: a deferred operand's first region there needs a barrier) */
     bool lds_read;        /* an LDS read was emitted since the last barrier (its readers may still run) */
+    Op *rot_loop;         /* the loop whose body is being lowered, where it has rotated dot operands */
+    bool rot_done;        /* its rotated writes were emitted by its dot (defer_rotate_write) */
     int shared_loads;     /* loads into stage buffers not lowered yet */
     Ring **ring_of;       /* by value id: the stage buffers of a shared tile (lower_async.c) */
     int *ring_slot;       /* by value id: its fixed buffer, or -1 (the loop's load) */
@@ -176,6 +178,7 @@ LLVMValueRef global_string(Lower *L, const char *s);
  * of ll's elements (all of them when ll has no replicated warp bit: then begin returns NULL and emits
  * nothing). For writes of a tile to LDS, which the other copies would repeat. */
 LLVMBasicBlockRef copies_begin(Lower *L, const LinLayout *ll);
+bool copies_replicated(Lower *L, const LinLayout *ll); /* does copies_begin branch? */
 void copies_end(Lower *L, LLVMBasicBlockRef done);
 
 /* ---- lower_llvm.c: LLVM helpers, and the generic parts of the hooks ---- */
@@ -378,6 +381,8 @@ void deferred_read(Lower *L, const Deferred *d, int r, int n, LLVMValueRef *out)
  * before the loop (true when there are any), the yielded ones at the body's end behind a barrier. */
 bool defer_rotate_begin(Lower *L, Op *loop);
 void defer_rotate_end(Lower *L, Op *loop);
+int defer_rotate_early(Lower *L, const Op *dot, int64_t *bytes);
+void defer_rotate_write(Lower *L, int lo, int hi);
 /* The address of the 16-byte chunk `chunk` of row `row` of a deferred operand (A: rows are m; B:
  * rows are n when k-major, else k), after the swizzle. */
 LLVMValueRef deferred_chunk_ptr(Lower *L, const Deferred *d, LLVMValueRef row, LLVMValueRef chunk);

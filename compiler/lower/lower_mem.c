@@ -192,7 +192,7 @@ static Repl replication(Lower *L, const LVal *v)
  * LDS they would store the same values at the same addresses at the same time, a race (a benign one
  * on the hardware, but reported by the emulator's race checker, and wasted LDS bandwidth). The
  * condition is on the wave index only, uniform in the wave: a scalar branch on the GPU. */
-LLVMBasicBlockRef copies_begin(Lower *L, const LinLayout *ll)
+static int copies_mask(Lower *L, const LinLayout *ll)
 {
     int bits = __builtin_ctz((unsigned)L->nw), mask = 0;
     for (int b = 0; b < bits; b++) {
@@ -202,6 +202,17 @@ LLVMBasicBlockRef copies_begin(Lower *L, const LinLayout *ll)
         if (zero)
             mask |= 1 << b;
     }
+    return mask;
+}
+
+bool copies_replicated(Lower *L, const LinLayout *ll)
+{
+    return copies_mask(L, ll) != 0;
+}
+
+LLVMBasicBlockRef copies_begin(Lower *L, const LinLayout *ll)
+{
+    int mask = copies_mask(L, ll);
     if (!mask)
         return NULL;
     LLVMValueRef first = LLVMBuildICmp(L->b, LLVMIntEQ, LLVMBuildAnd(L->b, L->warp, const_i32(L, mask), ""),
