@@ -791,6 +791,22 @@ static Deferred *defer_plan(Lower *L, const Type *from, const Type *to)
     return d;
 }
 
+/* The LDS map a deferred operand was written with, as its writes and reads follow it: on AMD a
+ * swizzled access keeps what constant offsets it can (only a swizzle, nch > 1, reads `fold`). */
+static Lds deferred_map(const Lower *L, const Deferred *d)
+{
+    Lds map;
+    map.rank = d->rank;
+    memcpy(map.shape, d->shape, sizeof map.shape);
+    map.vec = d->vec;
+    map.nch = d->nch;
+    map.pp = d->pp;
+    map.xs = d->xs;
+    map.pad = d->pad;
+    map.fold = !L->t->warp_mma;
+    return map;
+}
+
 /* The register bits of one store of d's writes (the run's registers). */
 static int write_bits(Lower *L, const Deferred *d, const Type *from, int *bits)
 {
@@ -820,15 +836,7 @@ static void defer_write_part(Lower *L, const Deferred *d, const LVal *src, const
 {
     const LayInfo *si = lay_info(L, from);
     int bytes = d->bytes;
-    Lds map;
-    map.rank = d->rank;
-    memcpy(map.shape, d->shape, sizeof map.shape);
-    map.vec = d->vec;
-    map.nch = d->nch;
-    map.pp = d->pp;
-    map.xs = d->xs;
-    map.pad = d->pad;
-    map.fold = !L->t->warp_mma; /* as operand_map chose it: only a swizzle (nch > 1) reads it */
+    Lds map = deferred_map(L, d);
     Perm tr = {2, {1, 0}};
     LLVMTypeRef st = llvm_type(L, from);
     int bits[8], nb = write_bits(L, d, from, bits);
@@ -1007,15 +1015,7 @@ void defer_rotate_write(Lower *L, int lo, int hi)
 void deferred_read(Lower *L, const Deferred *d, int r, int n, LLVMValueRef *out)
 {
     const LayInfo *di = lay_info(L, d->to);
-    Lds map;
-    map.rank = d->rank;
-    memcpy(map.shape, d->shape, sizeof map.shape);
-    map.vec = d->vec;
-    map.nch = d->nch;
-    map.pp = d->pp;
-    map.xs = d->xs;
-    map.pad = d->pad;
-    map.fold = !L->t->warp_mma; /* AMD's swizzle keeps what constant offsets it can */
+    Lds map = deferred_map(L, d);
     Perm tr = {2, {1, 0}};
     if (!d->base_v)
         note(L, false, d->to, di, r, n, d->bytes, d->offset, &map, d->kmajor ? &tr : NULL);

@@ -49,6 +49,13 @@ static void set_key(Alloc *A, Op *op, PlanKey k, int64_t v)
 
 static int elem_bytes(const Type *t);
 
+/* Ops whose lowering may move a tile through LDS scratch (besides layout conversions and dots). */
+static bool takes_scratch(OpCode code)
+{
+    return code == OP_RESHAPE || code == OP_PERMUTE || code == OP_REDUCE || code == OP_ARGREDUCE ||
+           code == OP_SCAN || code == OP_ATOMIC_RMW || code == OP_ATOMIC_CAS;
+}
+
 static void take_scratch(Alloc *A, Op *op)
 {
     if (A->pending)
@@ -146,14 +153,7 @@ static void rot_scan(const Block *body, const Block *b, Rot *R)
                 R->cands[R->ncands++] = op;
             break;
         }
-        case OP_RESHAPE:
-        case OP_PERMUTE:
-        case OP_REDUCE:
-        case OP_ARGREDUCE:
-        case OP_SCAN:
-        case OP_ATOMIC_RMW:
-        case OP_ATOMIC_CAS: R->lds_ops++; break;
-        default: break;
+        default: R->lds_ops += takes_scratch(op->code); break;
         }
     }
 }
@@ -199,13 +199,6 @@ static void alloc_op(Alloc *A, Op *op)
         A->shared_loads -= is_shared(op->results[0].type);
         return;
     case OP_CONVERT_LAYOUT: convert(A, op); return;
-    case OP_RESHAPE:
-    case OP_PERMUTE:
-    case OP_REDUCE:
-    case OP_ARGREDUCE:
-    case OP_SCAN:
-    case OP_ATOMIC_RMW:
-    case OP_ATOMIC_CAS: take_scratch(A, op); return;
     case OP_DOT: {
         /* the operands' regions are free once the dot has read them (so are they after a wgmma) */
         const OpPlan *pl = op->plan;
@@ -214,7 +207,10 @@ static void alloc_op(Alloc *A, Op *op)
             A->pending = A->floor;
         return;
     }
-    default: return;
+    default:
+        if (takes_scratch(op->code))
+            take_scratch(A, op);
+        return;
     }
 }
 

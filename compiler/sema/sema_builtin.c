@@ -1,22 +1,14 @@
 /* Builtin functions of the language: each typed, shape-checked and lowered to tile IR (or folded when
  * its operands are compile-time constants). The table at the bottom maps names to handlers and their
- * parameter names, which is also what named arguments (`mask = m`) are matched against. */
+ * parameter names, which is also what named arguments (`mask = m`) are matched against. Reductions and
+ * scans are in sema_builtin_reduce.c; the argument helpers both use are declared in sema_builtin.h. */
 #include <math.h>
 #include <string.h>
 
+#include "compiler/sema/sema_builtin.h"
 #include "compiler/sema/sema_internal.h"
 #include "compiler/target/target.h"
 #include "parser.h"
-
-enum { MAX_BARGS = 6 };
-
-typedef struct BArgs {
-    Node *n[MAX_BARGS]; /* argument nodes by parameter slot, NULL when not given */
-    SVal v[MAX_BARGS];  /* evaluated (SV_VOID when not given) */
-    Loc loc;            /* the call */
-    const char *name;
-    int code;           /* the table entry's code */
-} BArgs;
 
 typedef SVal (*BuiltinFn)(Sema *S, BArgs *a);
 
@@ -28,25 +20,25 @@ typedef struct Builtin {
     int code;                          /* handler-specific: an OpCode or OpKind */
 } Builtin;
 
-static Loc arg_loc(BArgs *a, int i) { return a->n[i] ? a->n[i]->loc : a->loc; }
-static bool given(BArgs *a, int i) { return a->v[i].kind != SV_VOID; }
+Loc barg_loc(BArgs *a, int i) { return a->n[i] ? a->n[i]->loc : a->loc; }
+bool barg_given(BArgs *a, int i) { return a->v[i].kind != SV_VOID; }
 
 /* ---- argument helpers ---- */
 
-static bool want_value(Sema *S, BArgs *a, int i, const char *what)
+bool barg_value(Sema *S, BArgs *a, int i, const char *what)
 {
     if (a->v[i].kind == SV_ERR)
         return false;
     if (!sv_is_value(&a->v[i])) {
-        sema_error(S, arg_loc(a, i), "%s of %s must be a value, not %s", what, a->name, sv_describe(S, &a->v[i]));
+        sema_error(S, barg_loc(a, i), "%s of %s must be a value, not %s", what, a->name, sv_describe(S, &a->v[i]));
         return false;
     }
     return true;
 }
 
-static bool want_int_const(Sema *S, BArgs *a, int i, const char *what, int64_t *out)
+bool barg_int_const(Sema *S, BArgs *a, int i, const char *what, int64_t *out)
 {
-    return sv_const_int(S, a->v[i], arg_loc(a, i), arena_printf(S->arena, "%s of %s", what, a->name), out);
+    return sv_const_int(S, a->v[i], barg_loc(a, i), arena_printf(S->arena, "%s of %s", what, a->name), out);
 }
 
 static bool want_string(Sema *S, BArgs *a, int i, const char *what, const char **out)
@@ -54,7 +46,7 @@ static bool want_string(Sema *S, BArgs *a, int i, const char *what, const char *
     if (a->v[i].kind == SV_ERR)
         return false;
     if (a->v[i].kind != SV_STRING) {
-        sema_error(S, arg_loc(a, i), "%s of %s must be a string literal, not %s", what, a->name,
+        sema_error(S, barg_loc(a, i), "%s of %s must be a string literal, not %s", what, a->name,
                    sv_describe(S, &a->v[i]));
         return false;
     }
@@ -67,7 +59,7 @@ static const Type *want_type(Sema *S, BArgs *a, int i)
     if (a->v[i].kind == SV_ERR)
         return NULL;
     if (a->v[i].kind != SV_TYPE || a->v[i].type->kind != TY_SCALAR) {
-        sema_error(S, arg_loc(a, i), "the dtype of %s must be a scalar type such as f32, not %s", a->name,
+        sema_error(S, barg_loc(a, i), "the dtype of %s must be a scalar type such as f32, not %s", a->name,
                    sv_describe(S, &a->v[i]));
         return NULL;
     }
@@ -81,13 +73,13 @@ static bool want_shape(Sema *S, BArgs *a, int i, int *rank, int64_t *shape)
     if (v.kind == SV_ERR)
         return false;
     if (v.kind != SV_LIST || v.n < 1 || v.n > TIR_MAX_RANK) {
-        sema_error(S, arg_loc(a, i), "the shape of %s must be a list of 1 to %d constants, such as [64, 32]",
+        sema_error(S, barg_loc(a, i), "the shape of %s must be a list of 1 to %d constants, such as [64, 32]",
                    a->name, TIR_MAX_RANK);
         return false;
     }
     Node *ln = a->n[i] && a->n[i]->kind == AST_LIST && a->n[i]->list.n == v.n ? a->n[i] : NULL;
     for (int k = 0; k < v.n; k++) {
-        Loc at = ln ? ln->list.items[k]->loc : arg_loc(a, i);
+        Loc at = ln ? ln->list.items[k]->loc : barg_loc(a, i);
         if (!sv_const_int(S, v.items[k], at, "a tile dimension", &shape[k]))
             return false;
         if (!sema_is_pow2(shape[k])) {
@@ -96,7 +88,7 @@ static bool want_shape(Sema *S, BArgs *a, int i, int *rank, int64_t *shape)
         }
     }
     if (sema_shape_numel(v.n, shape) < 0) {
-        sema_error(S, arg_loc(a, i), "the shape of %s has more than %d elements (the limit of a tile)", a->name,
+        sema_error(S, barg_loc(a, i), "the shape of %s has more than %d elements (the limit of a tile)", a->name,
                    MAX_TILE_ELEMS);
         return false;
     }
@@ -105,13 +97,13 @@ static bool want_shape(Sema *S, BArgs *a, int i, int *rank, int64_t *shape)
 }
 
 /* An axis in [-rank, rank), normalised; `of` names the operand in the message. */
-static bool want_axis(Sema *S, BArgs *a, int i, int rank, const char *of, int *axis)
+bool barg_axis(Sema *S, BArgs *a, int i, int rank, const char *of, int *axis)
 {
     int64_t ax;
-    if (!want_int_const(S, a, i, "the axis", &ax))
+    if (!barg_int_const(S, a, i, "the axis", &ax))
         return false;
     if (ax < -rank || ax >= rank) {
-        sema_error(S, arg_loc(a, i), "axis %lld is out of range for %s (rank %d: axes %d to %d)", (long long)ax, of,
+        sema_error(S, barg_loc(a, i), "axis %lld is out of range for %s (rank %d: axes %d to %d)", (long long)ax, of,
                    rank, -rank, rank - 1);
         return false;
     }
@@ -127,10 +119,10 @@ static const Type *i32_t(Sema *S) { return ty_scalar(S->types, SK_I32); }
 static SVal b_program_id(Sema *S, BArgs *a)
 {
     int64_t axis;
-    if (!want_int_const(S, a, 0, "the axis", &axis))
+    if (!barg_int_const(S, a, 0, "the axis", &axis))
         return sv_err();
     if (axis < 0 || axis > 2)
-        return sema_error(S, arg_loc(a, 0), "the axis of %s must be 0, 1 or 2, not %lld", a->name, (long long)axis);
+        return sema_error(S, barg_loc(a, 0), "the axis of %s must be 0, 1 or 2, not %lld", a->name, (long long)axis);
     sema_set_loc(S, a->loc);
     Value *v = b_op0(&S->b, (OpCode)a->code, i32_t(S));
     v->def->at.axis = axis;
@@ -140,10 +132,10 @@ static SVal b_program_id(Sema *S, BArgs *a)
 static SVal b_arange(Sema *S, BArgs *a)
 {
     int64_t start = 0, end;
-    if (given(a, 1)) {
-        if (!want_int_const(S, a, 0, "the start", &start) || !want_int_const(S, a, 1, "the end", &end))
+    if (barg_given(a, 1)) {
+        if (!barg_int_const(S, a, 0, "the start", &start) || !barg_int_const(S, a, 1, "the end", &end))
             return sv_err();
-    } else if (!want_int_const(S, a, 0, "the length", &end)) {
+    } else if (!barg_int_const(S, a, 0, "the length", &end)) {
         return sv_err();
     }
     if (start < INT32_MIN || start > INT32_MAX || end < INT32_MIN || end > (int64_t)INT32_MAX + 1)
@@ -179,7 +171,7 @@ static SVal make_full(Sema *S, BArgs *a, int shape_i, SVal value, const Type *el
         return sv_dyn(sema_const_value(S, t, c));
     }
     if (sv_is_tile(&c))
-        return sema_error(S, arg_loc(a, 1), "the fill value of %s must be a scalar", a->name);
+        return sema_error(S, barg_loc(a, 1), "the fill value of %s must be a scalar", a->name);
     return sv_broadcast(S, c, rank, shape, a->loc);
 }
 
@@ -190,7 +182,7 @@ static SVal b_zeros(Sema *S, BArgs *a)
 
 static SVal b_full(Sema *S, BArgs *a)
 {
-    if (!want_value(S, a, 1, "the value"))
+    if (!barg_value(S, a, 1, "the value"))
         return sv_err();
     return make_full(S, a, 0, a->v[1], want_type(S, a, 2));
 }
@@ -209,13 +201,13 @@ static bool common_shape(Sema *S, BArgs *a, const int *idx, int n, int *rank, in
         memcpy(shape, pt->shape, sizeof(int64_t) * (size_t)*rank);
     for (int k = 1; k < n; k++) {
         int i = idx[k];
-        if (!given(a, i))
+        if (!barg_given(a, i))
             continue;
         const Type *t = sv_type(S, &a->v[i]);
         int r;
         int64_t got[TIR_MAX_RANK];
         if (!sema_broadcast_shape(pt, t, &r, got) || r != *rank || memcmp(got, shape, sizeof(int64_t) * (size_t)r) != 0) {
-            sema_error(S, arg_loc(a, i), "%s: the %s (%s) does not broadcast to the shape of the pointer (%s)", a->name,
+            sema_error(S, barg_loc(a, i), "%s: the %s (%s) does not broadcast to the shape of the pointer (%s)", a->name,
                        roles[i], sv_describe(S, &a->v[i]), sv_describe(S, &a->v[idx[0]]));
             return false;
         }
@@ -225,10 +217,10 @@ static bool common_shape(Sema *S, BArgs *a, const int *idx, int n, int *rank, in
 
 static bool want_ptr(Sema *S, BArgs *a, int i)
 {
-    if (!want_value(S, a, i, "the pointer"))
+    if (!barg_value(S, a, i, "the pointer"))
         return false;
     if (!ty_is_ptr(sv_type(S, &a->v[i]))) {
-        sema_error(S, arg_loc(a, i), "%s needs a pointer or a tile of pointers, not %s", a->name,
+        sema_error(S, barg_loc(a, i), "%s needs a pointer or a tile of pointers, not %s", a->name,
                    sv_describe(S, &a->v[i]));
         return false;
     }
@@ -237,12 +229,12 @@ static bool want_ptr(Sema *S, BArgs *a, int i)
 
 static bool want_mask(Sema *S, BArgs *a, int i)
 {
-    if (!given(a, i))
+    if (!barg_given(a, i))
         return true;
-    if (!want_value(S, a, i, "the mask"))
+    if (!barg_value(S, a, i, "the mask"))
         return false;
     if (!ty_is_bool(sv_type(S, &a->v[i]))) {
-        sema_error(S, arg_loc(a, i), "the mask of %s must be bool, not %s", a->name, sv_describe(S, &a->v[i]));
+        sema_error(S, barg_loc(a, i), "the mask of %s must be bool, not %s", a->name, sv_describe(S, &a->v[i]));
         return false;
     }
     return true;
@@ -252,10 +244,10 @@ static SVal b_load(Sema *S, BArgs *a)
 {
     if (!want_ptr(S, a, 0) || !want_mask(S, a, 1))
         return sv_err();
-    if (given(a, 2) && !want_value(S, a, 2, "the other value"))
+    if (barg_given(a, 2) && !barg_value(S, a, 2, "the other value"))
         return sv_err();
-    if (given(a, 2) && !given(a, 1))
-        return sema_error(S, arg_loc(a, 2), "'other' of load is used only with a mask");
+    if (barg_given(a, 2) && !barg_given(a, 1))
+        return sema_error(S, barg_loc(a, 2), "'other' of load is used only with a mask");
     int idx[] = {0, 1, 2}, rank;
     int64_t shape[TIR_MAX_RANK];
     static const char *const roles[] = {"pointer", "mask", "other value"};
@@ -265,11 +257,11 @@ static SVal b_load(Sema *S, BArgs *a)
     Value *ops[3];
     ops[0] = sema_materialize(S, sv_broadcast(S, a->v[0], rank, shape, a->loc), a->loc);
     int nops = 1;
-    if (given(a, 1)) {
-        SVal other = given(a, 2) ? a->v[2] : sv_weak_int(S, 0);
+    if (barg_given(a, 1)) {
+        SVal other = barg_given(a, 2) ? a->v[2] : sv_weak_int(S, 0);
         if (other.kind == SV_CONST && other.weak && sk_is_int(elem->sk) && sk_is_float(other.type->sk))
-            return sema_error(S, arg_loc(a, 2), "'other' is a float literal but the load reads %s", sk_name(elem->sk));
-        other = sema_convert_operand(S, other, elem, arg_loc(a, 2));
+            return sema_error(S, barg_loc(a, 2), "'other' is a float literal but the load reads %s", sk_name(elem->sk));
+        other = sema_convert_operand(S, other, elem, barg_loc(a, 2));
         if (other.kind == SV_ERR)
             return other;
         ops[1] = sema_materialize(S, sv_broadcast(S, a->v[1], rank, shape, a->loc), a->loc);
@@ -283,7 +275,7 @@ static SVal b_load(Sema *S, BArgs *a)
 
 static SVal b_store(Sema *S, BArgs *a)
 {
-    if (!want_ptr(S, a, 0) || !want_value(S, a, 1, "the value") || !want_mask(S, a, 2))
+    if (!want_ptr(S, a, 0) || !barg_value(S, a, 1, "the value") || !want_mask(S, a, 2))
         return sv_err();
     int idx[] = {0, 1, 2}, rank;
     int64_t shape[TIR_MAX_RANK];
@@ -293,18 +285,18 @@ static SVal b_store(Sema *S, BArgs *a)
     const Type *elem = ty_elem(sv_type(S, &a->v[0]))->pointee;
     SVal val = a->v[1];
     if (ty_is_ptr(sv_type(S, &val)))
-        return sema_error(S, arg_loc(a, 1), "cannot store %s through %s", sv_describe(S, &val),
+        return sema_error(S, barg_loc(a, 1), "cannot store %s through %s", sv_describe(S, &val),
                           sv_describe(S, &a->v[0]));
     if (val.kind == SV_CONST && val.weak && sk_is_int(elem->sk) && sk_is_float(val.type->sk))
-        return sema_error(S, arg_loc(a, 1), "cannot store a float literal to %s", sv_describe(S, &a->v[0]));
-    val = sema_convert_operand(S, val, elem, arg_loc(a, 1));
+        return sema_error(S, barg_loc(a, 1), "cannot store a float literal to %s", sv_describe(S, &a->v[0]));
+    val = sema_convert_operand(S, val, elem, barg_loc(a, 1));
     if (val.kind == SV_ERR)
         return val;
     Value *ops[3];
     ops[0] = sema_materialize(S, sv_broadcast(S, a->v[0], rank, shape, a->loc), a->loc);
     ops[1] = sema_materialize(S, sv_broadcast(S, val, rank, shape, a->loc), a->loc);
     int nops = 2;
-    if (given(a, 2))
+    if (barg_given(a, 2))
         ops[nops++] = sema_materialize(S, sv_broadcast(S, a->v[2], rank, shape, a->loc), a->loc);
     sema_set_loc(S, a->loc);
     b_op(&S->b, OP_STORE, NULL, 0, ops, nops);
@@ -318,7 +310,7 @@ static bool atomic_sem_scope(Sema *S, BArgs *a, int si, int ci, int64_t *sem, in
     *sem = SEM_ACQ_REL;
     *scope = SCOPE_GPU;
     const char *s;
-    if (given(a, si)) {
+    if (barg_given(a, si)) {
         if (!want_string(S, a, si, "sem", &s))
             return false;
         int k = -1;
@@ -326,12 +318,12 @@ static bool atomic_sem_scope(Sema *S, BArgs *a, int si, int ci, int64_t *sem, in
             if (strcmp(s, sems[i]) == 0)
                 k = i;
         if (k < 0) {
-            sema_error(S, arg_loc(a, si), "unknown memory order \"%s\" (relaxed, acquire, release, acq_rel)", s);
+            sema_error(S, barg_loc(a, si), "unknown memory order \"%s\" (relaxed, acquire, release, acq_rel)", s);
             return false;
         }
         *sem = k;
     }
-    if (given(a, ci)) {
+    if (barg_given(a, ci)) {
         if (!want_string(S, a, ci, "scope", &s))
             return false;
         int k = -1;
@@ -339,7 +331,7 @@ static bool atomic_sem_scope(Sema *S, BArgs *a, int si, int ci, int64_t *sem, in
             if (strcmp(s, scopes[i]) == 0)
                 k = i;
         if (k < 0) {
-            sema_error(S, arg_loc(a, ci), "unknown scope \"%s\" (gpu, cta, sys)", s);
+            sema_error(S, barg_loc(a, ci), "unknown scope \"%s\" (gpu, cta, sys)", s);
             return false;
         }
         *scope = k;
@@ -355,7 +347,7 @@ static SVal b_atomic(Sema *S, BArgs *a)
     if (!want_ptr(S, a, 0))
         return sv_err();
     for (int i = 1; i <= nval; i++)
-        if (!want_value(S, a, i, "the value"))
+        if (!barg_value(S, a, i, "the value"))
             return sv_err();
     if (!want_mask(S, a, mi))
         return sv_err();
@@ -387,13 +379,13 @@ static SVal b_atomic(Sema *S, BArgs *a)
     Value *ops[4];
     ops[0] = sema_materialize(S, sv_broadcast(S, a->v[0], rank, shape, a->loc), a->loc);
     for (int i = 1; i <= nval; i++) {
-        SVal v = sema_convert_operand(S, a->v[i], elem, arg_loc(a, i));
+        SVal v = sema_convert_operand(S, a->v[i], elem, barg_loc(a, i));
         if (v.kind == SV_ERR)
             return v;
         ops[i] = sema_materialize(S, sv_broadcast(S, v, rank, shape, a->loc), a->loc);
     }
     int nops = 1 + nval;
-    if (given(a, mi))
+    if (barg_given(a, mi))
         ops[nops++] = sema_materialize(S, sv_broadcast(S, a->v[mi], rank, shape, a->loc), a->loc);
     sema_set_loc(S, a->loc);
     const Type *rt = sema_tile_type(S, elem, rank, shape);
@@ -409,9 +401,9 @@ static SVal b_atomic(Sema *S, BArgs *a)
 
 static SVal b_dot(Sema *S, BArgs *a)
 {
-    if (!want_value(S, a, 0, "the first operand") || !want_value(S, a, 1, "the second operand"))
+    if (!barg_value(S, a, 0, "the first operand") || !barg_value(S, a, 1, "the second operand"))
         return sv_err();
-    if (given(a, 2) && a->v[2].kind != SV_NONE && !want_value(S, a, 2, "the accumulator"))
+    if (barg_given(a, 2) && a->v[2].kind != SV_NONE && !barg_value(S, a, 2, "the accumulator"))
         return sv_err();
     const Type *ta = sv_type(S, &a->v[0]), *tb = sv_type(S, &a->v[1]);
     if (ta->kind != TY_TILE || tb->kind != TY_TILE || ta->rank != 2 || tb->rank != 2)
@@ -446,24 +438,24 @@ static SVal b_dot(Sema *S, BArgs *a)
         return sema_error(S, a->loc, "dot supports f16, bf16, f32, f64 and i8 operands, not %s", sk_name(ea));
     }
     int64_t kind = KIND_IEEE;
-    if (given(a, 3)) {
+    if (barg_given(a, 3)) {
         const char *p;
         if (!want_string(S, a, 3, "the precision", &p))
             return sv_err();
         if (strcmp(p, "tf32") == 0)
             kind = KIND_TF32;
         else if (strcmp(p, "ieee") != 0)
-            return sema_error(S, arg_loc(a, 3), "unknown precision \"%s\" (ieee or tf32)", p);
+            return sema_error(S, barg_loc(a, 3), "unknown precision \"%s\" (ieee or tf32)", p);
         if (kind == KIND_TF32 && ea != SK_F32)
-            return sema_error(S, arg_loc(a, 3), "precision \"tf32\" applies to f32 operands, not %s", sk_name(ea));
+            return sema_error(S, barg_loc(a, 3), "precision \"tf32\" applies to f32 operands, not %s", sk_name(ea));
     }
     int64_t shape[2] = {M, N};
     const Type *acc_t = sema_tile_type(S, ty_scalar(S->types, acc_sk), 2, shape);
     Value *acc;
-    if (given(a, 2) && a->v[2].kind != SV_NONE) {
+    if (barg_given(a, 2) && a->v[2].kind != SV_NONE) {
         const Type *tc = sv_type(S, &a->v[2]);
         if (tc != acc_t)
-            return sema_error(S, arg_loc(a, 2), "the accumulator of dot must be %s, not %s",
+            return sema_error(S, barg_loc(a, 2), "the accumulator of dot must be %s, not %s",
                               ty_str(S->arena, S->types, acc_t), sv_describe(S, &a->v[2]));
         acc = sema_materialize(S, a->v[2], a->loc);
     } else {
@@ -480,39 +472,14 @@ static SVal b_dot(Sema *S, BArgs *a)
 /* ---- reductions and scans ---- */
 
 /* The accumulation type of sum and cumsum: 16-bit floats sum in f32, small integers in i32. */
-static const Type *sum_type(Sema *S, const Type *elem)
-{
-    ScalarKind sk = elem->sk;
-    if (sk == SK_F16 || sk == SK_BF16)
-        return ty_scalar(S->types, SK_F32);
-    if (sk == SK_BOOL || ((sk_is_int(sk)) && sk_bits(sk) < 32))
-        return ty_scalar(S->types, sk_is_signed(sk) || sk == SK_BOOL ? SK_I32 : SK_U32);
-    return elem;
-}
-
-static Value *reduce_axis(Sema *S, OpCode code, OpKind kind, Value *x, int axis, const Type *relem, Loc loc)
-{
-    const Type *t = x->type;
-    int64_t shape[TIR_MAX_RANK];
-    int r = 0;
-    for (int i = 0; i < t->rank; i++)
-        if (i != axis)
-            shape[r++] = t->shape[i];
-    sema_set_loc(S, loc);
-    Value *v = b_op1(&S->b, code, sema_tile_type(S, relem, r, shape), x);
-    v->def->at.kind = kind;
-    v->def->at.axis = axis;
-    return v;
-}
-
 /* a compile-time bool argument i of a (false when not given) into *out */
-static bool want_flag(Sema *S, BArgs *a, int i, const char *what, bool *out)
+bool barg_flag(Sema *S, BArgs *a, int i, const char *what, bool *out)
 {
     *out = false;
-    if (!given(a, i))
+    if (!barg_given(a, i))
         return true;
     if (a->v[i].kind != SV_CONST || a->v[i].type->sk != SK_BOOL) {
-        sema_error(S, arg_loc(a, i), "%s of %s must be true or false at compile time, not %s", what, a->name,
+        sema_error(S, barg_loc(a, i), "%s of %s must be true or false at compile time, not %s", what, a->name,
                    a->v[i].kind == SV_DYN ? arena_printf(S->arena, "a run-time %s", sv_describe(S, &a->v[i]))
                                           : sv_describe(S, &a->v[i]));
         return false;
@@ -521,117 +488,14 @@ static bool want_flag(Sema *S, BArgs *a, int i, const char *what, bool *out)
     return true;
 }
 
-/* sum/max/min/argmax/argmin(x, axis = None, keepdims = false); max and min also take propagate_nan
- * (true): false ignores NaN on floats as maximum(..., propagate_nan = false) does (the kinds maxnum
- * and minnum), and changes nothing on integers */
-static SVal b_reduce(Sema *S, BArgs *a)
-{
-    if (!want_value(S, a, 0, "the operand"))
-        return sv_err();
-    SVal x = a->v[0];
-    const Type *t = sv_type(S, &x);
-    if (t->kind != TY_TILE)
-        return sema_error(S, a->loc, "%s reduces a tile, not %s", a->name, sv_describe(S, &x));
-    const Type *elem = t->elem;
-    if (elem->kind != TY_SCALAR || (elem->sk == SK_BOOL && a->code != KIND_SUM))
-        return sema_error(S, a->loc, "cannot %s %s", a->name, sv_describe(S, &x));
-    bool keep = false;
-    if (given(a, 2)) {
-        if (a->v[2].kind != SV_CONST || a->v[2].type->sk != SK_BOOL)
-            return sema_error(S, arg_loc(a, 2), "keepdims of %s must be true or false at compile time, not %s", a->name,
-                              a->v[2].kind == SV_DYN ? arena_printf(S->arena, "a run-time %s", sv_describe(S, &a->v[2]))
-                                                     : sv_describe(S, &a->v[2]));
-        keep = a->v[2].c.i != 0;
-    }
-    OpKind kind = (OpKind)a->code;
-    if ((kind == KIND_MAX || kind == KIND_MIN) && given(a, 3)) { /* the others have no fourth parameter */
-        bool propagate;
-        if (!want_flag(S, a, 3, "propagate_nan", &propagate))
-            return sv_err();
-        if (!propagate && sk_is_float(elem->sk))
-            kind = kind == KIND_MAX ? KIND_MAXNUM : KIND_MINNUM;
-    }
-    bool arg = a->code == KIND_ARGMAX || a->code == KIND_ARGMIN;
-    OpCode code = arg ? OP_ARGREDUCE : OP_REDUCE;
-    const Type *relem = arg ? i32_t(S) : a->code == KIND_SUM ? sum_type(S, elem) : elem;
-    Value *v = x.v;
-    if (relem != elem && !arg) {
-        sema_set_loc(S, a->loc);
-        v = b_op1(&S->b, OP_CAST, ty_with_elem(S->types, t, relem), v);
-    }
-    int rank = t->rank;
-    if (given(a, 1) && a->v[1].kind != SV_NONE) {
-        int axis;
-        if (!want_axis(S, a, 1, rank, sv_describe(S, &x), &axis))
-            return sv_err();
-        Value *r = reduce_axis(S, code, kind, v, axis, relem, a->loc);
-        if (keep) {
-            int64_t shape[TIR_MAX_RANK];
-            for (int i = 0; i < rank; i++)
-                shape[i] = i == axis ? 1 : t->shape[i];
-            if (r->type->kind != TY_TILE)
-                r = b_op1(&S->b, OP_SPLAT, sema_tile_type(S, relem, rank, shape), r);
-            else {
-                r = b_op1(&S->b, OP_EXPAND_DIMS, sema_tile_type(S, relem, rank, shape), r);
-                r->def->at.axis = axis;
-            }
-        }
-        return sv_dyn(r);
-    }
-    /* No axis: over every element. argmax/argmin give the index into the row-major flattening. */
-    if (rank > 1) {
-        int64_t n = ty_numel(t);
-        sema_set_loc(S, a->loc);
-        v = b_op1(&S->b, OP_RESHAPE, sema_tile_type(S, ty_elem(v->type), 1, &n), v);
-    }
-    Value *r = reduce_axis(S, code, kind, v, 0, relem, a->loc);
-    if (keep) {
-        int64_t ones[TIR_MAX_RANK] = {1, 1, 1, 1};
-        r = b_op1(&S->b, OP_SPLAT, sema_tile_type(S, relem, rank, ones), r);
-    }
-    return sv_dyn(r);
-}
-
-
-/* cumsum/cumprod/cummax/cummin(x, axis = last, reverse = false, exclusive = false): running scans;
- * sums and products accumulate as sum does (16-bit floats in f32, bool and small integers in i32), max
- * and min keep x's type. reverse runs from the last element back; exclusive leaves the element itself
- * out (the first one gets the combine's identity) */
-static SVal b_scan(Sema *S, BArgs *a)
-{
-    if (!want_value(S, a, 0, "the operand"))
-        return sv_err();
-    const Type *t = sv_type(S, &a->v[0]);
-    if (t->kind != TY_TILE || t->elem->kind != TY_SCALAR ||
-        (t->elem->sk == SK_BOOL && a->code != KIND_SUM && a->code != KIND_PROD))
-        return sema_error(S, a->loc, "%s scans a tile of numbers, not %s", a->name, sv_describe(S, &a->v[0]));
-    int axis = t->rank - 1;
-    if (given(a, 1) && !want_axis(S, a, 1, t->rank, sv_describe(S, &a->v[0]), &axis))
-        return sv_err();
-    bool reverse, exclusive;
-    if (!want_flag(S, a, 2, "reverse", &reverse) || !want_flag(S, a, 3, "exclusive", &exclusive))
-        return sv_err();
-    const Type *relem = a->code == KIND_SUM || a->code == KIND_PROD ? sum_type(S, t->elem) : t->elem;
-    Value *v = a->v[0].v;
-    sema_set_loc(S, a->loc);
-    if (relem != t->elem)
-        v = b_op1(&S->b, OP_CAST, ty_with_elem(S->types, t, relem), v);
-    Value *r = b_op1(&S->b, OP_SCAN, v->type, v);
-    r->def->at.kind = a->code;
-    r->def->at.axis = axis;
-    r->def->at.reverse = reverse;
-    r->def->at.exclusive = exclusive;
-    return sv_dyn(r);
-}
-
 /* ---- shapes ---- */
 
 static bool want_tile(Sema *S, BArgs *a, int i)
 {
-    if (!want_value(S, a, i, "the operand"))
+    if (!barg_value(S, a, i, "the operand"))
         return false;
     if (sv_type(S, &a->v[i])->kind != TY_TILE) {
-        sema_error(S, arg_loc(a, i), "%s needs a tile, not %s", a->name, sv_describe(S, &a->v[i]));
+        sema_error(S, barg_loc(a, i), "%s needs a tile, not %s", a->name, sv_describe(S, &a->v[i]));
         return false;
     }
     return true;
@@ -641,7 +505,7 @@ static SVal b_reshape(Sema *S, BArgs *a)
 {
     int rank;
     int64_t shape[TIR_MAX_RANK];
-    if (!want_value(S, a, 0, "the operand") || !want_shape(S, a, 1, &rank, shape))
+    if (!barg_value(S, a, 0, "the operand") || !want_shape(S, a, 1, &rank, shape))
         return sv_err();
     const Type *t = sv_type(S, &a->v[0]);
     const Type *rt = sema_tile_type(S, ty_elem(t), rank, shape);
@@ -661,7 +525,7 @@ static SVal do_permute(Sema *S, BArgs *a, const int64_t *dims, int n)
 {
     const Type *t = sv_type(S, &a->v[0]);
     if (n != t->rank)
-        return sema_error(S, arg_loc(a, 1), "%s of %s needs %d dimensions in its order, got %d", a->name,
+        return sema_error(S, barg_loc(a, 1), "%s of %s needs %d dimensions in its order, got %d", a->name,
                           sv_describe(S, &a->v[0]), t->rank, n);
     int64_t shape[TIR_MAX_RANK];
     bool seen[TIR_MAX_RANK] = {0};
@@ -670,7 +534,7 @@ static SVal do_permute(Sema *S, BArgs *a, const int64_t *dims, int n)
             const char *l = "[";
             for (int k = 0; k < n; k++)
                 l = arena_printf(S->arena, "%s%s%lld", l, k ? ", " : "", (long long)dims[k]);
-            return sema_error(S, arg_loc(a, 1), "%s: %s] is not a permutation of the %d dimensions of %s", a->name, l, n,
+            return sema_error(S, barg_loc(a, 1), "%s: %s] is not a permutation of the %d dimensions of %s", a->name, l, n,
                               sv_describe(S, &a->v[0]));
         }
         seen[dims[i]] = true;
@@ -699,12 +563,12 @@ static SVal b_permute(Sema *S, BArgs *a)
         return sv_err();
     SVal l = a->v[1];
     if (l.kind != SV_LIST)
-        return sema_error(S, arg_loc(a, 1), "the order of permute must be a list such as [1, 0]");
+        return sema_error(S, barg_loc(a, 1), "the order of permute must be a list such as [1, 0]");
     int64_t dims[TIR_MAX_RANK];
     if (l.n > TIR_MAX_RANK)
-        return sema_error(S, arg_loc(a, 1), "too many dimensions in the order of permute");
+        return sema_error(S, barg_loc(a, 1), "too many dimensions in the order of permute");
     for (int i = 0; i < l.n; i++)
-        if (!sv_const_int(S, l.items[i], arg_loc(a, 1), "a dimension of permute", &dims[i]))
+        if (!sv_const_int(S, l.items[i], barg_loc(a, 1), "a dimension of permute", &dims[i]))
             return sv_err();
     return do_permute(S, a, dims, l.n);
 }
@@ -713,7 +577,7 @@ static SVal b_broadcast_to(Sema *S, BArgs *a)
 {
     int rank;
     int64_t shape[TIR_MAX_RANK], got[TIR_MAX_RANK];
-    if (!want_value(S, a, 0, "the operand") || !want_shape(S, a, 1, &rank, shape))
+    if (!barg_value(S, a, 0, "the operand") || !want_shape(S, a, 1, &rank, shape))
         return sv_err();
     const Type *t = sv_type(S, &a->v[0]);
     int r;
@@ -726,12 +590,12 @@ static SVal b_broadcast_to(Sema *S, BArgs *a)
 
 static SVal b_expand_dims(Sema *S, BArgs *a)
 {
-    if (!want_value(S, a, 0, "the operand"))
+    if (!barg_value(S, a, 0, "the operand"))
         return sv_err();
     const Type *t = sv_type(S, &a->v[0]);
     int rank = t->kind == TY_TILE ? t->rank : 0;
     int axis;
-    if (!want_axis(S, a, 1, rank + 1, arena_printf(S->arena, "the result of expanding %s", sv_describe(S, &a->v[0])),
+    if (!barg_axis(S, a, 1, rank + 1, arena_printf(S->arena, "the result of expanding %s", sv_describe(S, &a->v[0])),
                    &axis))
         return sv_err();
     if (rank + 1 > TIR_MAX_RANK)
@@ -770,7 +634,7 @@ static double fold_math(OpCode op, double x)
 
 static SVal b_math1(Sema *S, BArgs *a)
 {
-    if (!want_value(S, a, 0, "the operand"))
+    if (!barg_value(S, a, 0, "the operand"))
         return sv_err();
     SVal x = a->v[0];
     OpCode op = (OpCode)a->code;
@@ -782,7 +646,7 @@ static SVal b_math1(Sema *S, BArgs *a)
     }
     bool int_ok = op == OP_ABS && e->kind == TY_SCALAR && sk_is_int(e->sk);
     if (e->kind != TY_SCALAR || (!sk_is_float(e->sk) && !int_ok))
-        return sema_error(S, arg_loc(a, 0), "%s needs floats, not %s (cast it)", a->name, sv_describe(S, &x));
+        return sema_error(S, barg_loc(a, 0), "%s needs floats, not %s (cast it)", a->name, sv_describe(S, &x));
     if (x.kind == SV_CONST) {
         if (int_ok) {
             int64_t v = x.c.i;
@@ -833,7 +697,7 @@ static bool unify(Sema *S, BArgs *a, const int *idx, int n, SVal *out, bool floa
         cur = sema_tile_type(S, elem, rank, shape);
     }
     for (int k = 0; k < n; k++) {
-        SVal v = sema_convert_operand(S, a->v[idx[k]], elem, arg_loc(a, idx[k]));
+        SVal v = sema_convert_operand(S, a->v[idx[k]], elem, barg_loc(a, idx[k]));
         if (v.kind == SV_ERR)
             return false;
         out[k] = sv_broadcast(S, v, rank, shape, a->loc);
@@ -846,12 +710,12 @@ static bool unify(Sema *S, BArgs *a, const int *idx, int n, SVal *out, bool floa
  * instruction on the GPUs where propagating costs a test and a select; on integers it changes nothing. */
 static SVal b_minmax(Sema *S, BArgs *a)
 {
-    if (!want_value(S, a, 0, "the first operand") || !want_value(S, a, 1, "the second operand"))
+    if (!barg_value(S, a, 0, "the first operand") || !barg_value(S, a, 1, "the second operand"))
         return sv_err();
     bool ignore_nan = false;
-    if (given(a, 2)) {
+    if (barg_given(a, 2)) {
         bool propagate;
-        if (!want_flag(S, a, 2, "propagate_nan", &propagate))
+        if (!barg_flag(S, a, 2, "propagate_nan", &propagate))
             return sv_err();
         ignore_nan = !propagate;
     }
@@ -883,7 +747,7 @@ static SVal b_minmax(Sema *S, BArgs *a)
 static SVal b_fma(Sema *S, BArgs *a)
 {
     for (int i = 0; i < 3; i++)
-        if (!want_value(S, a, i, "an operand"))
+        if (!barg_value(S, a, i, "an operand"))
             return sv_err();
     int idx[3] = {0, 1, 2};
     SVal v[3];
@@ -897,10 +761,10 @@ static SVal b_fma(Sema *S, BArgs *a)
 static SVal b_where(Sema *S, BArgs *a)
 {
     for (int i = 0; i < 3; i++)
-        if (!want_value(S, a, i, "an operand"))
+        if (!barg_value(S, a, i, "an operand"))
             return sv_err();
     if (!ty_is_bool(sv_type(S, &a->v[0])))
-        return sema_error(S, arg_loc(a, 0), "the condition of where must be bool, not %s", sv_describe(S, &a->v[0]));
+        return sema_error(S, barg_loc(a, 0), "the condition of where must be bool, not %s", sv_describe(S, &a->v[0]));
     SVal c = a->v[0];
     SVal pair[2];
     const Type *e;
@@ -919,8 +783,8 @@ static SVal b_where(Sema *S, BArgs *a)
                               sv_describe(S, &a->v[2]));
         if (a->v[1].kind == SV_CONST && a->v[1].weak && a->v[2].kind == SV_CONST && a->v[2].weak)
             e = sk_is_float(e->sk) ? ty_scalar(S->types, SK_F32) : i32_t(S);
-        pair[0] = sema_convert_operand(S, a->v[1], e, arg_loc(a, 1));
-        pair[1] = sema_convert_operand(S, a->v[2], e, arg_loc(a, 2));
+        pair[0] = sema_convert_operand(S, a->v[1], e, barg_loc(a, 1));
+        pair[1] = sema_convert_operand(S, a->v[2], e, barg_loc(a, 2));
         if (pair[0].kind == SV_ERR || pair[1].kind == SV_ERR)
             return sv_err();
     }
@@ -948,11 +812,11 @@ static SVal b_where(Sema *S, BArgs *a)
 /* cdiv(a, b) = (a + b - 1) / b, on integers. */
 static SVal b_cdiv(Sema *S, BArgs *a)
 {
-    if (!want_value(S, a, 0, "the dividend") || !want_value(S, a, 1, "the divisor"))
+    if (!barg_value(S, a, 0, "the dividend") || !barg_value(S, a, 1, "the divisor"))
         return sv_err();
     for (int i = 0; i < 2; i++)
         if (!ty_is_int(sv_type(S, &a->v[i])))
-            return sema_error(S, arg_loc(a, i), "cdiv needs integers, not %s", sv_describe(S, &a->v[i]));
+            return sema_error(S, barg_loc(a, i), "cdiv needs integers, not %s", sv_describe(S, &a->v[i]));
     SVal bm1 = sema_eval_binary(S, TOK_MINUS, a->v[1], sv_weak_int(S, 1), a->loc); /* folds for a constant b */
     SVal sum = sema_eval_binary(S, TOK_PLUS, a->v[0], bm1, a->loc);
     return sema_eval_binary(S, TOK_SLASH, sum, a->v[1], a->loc);
@@ -963,12 +827,12 @@ static SVal b_cdiv(Sema *S, BArgs *a)
 static SVal b_hint(Sema *S, BArgs *a)
 {
     int64_t n;
-    if (!want_value(S, a, 0, "the operand") || !want_int_const(S, a, 1, "the hint value", &n))
+    if (!barg_value(S, a, 0, "the operand") || !barg_int_const(S, a, 1, "the hint value", &n))
         return sv_err();
     if (n <= 0)
-        return sema_error(S, arg_loc(a, 1), "the value of %s must be positive, not %lld", a->name, (long long)n);
+        return sema_error(S, barg_loc(a, 1), "the value of %s must be positive, not %lld", a->name, (long long)n);
     if (!ty_is_int(sv_type(S, &a->v[0])) && !ty_is_ptr(sv_type(S, &a->v[0])))
-        return sema_error(S, arg_loc(a, 0), "%s applies to integers or pointers, not %s", a->name,
+        return sema_error(S, barg_loc(a, 0), "%s applies to integers or pointers, not %s", a->name,
                           sv_describe(S, &a->v[0]));
     if (a->v[0].kind == SV_CONST)
         return a->v[0];
@@ -981,11 +845,11 @@ static SVal b_hint(Sema *S, BArgs *a)
 
 static bool want_bool(Sema *S, BArgs *a, int i, bool scalar_only)
 {
-    if (!want_value(S, a, i, "the condition"))
+    if (!barg_value(S, a, i, "the condition"))
         return false;
     const Type *t = sv_type(S, &a->v[i]);
     if (!ty_is_bool(t) || (scalar_only && t->kind == TY_TILE)) {
-        sema_error(S, arg_loc(a, i), "the condition of %s must be a %sbool, not %s", a->name,
+        sema_error(S, barg_loc(a, i), "the condition of %s must be a %sbool, not %s", a->name,
                    scalar_only ? "scalar " : "", sv_describe(S, &a->v[i]));
         return false;
     }
@@ -1009,13 +873,13 @@ static SVal b_assume(Sema *S, BArgs *a)
 static SVal b_static_assert(Sema *S, BArgs *a)
 {
     const char *msg = "";
-    if (given(a, 1) && !want_string(S, a, 1, "the message", &msg))
+    if (barg_given(a, 1) && !want_string(S, a, 1, "the message", &msg))
         return sv_err();
     SVal c = a->v[0];
     if (c.kind == SV_ERR)
         return c;
     if (c.kind != SV_CONST || c.type->sk != SK_BOOL)
-        return sema_error(S, arg_loc(a, 0), "static_assert needs a compile-time bool, not %s",
+        return sema_error(S, barg_loc(a, 0), "static_assert needs a compile-time bool, not %s",
                           c.kind == SV_DYN ? arena_printf(S->arena, "a run-time %s", sv_describe(S, &c))
                                            : sv_describe(S, &c));
     if (!c.c.i)
@@ -1026,7 +890,7 @@ static SVal b_static_assert(Sema *S, BArgs *a)
 static SVal b_device_assert(Sema *S, BArgs *a)
 {
     const char *msg = "";
-    if (!want_bool(S, a, 0, false) || (given(a, 1) && !want_string(S, a, 1, "the message", &msg)))
+    if (!want_bool(S, a, 0, false) || (barg_given(a, 1) && !want_string(S, a, 1, "the message", &msg)))
         return sv_err();
     if (a->v[0].kind == SV_CONST && a->v[0].c.i)
         return sv_void();
@@ -1043,8 +907,8 @@ static SVal b_print(Sema *S, BArgs *a)
     if (!want_string(S, a, 0, "the message", &msg))
         return sv_err();
     Value *v = NULL;
-    if (given(a, 1)) {
-        if (!want_value(S, a, 1, "the printed value"))
+    if (barg_given(a, 1)) {
+        if (!barg_value(S, a, 1, "the printed value"))
             return sv_err();
         v = sema_materialize(S, a->v[1], a->loc);
     }
@@ -1068,17 +932,17 @@ static SVal b_barrier(Sema *S, BArgs *a)
 
 static SVal b_bitcast(Sema *S, BArgs *a)
 {
-    if (!want_value(S, a, 0, "the operand"))
+    if (!barg_value(S, a, 0, "the operand"))
         return sv_err();
     if (a->v[1].kind != SV_TYPE)
-        return sema_error(S, arg_loc(a, 1), "the second argument of bitcast must be a type, not %s",
+        return sema_error(S, barg_loc(a, 1), "the second argument of bitcast must be a type, not %s",
                           sv_describe(S, &a->v[1]));
     SVal x = a->v[0];
     if (x.kind == SV_CONST && x.weak)
         x = sv_harden(S, x);
     const Type *from = ty_elem(sv_type(S, &x)), *to = a->v[1].type;
     if (to->kind == TY_TILE)
-        return sema_error(S, arg_loc(a, 1), "bitcast converts elements: name a scalar type, not %s",
+        return sema_error(S, barg_loc(a, 1), "bitcast converts elements: name a scalar type, not %s",
                           ty_str(S->arena, S->types, to));
     if ((from->kind == TY_SCALAR && from->sk == SK_BOOL) || (to->kind == TY_SCALAR && to->sk == SK_BOOL))
         return sema_error(S, a->loc, "bitcast does not apply to bool (%s to %s): use 'as'", sv_describe(S, &x),
