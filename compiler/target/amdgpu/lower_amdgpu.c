@@ -47,50 +47,47 @@ static LLVMValueRef amdgpu_num_programs(Lower *L, int axis)
     return LLVMBuildUDiv(L->b, g, w, "");
 }
 
-static void amdgpu_barrier(Lower *L)
-{
-    LLVMBuildFence(L->b, LLVMAtomicOrderingRelease, 0, "");
-    LLVMValueRef fence = LLVMGetLastInstruction(LLVMGetInsertBlock(L->b));
-    LLVMSetAtomicSyncScopeID(fence, LLVMGetSyncScopeID(L->ctx, "workgroup", 9));
-    lower_call(L, "llvm.amdgcn.s.barrier", L->void_t, NULL, NULL, 0);
-    LLVMBuildFence(L->b, LLVMAtomicOrderingAcquire, 0, "");
-    fence = LLVMGetLastInstruction(LLVMGetInsertBlock(L->b));
-    LLVMSetAtomicSyncScopeID(fence, LLVMGetSyncScopeID(L->ctx, "workgroup", 9));
-}
-
-/* A barrier for LDS alone: the fences say so (LLVM's MMRA for AMDGPU, as Triton's barriers do: no
- * wait for global accesses), and sched_barrier(0) keeps LLVM's scheduler from moving anything across
- * (barrier_early.c chooses where it goes). */
-static LLVMValueRef lds_fence(Lower *L, LLVMAtomicOrdering order)
+/* A workgroup-scope fence; `lds_only`: one for LDS alone (LLVM's MMRA for AMDGPU, as Triton's barriers
+ * do: no wait for global accesses). */
+static void wg_fence(Lower *L, LLVMAtomicOrdering order, bool lds_only)
 {
     LLVMBuildFence(L->b, order, 0, "");
     LLVMValueRef fence = LLVMGetLastInstruction(LLVMGetInsertBlock(L->b));
     LLVMSetAtomicSyncScopeID(fence, LLVMGetSyncScopeID(L->ctx, "workgroup", 9));
+    if (!lds_only)
+        return;
     LLVMMetadataRef s[2] = {LLVMMDStringInContext2(L->ctx, "amdgpu-synchronize-as", 21),
                             LLVMMDStringInContext2(L->ctx, "local", 5)};
     LLVMSetMetadata(fence, LLVMGetMDKindIDInContext(L->ctx, "mmra", 4),
                     LLVMMetadataAsValue(L->ctx, LLVMMDNodeInContext2(L->ctx, s, 2)));
-    return fence;
 }
 
-static void amdgpu_barrier_lds(Lower *L)
+static void amdgpu_barrier(Lower *L)
 {
-    lds_fence(L, LLVMAtomicOrderingRelease);
+    wg_fence(L, LLVMAtomicOrderingRelease, false);
     lower_call(L, "llvm.amdgcn.s.barrier", L->void_t, NULL, NULL, 0);
-    lds_fence(L, LLVMAtomicOrderingAcquire);
-    LLVMValueRef zero = const_i32(L, 0);
-    lower_call(L, "llvm.amdgcn.sched.barrier", L->void_t, &L->i32, &zero, 1);
-}
-
-static bool amdgpu_lds_barrier_early_hook(Lower *L)
-{
-    return amdgpu_lds_barrier_early(L, amdgpu_barrier_lds);
+    wg_fence(L, LLVMAtomicOrderingAcquire, false);
 }
 
 static void amdgpu_sched_barrier(Lower *L, unsigned allow)
 {
     LLVMValueRef m = const_i32(L, (int32_t)allow);
     lower_call(L, "llvm.amdgcn.sched.barrier", L->void_t, &L->i32, &m, 1);
+}
+
+/* A barrier for LDS alone, and sched_barrier(0) keeping LLVM's scheduler from moving anything across
+ * (barrier_early.c chooses where it goes). */
+static void amdgpu_barrier_lds(Lower *L)
+{
+    wg_fence(L, LLVMAtomicOrderingRelease, true);
+    lower_call(L, "llvm.amdgcn.s.barrier", L->void_t, NULL, NULL, 0);
+    wg_fence(L, LLVMAtomicOrderingAcquire, true);
+    amdgpu_sched_barrier(L, 0);
+}
+
+static bool amdgpu_lds_barrier_early_hook(Lower *L)
+{
+    return amdgpu_lds_barrier_early(L, amdgpu_barrier_lds);
 }
 
 static LLVMValueRef amdgpu_shuffle(Lower *L, LLVMValueRef value, LLVMValueRef src_lane)
