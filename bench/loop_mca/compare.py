@@ -10,7 +10,8 @@ since llvm-mca 22 charges FLAT-encoded loads (global_load) to lgkmcnt, which the
 Each is measured by llvm-mca-22 -mtriple=amdgcn -mcpu=gfx942 -iterations=100 (total cycles / 100,
 times 4: llvm-mca's AMDGPU models count one cycle per issue, 4 clocks of a wave64 on a 16-lane SIMD,
 and MFMA passes, 4 clocks each), and by the model twice: with llvm-mca's latencies (LDS 20 cycles,
-scalar loads 20, s_barrier 4, the LDS's bandwidth unlimited) and with its own defaults. Prints one
+scalar loads 20, s_barrier 4, the LDS's bandwidth unlimited) and one wave alone on its SIMD, as
+llvm-mca models it, and with its own defaults (an 8-wave workgroup's two waves sharing a SIMD). Prints one
 line per loop (for the vs_triton loops also llvm-mca on the whole loop, VMEM included: "mca full",
 where its lgkmcnt error shows) and, per vs_triton case, whether rk's loop and Triton's rank the same
 way. Standard
@@ -25,7 +26,7 @@ import sys
 import tempfile
 
 MCA = shutil.which("llvm-mca-22") or "/usr/lib/llvm-22/bin/llvm-mca"
-MATCHED = ["--lds", "20", "--smem", "20", "--barrier", "4", "--lds-bw", "1000000"]
+MATCHED = ["--lds", "20", "--smem", "20", "--barrier", "4", "--lds-bw", "1000000", "--simd-waves", "1"]
 
 M16 = "v_mfma_f32_16x16x16_bf16 v[{0}:{1}], v[64:65], v[66:67], v[{0}:{1}]"
 M32 = "v_mfma_f32_32x32x8_bf16 a[{0}:{1}], v[64:65], v[66:67], a[{0}:{1}]"

@@ -3,8 +3,11 @@
  * the last line should be the backward branch). For comparing the model with llvm-mca on the same
  * lines (bench/loop_mca/compare.py).
  *
- *   loop_model [--cpu gfx942] [--waves N] [--global N] [--lds N] [--smem N] [--barrier N]
- *              [--lds-bw BYTES_PER_CLK] FILE
+ *   loop_model [--cpu gfx942] [--waves N] [--simd-waves N] [--global N] [--lds N] [--smem N]
+ *              [--barrier N] [--lds-bw BYTES_PER_CLK] FILE
+ *
+ * --waves: the workgroup's; --simd-waves: those scheduled on one SIMD (LoopParams.simd_waves: 0, the
+ * default, for the workgroup's share; 1 for one wave alone, as llvm-mca models it).
  *
  * prints one JSON object: the LoopReport's fields. Exit 0, 1 when the file cannot be read or the CPU
  * has no model, 2 for a bad command line. */
@@ -28,6 +31,7 @@ int main(int argc, char **argv)
                    : !strcmp(a, "--smem")    ? &p.smem_latency
                    : !strcmp(a, "--barrier") ? &p.barrier_latency
                    : !strcmp(a, "--lds-bw")  ? &p.lds_bytes_per_clk
+                   : !strcmp(a, "--simd-waves") ? &p.simd_waves
                                              : NULL;
         if (!strcmp(a, "--cpu") && i + 1 < argc)
             cpu = argv[++i];
@@ -39,7 +43,7 @@ int main(int argc, char **argv)
             path = NULL, i = argc;
     }
     if (!path) {
-        fprintf(stderr, "usage: loop_model [--cpu CPU] [--waves N] [--global N] [--lds N] [--smem N] [--barrier N] "
+        fprintf(stderr, "usage: loop_model [--cpu CPU] [--waves N] [--simd-waves N] [--global N] [--lds N] [--smem N] [--barrier N] "
                         "[--lds-bw N] FILE\n");
         return 2;
     }

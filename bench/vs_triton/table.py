@@ -334,8 +334,8 @@ def main():
     print(text_table(qh, qr))
     print("\nInstruction mix (memory operations as bits x count; instructions in the main loop and in all)\n")
     print(text_table(xh, xr))
-    print("\nMain loop by rk's cycle model (report_loop.c; gfx942, one wave, estimated latencies): cycles per "
-          "steady-state iteration, rk over Triton, the matrix unit's busy share, the longest MFMA-free run of "
+    print("\nMain loop by rk's cycle model (report_loop.c; gfx942, the waves of one SIMD, estimated latencies): "
+          "cycles per steady-state iteration, rk over Triton, the matrix unit's busy share, the longest MFMA-free run of "
           "instructions, the idle cycles by cause, loops in the kernel\n")
     print(text_table(mh, mr))
     print("\nTargets (compile >= 20x faster in CPU time; spills, scratch <= Triton's; 128-bit global/buffer ops >= "
@@ -396,10 +396,11 @@ def write_docs(a, when, mach, ch, cr, qh, qr, xh, xr, mh, mr, vs):
              "### Main loops by the cycle model", "",
              "rk's loop cycle model (`rkc --report`, compiler/target/amdgpu/report_loop.c, docs/internals.md \"The "
              "loop cycle model\") on each kernel's largest loop, the same ruler for both sides: cycles per "
-             "steady-state iteration of one wave (estimated latencies: global 500 cycles, LDS 64, LDS 128 "
+             "steady-state iteration of the waves of one SIMD, which share its VALU and matrix unit (2 of a "
+             "workgroup of 8 waves, 1 of 4; estimated latencies: global 500 cycles, LDS 64, LDS 128 "
              "B/clk per CU shared by the workgroup's waves), rk's over Triton's, the share of those cycles "
              "the matrix unit is busy (and the loop's MFMAs), the longest run of instructions without an "
-             "MFMA (across the back edge), the cycles the matrix unit is idle by what the wave was doing "
+             "MFMA (across the back edge), the cycles the matrix unit is idle by what the oldest wave was doing "
              "(waiting on vmcnt, lgkmcnt, LDS bandwidth, a barrier; issuing VALU, SALU, other), the loop's "
              "LDS reads and writes by the bank evaluator (addresses found from the ISA: known, conflicted with "
              "the worst ways and the LDS cycles the conflicts add, unknown and not charged), and how many "

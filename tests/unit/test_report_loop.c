@@ -184,6 +184,67 @@ static void test_mfma_free(void)
           l.mfma_free, l.cycles);
 }
 
+/* Two waves on a SIMD (a workgroup of 8 waves on CDNA's 4 SIMDs): they share its matrix unit and its
+ * VALU, an iteration is the time in which each does one, and the busy share is the unit's. */
+static void test_waves_sharing_a_simd(void)
+{
+    const char *m[] = {MFMA16, "v_mfma_f32_16x16x16_bf16 v[4:7], v[64:65], v[66:67], v[4:7]",
+                       "v_mfma_f32_16x16x16_bf16 v[8:11], v[64:65], v[66:67], v[8:11]",
+                       "v_mfma_f32_16x16x16_bf16 v[12:15], v[64:65], v[66:67], v[12:15]", BR};
+    LoopReport l = model("gfx942", 8, m, N(m), NULL);
+    CHECK(l.cycles == 2 * 4 * 16 && l.mfma_busy == l.cycles, "2 waves x 4 MFMAs: %d cycles, busy %d", l.cycles,
+          l.mfma_busy);
+    LoopParams alone = report_loop_params;
+    alone.simd_waves = 1; /* one wave with the SIMD to itself, as llvm-mca models it */
+    l = model("gfx942", 8, m, N(m), &alone);
+    CHECK(l.cycles == 4 * 16, "8 waves, one scheduled: %d", l.cycles);
+    l = model("gfx942", 5, m, N(m), NULL);
+    CHECK(l.cycles == 128, "5 waves: 2 on the first SIMD: %d", l.cycles);
+    /* a load waited at once: one wave's wait is the other's MFMAs (20 x 32 > 500 + issue), so the unit
+     * never idles. w[0], the older wave, goes first whenever both can and the other lags: the
+     * measured window is not a whole round, and the MFMA of the other wave that its end cuts counts
+     * whole (the measurement's resolution: one MFMA) */
+    const char *early[23];
+    early[0] = LOAD;
+    early[1] = "s_waitcnt vmcnt(0)";
+    for (int i = 0; i < 20; i++)
+        early[2 + i] = MFMA32;
+    early[22] = BR;
+    l = model("gfx942", 8, early, 23, NULL);
+    CHECK(l.cycles >= 2 * 20 * 32 && l.cycles <= 2 * 20 * 32 + 32 && l.mfma_busy == l.cycles &&
+              l.stalls[STALL_VMCNT] == 0,
+          "load waited at once, 2 waves: %d cycles busy %d vmcnt %d", l.cycles, l.mfma_busy, l.stalls[STALL_VMCNT]);
+    /* a barrier: both waves' MFMAs (4 x 32 each) before it, then the barrier's 32 after the second
+     * wave's last MFMA issues (4 cycles into it), and the branch: 256 busy + 4 + 4 */
+    const char *b[] = {MFMA32, "v_mfma_f32_32x32x8_bf16 a[16:31], v[64:65], v[66:67], a[16:31]",
+                       "v_mfma_f32_32x32x8_bf16 a[32:47], v[64:65], v[66:67], a[32:47]",
+                       "v_mfma_f32_32x32x8_bf16 a[48:63], v[64:65], v[66:67], a[48:63]", "s_barrier", BR};
+    l = model("gfx942", 8, b, N(b), NULL);
+    CHECK(l.cycles == 264 && l.mfma_busy == 256 && l.stalls[STALL_BARRIER] == 4 && l.stalls[STALL_SALU] == 4,
+          "barrier, 2 waves: %d cycles busy %d barrier %d", l.cycles, l.mfma_busy, l.stalls[STALL_BARRIER]);
+    l = model("gfx942", 4, b, N(b), NULL);
+    CHECK(l.cycles == 96 + 4 + 32 + 4, "barrier, 1 wave: %d", l.cycles); /* 4th MFMA at 96 */
+    /* ten VALU ops a wave: the SIMD's VALU issues one every 4 cycles, for either wave. The older wave
+     * has it whenever it can issue: the other gets the slot of its branch (an SALU), one VALU each
+     * 44 cycles; in those 44 the SIMD does 48 of the 88 cycles of work of a round of both */
+    const char *v = "v_add_f32_e32 v1, v2, v3";
+    const char *vb[] = {v, v, v, v, v, v, v, v, v, v, BR};
+    l = model("gfx942", 8, vb, N(vb), NULL);
+    CHECK(l.cycles == (2 * 44 * 44 + 24) / 48, "VALU shared by 2 waves: %d", l.cycles);
+    /* with a barrier they keep pace: the first's ten, the second's ten, the barrier, a branch */
+    const char *vbb[] = {v, v, v, v, v, v, v, v, v, v, "s_barrier", BR};
+    l = model("gfx942", 8, vbb, N(vbb), NULL);
+    CHECK(l.cycles == 80 + 32 + 4 && l.stalls[STALL_BARRIER] == 72, "VALU and a barrier, 2 waves: %d (barrier %d)",
+          l.cycles, l.stalls[STALL_BARRIER]);
+    l = model("gfx942", 4, vb, N(vb), NULL);
+    CHECK(l.cycles == 11 * 4, "VALU, 1 wave: %d", l.cycles);
+    /* LDS: 8 waves x 8 reads x 1 KiB at 128 bytes a clock, whichever SIMD they come from */
+    const char *rd = "ds_read_b128 v[0:3], v8";
+    const char *lb[] = {rd, rd, rd, rd, rd, rd, rd, rd, "s_waitcnt lgkmcnt(0)", BR};
+    l = model("gfx942", 8, lb, N(lb), NULL);
+    CHECK(l.cycles == 8 * 8 * 1024 / 128, "LDS, 8 waves: %d", l.cycles);
+}
+
 static void test_no_model(void)
 {
     Arena a;
@@ -211,6 +272,7 @@ int main(void)
     test_lds();
     test_dependences_and_issue();
     test_mfma_free();
+    test_waves_sharing_a_simd();
     test_no_model();
     if (failures)
         fprintf(stderr, "%d failure(s)\n", failures);

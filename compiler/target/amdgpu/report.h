@@ -48,8 +48,8 @@ typedef struct MfmaCount {
 } MfmaCount;
 
 /* The loop cycle model's figures for one loop (report_loop.c says how they are estimated). Stalls:
- * the cycles of one steady-state iteration during which the matrix unit is idle, by what the wave
- * was doing then: waiting on vmcnt, on lgkmcnt (the LDS latency and the scalar loads), on the LDS's
+ * the cycles of one steady-state iteration during which the matrix unit is idle, by what the SIMD's
+ * oldest wave was doing then: waiting on vmcnt, on lgkmcnt (the LDS latency and the scalar loads), on the LDS's
  * bandwidth (the part of an lgkmcnt wait spent queueing behind other waves' LDS traffic), at
  * s_barrier, issuing VALU, issuing SALU (s_nop and s_waitcnt that do not wait included), or
  * anything else (issuing memory instructions, waiting on an MFMA's result). mfma_busy plus the
@@ -142,6 +142,9 @@ typedef struct LoopParams {
     int barrier_latency;   /* cycles of an s_barrier that every wave reaches together */
     int lds_bytes_per_clk; /* the LDS's bandwidth per CU, shared by the workgroup's waves */
     int iterations;        /* iterations simulated back to back; the last one is reported */
+    int simd_waves;        /* the waves scheduled on one SIMD: 0 for the workgroup's share (1 for up to
+                              4 waves, 2 for 5 to 8, ...); 1 for one wave with a SIMD of its own, as
+                              llvm-mca models it (bench/loop_mca) */
 } LoopParams;
 extern const LoopParams report_loop_params;
 /* Models a loop whose body is `lines` (one instruction each, as LLVM's disassembler prints it:

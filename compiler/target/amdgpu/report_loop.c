@@ -1,33 +1,42 @@
 /* The loop cycle model: how many cycles one iteration of a loop takes on a CDNA SIMD, how much of
  * that the matrix unit is busy, and where the rest goes.
  *
- * A small static scheduler over the loop body's instructions in program order, for one wave: the
- * wave issues in order, one instruction per issue slot of at least 4 cycles (report_loop.def holds
- * each class's slot and each MFMA's cycles, from AMD's tables); an MFMA then keeps the matrix unit
- * busy for its cycles and the next MFMA waits for it, while other instructions issue under it; any
- * other instruction that reads or writes a register an MFMA has not finished writing waits for it
- * (the compiler's s_nop cover the rest of the hazards, and are costed as issue slots). Memory
- * instructions complete after a latency (LoopParams): VMEM (global_, buffer_, scratch_) counts
- * against vmcnt only, as the hardware does (FLAT's flat_ against both vmcnt and lgkmcnt; llvm-mca 22
- * charges every FLAT-encoded instruction, global_load included, to lgkmcnt, which the hardware does
- * not), DS and SMEM against lgkmcnt; VMEM and DS complete in order, SMEM in any order. s_waitcnt
- * waits until at most N of its counter's operations are outstanding. DS instructions also queue for
- * the LDS, whose bandwidth per CU is shared by the workgroup's waves (they run the same loop), so an
- * op's completion is its start on the LDS (after the bytes of those before it) plus the LDS latency.
- * s_barrier costs barrier_latency: every wave runs this same code, so they arrive together.
+ * A small static scheduler over the loop body's instructions in program order, for the waves of the
+ * workgroup that share one SIMD (CDNA deals a workgroup's waves out to a CU's 4 SIMDs in turn: one
+ * for up to 4 waves, two for 5 to 8). Each wave issues in order, one instruction per issue slot of
+ * at least 4 cycles (report_loop.def holds each class's slot and each MFMA's cycles, from AMD's
+ * tables). The SIMD's units are shared by its waves: the VALU (an MFMA's issue included), the SALU,
+ * the VMEM and DS issue take one instruction a slot, from either wave; the matrix unit one MFMA at a
+ * time for its cycles, while other instructions issue under it. Of the waves' next instructions the
+ * one that can issue first goes, ties to the older wave (AMD's arbiter favours age). Any instruction
+ * that reads or writes a register an MFMA has not finished writing waits for it (the compiler's
+ * s_nop cover the rest of the hazards, and are costed as issue slots). Memory instructions complete
+ * after a latency (LoopParams): VMEM (global_, buffer_, scratch_) counts against vmcnt only, as the
+ * hardware does (FLAT's flat_ against both vmcnt and lgkmcnt; llvm-mca 22 charges every FLAT-encoded
+ * instruction, global_load included, to lgkmcnt, which the hardware does not), DS and SMEM against
+ * lgkmcnt; VMEM and DS complete in order, SMEM in any order. s_waitcnt waits until at most N of its
+ * wave's counter's operations are outstanding. DS instructions also queue for the LDS, whose
+ * bandwidth per CU is shared by the workgroup's waves (the other SIMDs' waves run the same loop at the
+ * same times, so each wave scheduled here stands for the workgroup's waves over those of the SIMD),
+ * so an op's completion is its start on the LDS (after the bytes of those before it) plus the LDS
+ * latency. s_barrier waits until the SIMD's waves have all reached it (counted by number, as the
+ * hardware counts them, not by place) and opens barrier_latency after the last arrives.
  * LDS bank conflicts: where report_lds.c finds every lane's address of a DS read or write (by
  * evaluating the kernel's address arithmetic from its entry), an access whose passes take n ways in
  * all, over passes that would take one each, occupies the LDS n / passes times as long; an access
  * whose addresses it cannot find is charged as conflict-free and counted as unknown.
- * Not modelled: other waves on the same SIMD (occupancy), cache misses (one global
- * latency for all), instruction fetch, branches (every instruction of the body is issued once per
- * iteration, whichever way its forward branches go), VMEM bandwidth.
+ * Not modelled: other workgroups on the CU (occupancy beyond the workgroup's own waves), cache
+ * misses (one global latency for all), instruction fetch, branches (every instruction of the body is
+ * issued once per iteration, whichever way its forward branches go), VMEM bandwidth, s_setprio.
  *
- * Steady state: params.iterations (4) iterations are scheduled back to back, with the loads of one
- * still outstanding in the next, and the last is reported: its cycles are the difference between the
- * times the wave is ready to issue its first instruction and the next iteration's. Each cycle of that
- * iteration is either one in which the matrix unit is busy or one charged to what the wave was doing
- * (report.h: the stall causes), so the busy cycles and the stalls add up to the iteration. */
+ * Steady state: params.iterations (4) iterations of the oldest wave, w[0], are scheduled back to back
+ * (the others may run up to two more), with the loads of one still outstanding in the next, and w[0]'s
+ * last is measured, from when it is ready to issue its first instruction to when it is ready for the
+ * next iteration's. An iteration's figure is the SIMD's time for a round of one iteration of each of
+ * its waves: that window itself where the waves keep pace (as waves that meet at barriers do), scaled
+ * by the work the waves did in it where the older ran ahead. Each cycle of the window is either one
+ * in which the matrix unit is busy (any wave's MFMA) or one charged to what w[0] was doing (report.h:
+ * the stall causes), so the busy cycles and the stalls add up to the iteration. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -44,6 +53,7 @@ const LoopParams report_loop_params = {
     .barrier_latency = 32,   /* the round trip through the workgroup's barrier, no wave late */
     .lds_bytes_per_clk = 128, /* CDNA3 white paper: 128 bytes per clock per CU */
     .iterations = 4,
+    .simd_waves = 0,         /* the workgroup's share of a SIMD: 4 SIMDs a CU */
 };
 
 const char *const report_stall_names[NSTALLS] = {"vmcnt", "lgkmcnt", "lds", "barrier", "valu", "salu", "other"};
@@ -278,37 +288,76 @@ typedef struct Span {
     int64_t start, end;
 } Span;
 
-typedef struct Sched {
-    const LoopParams *p;
-    int64_t t;         /* when the wave can issue its next instruction */
-    int64_t mfma_free; /* when the matrix unit takes the next MFMA */
-    int64_t lds_free;  /* when the LDS takes the next DS instruction */
+/* An interval of the measured wave's time and what it was doing then (charged once every MFMA that
+ * can overlap it is known). */
+typedef struct Charge {
+    int64_t start, end;
+    int cause;
+} Charge;
+
+/* The issue units a SIMD's waves share: one instruction of each per issue slot, from one wave (the
+ * sequencer may issue a VALU of one wave and an SALU of another in the same slot). An MFMA's issue is a
+ * VALU issue. s_waitcnt, s_nop and s_barrier are the wave's own. */
+enum { U_VALU, U_SALU, U_VMEM, U_DS, U_SMEM, NUNITS, U_NONE = -1 };
+
+typedef struct Wave {
+    int64_t t; /* when the wave can issue its next instruction */
     int64_t ready[NREGS];
     Counter vm, lgkm;
-    Span *busy; /* MFMA busy spans, in order, disjoint */
+    int pc, iter;     /* its next instruction: body[pc] of iteration iter */
+    int barriers;     /* s_barriers it has passed */
+    bool at_barrier;  /* waiting at its next one for the others */
+    int64_t arrived;  /* since when */
+    int64_t done;     /* the work it issued in w[0]'s measured iteration (see weight) */
+} Wave;
+
+enum { SIMDS_PER_CU = 4, MAX_SIMD_WAVES = 4 };
+
+typedef struct Sched {
+    const LoopParams *p;
+    int workgroup;     /* the workgroup's waves */
+    int nwaves;        /* those on one SIMD, which the schedule runs: w[0] is measured */
+    Wave *w;
+    int64_t mfma_free; /* when the SIMD's matrix unit takes the next MFMA */
+    int64_t lds_free;  /* when the CU's LDS takes the next DS instruction */
+    int64_t unit_free[NUNITS];
+    Span *busy; /* MFMA busy spans, in order, disjoint (the unit serves one MFMA at a time) */
     int nbusy;
-    int64_t stalls[NSTALLS];
-    int64_t conflict; /* LDS cycles the bank conflicts add, in the counted iteration */
-    bool counting;
+    Charge *charged; /* w[0]'s time in the measured iteration */
+    int ncharged, max_charged;
+    int64_t conflict; /* LDS cycles the bank conflicts add, w[0]'s instructions of the measured iteration */
+    bool counting;    /* w[0] runs the measured iteration */
+    int n, iters;     /* the body's instructions; the iterations w[0] runs (the last is measured) */
+    int64_t begin, end; /* the measured iteration: when w[0] is ready for its first and for the next */
+    bool measured;      /* w[0] has finished it */
 } Sched;
 
-/* Cycles of [a, b) during which the matrix unit is busy (spans after b cannot exist yet). */
+/* Cycles of [a, b) during which the matrix unit is busy. */
 static int64_t busy_in(const Sched *s, int64_t a, int64_t b)
 {
+    int lo = 0, hi = s->nbusy; /* the first span ending after a */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (s->busy[mid].end > a)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
     int64_t sum = 0;
-    for (int i = s->nbusy - 1; i >= 0 && s->busy[i].end > a; i--) {
-        int64_t lo = s->busy[i].start > a ? s->busy[i].start : a, hi = s->busy[i].end < b ? s->busy[i].end : b;
-        if (hi > lo)
-            sum += hi - lo;
+    for (int i = lo; i < s->nbusy && s->busy[i].start < b; i++) {
+        int64_t x = s->busy[i].start > a ? s->busy[i].start : a, y = s->busy[i].end < b ? s->busy[i].end : b;
+        if (y > x)
+            sum += y - x;
     }
     return sum;
 }
 
-/* Charges the matrix unit's idle cycles of [a, b) to `cause`. */
-static void charge(Sched *s, int64_t a, int64_t b, int cause)
+/* Records that wave w spent [a, b) on `cause`: for the measured wave in the measured iteration. */
+static void charge(Sched *s, const Wave *w, int64_t a, int64_t b, int cause)
 {
-    if (s->counting && b > a)
-        s->stalls[cause] += (b - a) - busy_in(s, a, b);
+    if (w != &s->w[0] || !s->counting || b <= a || s->ncharged == s->max_charged)
+        return;
+    s->charged[s->ncharged++] = (Charge){a, b, cause};
 }
 
 static void push(Counter *c, int64_t done, int64_t queue, bool in_order, int64_t now)
@@ -353,100 +402,181 @@ static int64_t wait_for(Counter *c, int max, int64_t now, int64_t *queue)
     return w->done;
 }
 
-static int64_t regs_ready(const Sched *s, const Ins *in, int from)
+static int64_t regs_ready(const Wave *w, const Ins *in, int from, int to)
 {
     int64_t r = 0;
-    for (int i = from; i < in->nregs; i++)
+    for (int i = from; i < in->nregs && i < to; i++)
         for (int g = in->lo[i]; g <= in->hi[i]; g++)
-            if (s->ready[g] > r)
-                r = s->ready[g];
+            if (w->ready[g] > r)
+                r = w->ready[g];
     return r;
 }
 
-static void step(Sched *s, const Ins *in, int waves)
+static int unit_of(int kind)
+{
+    switch (kind) {
+    case K_VALU:
+    case K_TRANS:
+    case K_MFMA: return U_VALU;
+    case K_SALU: return U_SALU;
+    case K_VMEM:
+    case K_FLAT: return U_VMEM;
+    case K_DS: return U_DS;
+    case K_SMEM: return U_SMEM;
+    default: return U_NONE;
+    }
+}
+
+static int64_t max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
+/* When wave w can issue `in`: the schedule takes the waves' instructions in the order of these times. */
+static int64_t issue_time(const Sched *s, const Wave *w, const Ins *in)
+{
+    int u = unit_of(in->kind);
+    int64_t t = u == U_NONE ? w->t : max64(w->t, s->unit_free[u]);
+    if (in->kind == K_MFMA) /* A and B (operands 1, 2) must be written; C and D follow the unit's order */
+        return max64(max64(t, s->mfma_free), regs_ready(w, in, 1, 3));
+    if (u == U_NONE)
+        return t;
+    return max64(t, regs_ready(w, in, 0, MAX_REGS));
+}
+
+/* Wave w issues `in` (not s_barrier, see pass_barrier). */
+static void issue(Sched *s, Wave *w, const Ins *in)
 {
     const LoopParams *p = s->p;
-    int64_t t = s->t;
+    int64_t t = w->t;
+    int u = unit_of(in->kind);
     switch (in->kind) {
     case K_MFMA: {
-        /* A and B (operands 1, 2) must be written; C and D follow the unit's order */
-        int64_t r = s->mfma_free > t ? s->mfma_free : t;
-        for (int i = 1; i < in->nregs && i < 3; i++)
-            for (int g = in->lo[i]; g <= in->hi[i]; g++)
-                if (s->ready[g] > r)
-                    r = s->ready[g];
-        charge(s, t, r, STALL_OTHER);
+        int64_t r = issue_time(s, w, in);
+        charge(s, w, t, r, STALL_OTHER);
         s->busy[s->nbusy++] = (Span){r, r + in->cycles};
         s->mfma_free = r + in->cycles;
         if (in->nregs)
             for (int g = in->lo[0]; g <= in->hi[0]; g++)
-                s->ready[g] = r + in->cycles;
-        s->t = r + in->issue;
+                w->ready[g] = r + in->cycles;
+        s->unit_free[u] = w->t = r + in->issue;
         return;
     }
     case K_WAIT: {
         int64_t qv, ql;
-        int64_t v = wait_for(&s->vm, in->vm, t, &qv), l = wait_for(&s->lgkm, in->lgkm, t, &ql);
+        int64_t v = wait_for(&w->vm, in->vm, t, &qv), l = wait_for(&w->lgkm, in->lgkm, t, &ql);
         int64_t end = t + in->issue;
         if (v >= l && v > end) {
-            charge(s, t, v, STALL_VMCNT);
+            charge(s, w, t, v, STALL_VMCNT);
             end = v;
         } else if (l > end) {
             /* without the queueing the wait would have ended at l - ql */
             int64_t plain = l - ql > t ? l - ql : t;
-            charge(s, t, plain, STALL_LGKMCNT);
-            charge(s, plain, l, STALL_LDS);
+            charge(s, w, t, plain, STALL_LGKMCNT);
+            charge(s, w, plain, l, STALL_LDS);
             end = l;
         } else {
-            charge(s, t, end, STALL_SALU);
+            charge(s, w, t, end, STALL_SALU);
         }
-        s->t = end;
-        return;
-    }
-    case K_BARRIER: {
-        int64_t end = t + (p->barrier_latency > in->issue ? p->barrier_latency : in->issue);
-        charge(s, t, end, STALL_BARRIER);
-        s->t = end;
+        w->t = end;
         return;
     }
     default: break;
     }
-    /* everything else: wait for MFMA results it touches, then one issue slot */
-    int64_t r = regs_ready(s, in, 0);
-    if (r > t) {
-        charge(s, t, r, STALL_OTHER);
-        t = r;
-    }
+    /* everything else: wait for MFMA results it touches, then for its unit, then one issue slot */
     int cause = in->kind == K_VALU || in->kind == K_TRANS ? STALL_VALU
                 : in->kind == K_SALU || in->kind == K_NOP ? STALL_SALU
                                                           : STALL_OTHER;
-    charge(s, t, t + in->issue, cause);
+    int64_t r = regs_ready(w, in, 0, MAX_REGS);
+    if (r > t) {
+        charge(s, w, t, r, STALL_OTHER);
+        t = r;
+    }
+    if (u != U_NONE && s->unit_free[u] > t) { /* another wave of the SIMD has the unit */
+        charge(s, w, t, s->unit_free[u], cause);
+        t = s->unit_free[u];
+    }
+    charge(s, w, t, t + in->issue, cause);
+    if (u != U_NONE)
+        s->unit_free[u] = t + in->issue;
     switch (in->kind) {
-    case K_VMEM: push(&s->vm, t + p->global_latency, 0, true, t); break;
+    case K_VMEM: push(&w->vm, t + p->global_latency, 0, true, t); break;
     case K_FLAT:
-        push(&s->vm, t + p->global_latency, 0, true, t);
-        push(&s->lgkm, t + p->global_latency, 0, false, t);
+        push(&w->vm, t + p->global_latency, 0, true, t);
+        push(&w->lgkm, t + p->global_latency, 0, false, t);
         break;
-    case K_SMEM: push(&s->lgkm, t + p->smem_latency, 0, false, t); break;
+    case K_SMEM: push(&w->lgkm, t + p->smem_latency, 0, false, t); break;
     case K_DS: {
+        /* the LDS serves the whole workgroup: each wave here stands for workgroup / nwaves of them */
         int64_t start = s->lds_free > t ? s->lds_free : t;
-        int64_t bytes = (int64_t)in->bytes * (waves > 0 ? waves : 1);
-        int64_t bw = p->lds_bytes_per_clk > 0 ? p->lds_bytes_per_clk : 1;
+        int64_t bytes = (int64_t)in->bytes * s->workgroup;
+        int64_t bw = (int64_t)(p->lds_bytes_per_clk > 0 ? p->lds_bytes_per_clk : 1) * s->nwaves;
         int64_t occupancy = (bytes + bw - 1) / bw;
         if (in->lds.kind == LDS_KNOWN && in->lds.passes > 0) { /* n ways: n times the passes' time */
             int64_t num = bytes * in->lds.pass_ways, den = bw * in->lds.passes;
             int64_t conflicted = (num + den - 1) / den;
-            if (s->counting && conflicted > occupancy)
+            if (s->counting && w == &s->w[0] && conflicted > occupancy)
                 s->conflict += conflicted - occupancy;
             occupancy = conflicted;
         }
         s->lds_free = start + occupancy;
-        push(&s->lgkm, start + p->lds_latency, start - t, true, t);
+        push(&w->lgkm, start + p->lds_latency, start - t, true, t);
         break;
     }
     default: break;
     }
-    s->t = t + in->issue;
+    w->t = t + in->issue;
+}
+
+/* An instruction's share of an iteration's work, to measure how far a wave got: the matrix unit's
+ * cycles for an MFMA, else its issue slot. */
+static int64_t weight(const Ins *in)
+{
+    return in->kind == K_MFMA ? in->cycles : in->issue;
+}
+
+/* Wave w is past its instruction: the next, and at the body's end the next iteration's first. */
+static void advance(Sched *s, Wave *w)
+{
+    if (++w->pc < s->n)
+        return;
+    w->pc = 0;
+    w->iter++;
+    if (w != &s->w[0])
+        return;
+    if (w->iter == s->iters - 1) {
+        s->counting = true;
+        s->begin = w->t;
+    } else if (w->iter == s->iters) {
+        s->counting = false;
+        s->measured = true;
+        s->end = w->t;
+    }
+}
+
+/* Wave w reaches an s_barrier: it waits until every wave of the SIMD has reached the same one (they
+ * stand for the workgroup's: the other SIMDs' waves run the same code at the same times), and all go
+ * on barrier_latency after the last arrives. Counted by number, not by place, as the hardware does. */
+static void pass_barrier(Sched *s, Wave *w, const Ins *in)
+{
+    w->at_barrier = true;
+    w->arrived = w->t;
+    int64_t last = 0;
+    for (int k = 0; k < s->nwaves; k++) {
+        const Wave *o = &s->w[k];
+        if (!o->at_barrier || o->barriers != w->barriers)
+            return;
+        last = max64(last, o->arrived);
+    }
+    int64_t open = last + (s->p->barrier_latency > in->issue ? s->p->barrier_latency : in->issue);
+    for (int k = 0; k < s->nwaves; k++) {
+        Wave *o = &s->w[k];
+        charge(s, o, o->arrived, open, STALL_BARRIER);
+        o->t = open;
+        o->at_barrier = false;
+        o->barriers++;
+        advance(s, o);
+    }
 }
 
 int report_loop_model(Arena *a, const char *cpu, int waves, const char *const *lines, int n, const LoopParams *p,
@@ -499,31 +629,85 @@ int report_loop_model_in(Arena *a, const char *cpu, int waves, bool v0_tid, cons
         }
     }
 
+    /* the waves of the workgroup on one SIMD (CDNA: 4 SIMDs a CU, waves dealt out in turn) */
+    int workgroup = waves > 0 ? waves : 1;
+    int nw = p->simd_waves > 0 ? p->simd_waves : (workgroup + SIMDS_PER_CU - 1) / SIMDS_PER_CU;
+    if (nw > workgroup)
+        nw = workgroup;
+    if (nw > MAX_SIMD_WAVES)
+        nw = MAX_SIMD_WAVES;
     Sched *s = ARENA_NEW(a, Sched);
     memset(s, 0, sizeof *s);
     s->p = p;
-    s->busy = ARENA_ARRAY(a, Span, (size_t)nmfma * (size_t)iters + 1);
-    int64_t begin = 0;
-    for (int k = 0; k < iters; k++) {
-        if (k == iters - 1) {
-            s->counting = true;
-            begin = s->t;
+    s->workgroup = workgroup;
+    s->nwaves = nw;
+    s->n = n;
+    s->iters = iters;
+    s->w = ARENA_ARRAY(a, Wave, (size_t)nw);
+    memset(s->w, 0, sizeof s->w[0] * (size_t)nw);
+    /* the other waves run ahead at most a little: two iterations more than w[0] bound them */
+    int limit = iters + 2;
+    s->busy = ARENA_ARRAY(a, Span, (size_t)nmfma * (size_t)limit * (size_t)nw + 1);
+    s->max_charged = 3 * n + 8; /* at most 3 an instruction */
+    s->charged = ARENA_ARRAY(a, Charge, (size_t)s->max_charged);
+    /* Each step issues the instruction, of all the waves' next ones, that can issue first (ties: the
+     * older wave, w[0] the oldest), so the shared units are handed out in time order. It ends when w[0] has run its iterations and nothing that could still start
+     * before the measured iteration's end is left. */
+    for (;;) {
+        int best = -1;
+        int64_t at = 0;
+        for (int k = 0; k < nw; k++) {
+            const Wave *w = &s->w[k];
+            if (w->at_barrier || w->iter >= (k == 0 ? iters : limit))
+                continue;
+            int64_t it = issue_time(s, w, &body[w->pc]);
+            if (best < 0 || it < at)
+                best = k, at = it;
         }
-        for (int i = 0; i < n; i++)
-            step(s, &body[i], waves);
+        if (best < 0 || (s->measured && at >= s->end))
+            break;
+        Wave *w = &s->w[best];
+        const Ins *in = &body[w->pc];
+        if ((s->counting || s->measured) && at >= s->begin)
+            w->done += weight(in); /* at < s->end: see above */
+        if (in->kind == K_BARRIER) {
+            pass_barrier(s, w, in);
+            continue;
+        }
+        issue(s, w, in);
+        advance(s, w);
     }
-    int64_t end = s->t;
-    out->cycles = (int)(end - begin);
-    int64_t busy = 0;
-    for (int i = 0; i < s->nbusy; i++) {
-        int64_t lo = s->busy[i].start > begin ? s->busy[i].start : begin;
-        int64_t hi = s->busy[i].end < end ? s->busy[i].end : end;
-        if (hi > lo)
-            busy += hi - lo;
+    if (!s->measured) /* w[0] waits at a barrier the others never reach: cannot happen with one body */
+        s->end = s->w[0].t;
+    int64_t window = s->end - s->begin, busy = busy_in(s, s->begin, s->end);
+    int64_t stalls[NSTALLS] = {0};
+    for (int i = 0; i < s->ncharged; i++) {
+        const Charge *c = &s->charged[i];
+        stalls[c->cause] += (c->end - c->start) - busy_in(s, c->start, c->end);
     }
-    out->mfma_busy = (int)busy;
-    for (int c = 0; c < NSTALLS; c++)
-        out->stalls[c] = (int)s->stalls[c];
-    out->lds_conflict_cycles = (int)s->conflict;
+    /* The SIMD's rate: in w[0]'s window its waves issued `all` work (weight), nw times an iteration's
+     * a round of one iteration each, so such a round takes window * nw * iteration / all cycles: the
+     * window itself where the waves keep pace, as waves that meet at barriers do; more where w[0], the
+     * oldest, ran ahead of the others. Busy cycles and stalls are scaled alike, rounded so that they
+     * still add up. */
+    int64_t all = 0, iteration = 0;
+    for (int k = 0; k < nw; k++)
+        all += s->w[k].done;
+    for (int i = 0; i < n; i++)
+        iteration += weight(&body[i]);
+    int64_t num = (int64_t)nw * iteration, den = all > 0 ? all : num;
+    int64_t cycles = (window * num + den / 2) / den;
+    out->cycles = (int)cycles;
+    out->mfma_busy = (int)((busy * num + den / 2) / den);
+    int64_t left = cycles - out->mfma_busy;
+    int largest = 0;
+    for (int c = 0; c < NSTALLS; c++) {
+        out->stalls[c] = (int)(stalls[c] * num / den);
+        left -= out->stalls[c];
+        if (stalls[c] > stalls[largest])
+            largest = c;
+    }
+    out->stalls[largest] += (int)left;
+    out->lds_conflict_cycles = (int)((s->conflict * nw * num + den / 2) / den);
     return 0;
 }
