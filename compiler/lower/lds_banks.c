@@ -1,6 +1,7 @@
 /* LDS remarks (rkc --remarks): the LDS accesses of a kernel whose lanes meet in a bank, and those
  * narrower than the tile allows, computed from the layouts at the place where the lowering chooses
- * each access (lower_convert.c), with the addresses it emits.
+ * each access (lower_convert.c, and the reductions' exchange across waves in lower_reduce.c), with the
+ * addresses it emits.
  *
  * The model of the banks: LDS has Target.lds_banks banks of 4 bytes. One access instruction of a wave
  * (warp) is served in passes of consecutive lanes that together move 4 * lds_banks bytes (32 banks:
@@ -155,7 +156,7 @@ void lds_note(Lower *L, bool write, const Type *t, const LdsAccess *acc)
         }
     }
     /* the widest: 128 bits, or all that a lane holds of the tile */
-    int held = lin_nregs(acc->ll) * acc->bytes;
+    int held = acc->widest ? acc->widest : lin_nregs(acc->ll) * acc->bytes;
     int widest = 16 < held ? 16 : held;
     if (bytes < widest) {
         n->narrow++;
@@ -187,7 +188,9 @@ static void flush_note(Lower *L, int dir, struct LdsNote *n)
     Arena *a = L->diags->arena;
     const Module *m = L->f->module;
     const char *file = L->op->pos.file < (uint32_t)m->nfiles ? m->files[L->op->pos.file] : NULL;
-    const char *opname = L->op->code == OP_DOT ? "the dot reading its operand" : "a move between layouts";
+    const char *opname = L->op->code == OP_DOT                                         ? "the dot reading its operand"
+                         : L->op->code == OP_REDUCE || L->op->code == OP_ARGREDUCE ? "the reduction's exchange across waves"
+                                                                                   : "a move between layouts";
     const char *what = dir == 0 ? "LDS write" : "LDS read";
     const char *tile = ty_str(a, m->types, n->type);
     if (n->ways > 1) {

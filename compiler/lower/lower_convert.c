@@ -181,7 +181,7 @@ static void note(Lower *L, bool write, const Type *t, const LayInfo *li, int r, 
     if (!L->o->remarks)
         return;
     LdsView v = {m, p};
-    LdsAccess acc = {&li->ll, r, run, bytes, base, lds_index, &v};
+    LdsAccess acc = {&li->ll, r, run, bytes, base, lds_index, &v, 0};
     lds_note(L, write, t, &acc);
 }
 
@@ -634,7 +634,7 @@ static MapCost map_cost(Lower *L, const LayInfo *si, const LayInfo *di, const Ty
     for (int r = 0; r < lin_nregs(&si->ll); r++) {
         if (r & groupmask)
             continue;
-        LdsAccess acc = {&si->ll, r, 1 << nb, bytes, 0, lds_index, &v};
+        LdsAccess acc = {&si->ll, r, 1 << nb, bytes, 0, lds_index, &v, 0};
         c.ways += lds_ways(L, &acc);
         int at;
         reg_offset_with(si, r, map, p, sfree, &at);
@@ -647,7 +647,7 @@ static MapCost map_cost(Lower *L, const LayInfo *si, const LayInfo *di, const Ty
         lin_reg_coords(&di->ll, r, co);
         if (co[kdim] % kw)
             continue;
-        LdsAccess acc = {&di->ll, r, kw, bytes, 0, lds_index, &v};
+        LdsAccess acc = {&di->ll, r, kw, bytes, 0, lds_index, &v, 0};
         c.ways += 2 * lds_ways(L, &acc);
         int at;
         reg_offset_with(di, r, map, p, dfree, &at);

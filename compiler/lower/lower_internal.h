@@ -135,6 +135,8 @@ typedef struct LdsAccess {
     int64_t base;
     int64_t (*index)(const void *map, const int64_t *coords);
     const void *map;
+    int widest; /* the widest access possible in bytes, for the narrow remark; 0: all that a lane holds
+                   of the tile, up to 128 bits */
 } LdsAccess;
 /* Notes one access of the op being lowered (write or read of tile type t): how many lanes' accesses
  * one LDS bank serves one after another, and whether it is narrower than the tile allows. Only with

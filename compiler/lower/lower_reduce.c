@@ -168,6 +168,82 @@ int red_elem_bytes(LLVMTypeRef t)
     return k == LLVMDoubleTypeKind ? 8 : k == LLVMFloatTypeKind ? 4 : 2;
 }
 
+/* The exchange across waves for the remarks (lds_banks.c): partial (key, wave w) at element key * W + w
+ * of the exchange. The coordinates the map is given are those of exchange_layout's layout: the
+ * coordinates off the axis give the key (row-major over the result's shape), the axis coordinate the
+ * wave's index, or the element of the run a read starts at. */
+typedef struct XMap {
+    int rank, axis, W;
+    int64_t ostride[TIR_MAX_RANK], off;
+    int swz; /* >= 0: a write's wave index is XORed with (key >> swz) % W (exchange_swizzle) */
+} XMap;
+
+static int64_t xmap_index(const void *map, const int64_t *c)
+{
+    const XMap *m = map;
+    int64_t k = 0;
+    for (int d = 0, j = 0; d < m->rank; d++)
+        if (d != m->axis)
+            k += c[d] * m->ostride[j++];
+    return k * m->W + (c[m->axis] ^ (m->swz >= 0 ? k >> m->swz & (m->W - 1) : 0)) + m->off;
+}
+
+/* The operand's layout with its axis coordinate replaced, as the exchange addresses it: the wave's
+ * index along the axis (the writes: wave bit wbits[i] gives bit i), the lane's among the lowest nwb
+ * lane bits (the spread read: lane l reads wave l % W's partial), or none (a lane reading all W). Lanes
+ * that differ along the axis hold the same partial after step 2 and write the same address. */
+enum { XL_WRITE, XL_READ, XL_SPREAD };
+
+static LinLayout exchange_layout(const LinLayout *ll, int axis, const int *wbits, int nwb, int mode)
+{
+    LinLayout x = *ll;
+    for (int b = 0; b < x.nreg; b++)
+        x.reg[b][axis] = 0;
+    for (int b = 0; b < x.nlane; b++)
+        x.lane[b][axis] = mode == XL_SPREAD && b < nwb ? 1 << b : 0;
+    for (int b = 0; b < x.nwarp; b++)
+        x.warp[b][axis] = 0;
+    for (int i = 0; mode == XL_WRITE && i < nwb; i++)
+        x.warp[wbits[i]][axis] = 1 << i;
+    return x;
+}
+
+/* The exchange's writes of (key, wave w) go to slot position w ^ (key >> swz) % W where that makes
+ * them meet in fewer banks (lds_ways, the bank model of the remarks): with the layout [key][wave],
+ * chosen so that a lane reads its slot's W partials as one 128-bit read, lanes holding consecutive
+ * keys write W slots apart and meet W ways (examples/layernorm.tile's column sums, 4 waves: 4-way);
+ * XORing the wave index with the key's bits just above a pass of banks' worth of slots spreads them
+ * over every bank, and the reads stay whole slots. The shift, or -1 to leave the layout as it is. */
+static int exchange_swizzle(Lower *L, const LinLayout *xw, const int *rep, int nparts, int vb, int64_t base,
+                            XMap *m)
+{
+    int row = 4 * (L->t->lds_banks > 0 ? L->t->lds_banks : 32), chunk = m->W * vb, shift = 0;
+    if (m->W < 2 || chunk >= row)
+        return -1;
+    while (chunk << shift < row)
+        shift++;
+    int ways[2] = {1, 1};
+    for (int k = 0; k < 2; k++) {
+        m->swz = k ? shift : -1;
+        for (int p = 0; p < nparts; p++) {
+            LdsAccess acc = {xw, rep[p], 1, vb, base, xmap_index, m, vb};
+            int w = lds_ways(L, &acc);
+            ways[k] = w > ways[k] ? w : ways[k];
+        }
+    }
+    m->swz = -1;
+    return ways[1] < ways[0] ? shift : -1;
+}
+
+/* Notes one access of the exchange for the remarks: `run` partials of `bytes` from register r's key
+ * (x from exchange_layout), never narrower than it could be (a partial is alone in its slot). */
+static void note_exchange(Lower *L, bool write, const Type *t, const LinLayout *x, int r, int run, int bytes,
+                          int64_t base, const XMap *m)
+{
+    LdsAccess acc = {x, r, run, bytes, base, xmap_index, m, run * bytes};
+    lds_note(L, write, t, &acc);
+}
+
 void lower_reduce(Lower *L, Op *op)
 {
     if (op->code == OP_SCAN) {
@@ -371,11 +447,29 @@ void lower_reduce(Lower *L, Op *op)
             (void)kk;
             slot[p] = LLVMBuildAdd(L->b, lanekey, const_i32(L, k), "");
         }
+        /* with DPP, and when the lowest nwb lane bits hold one output element (replicated, or along the
+         * axis), lane l reads only wave l % W's partial and the W partials are combined across those
+         * lane bits (lower_xlane.c): one LDS read per lane instead of W */
+        bool spread = xlane_has_dpp(L) && nwb <= 4 && nwb <= ll->nlane;
+        for (int b = 0; spread && b < nwb; b++)
+            for (int d = 0; d < it->rank; d++)
+                spread &= d == axis || ll->lane[b][d] == 0;
+        XMap xm = {it->rank, axis, W, {0}, 0, -1};
+        memcpy(xm.ostride, ostride, sizeof ostride);
+        int *rep = ARENA_ARRAY(L->a, int, nparts + 1);
+        for (int r = nregs - 1; r >= 0; r--)
+            rep[part_of_key[key[r]]] = r;
+        LinLayout xw = exchange_layout(ll, axis, wbits, nwb, XL_WRITE);
+        int swz = spread ? -1 : exchange_swizzle(L, &xw, rep, nparts, vb, base, &xm);
         if (!barrier_placed)
             tgt_barrier(L);
         LLVMBasicBlockRef copies = copies_begin(L, &li->ll);
         for (int p = 0; p < nparts; p++) {
-            LLVMValueRef e = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, slot[p], const_i32(L, W), ""), widx, "");
+            LLVMValueRef w = widx;
+            if (swz >= 0)
+                w = LLVMBuildXor(L->b, w, LLVMBuildAnd(L->b, LLVMBuildLShr(L->b, slot[p], const_i32(L, swz), ""),
+                                                       const_i32(L, W - 1), ""), "");
+            LLVMValueRef e = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, slot[p], const_i32(L, W), ""), w, "");
             LLVMValueRef ptr = tgt_lds_ptr(L, LLVMBuildAdd(L->b, LLVMBuildMul(L->b, e, const_i32(L, vb), ""), const_i32(L, base), ""));
             tgt_check(L, ptr, vb, EMU_ACCESS_STORE | EMU_ACCESS_LDS);
             LLVMBuildStore(L->b, parts[p].v, ptr);
@@ -387,14 +481,32 @@ void lower_reduce(Lower *L, Op *op)
             }
         }
         copies_end(L, copies);
+        /* the remarks: each partial's write, and the reads below as the lowering emits them (LLVM joins
+         * a lane's W consecutive reads into pieces of up to 128 bits, as aligned as base and a slot) */
+        if (L->o->remarks) {
+            xm.swz = swz;
+            for (int p = 0; p < nparts; p++) {
+                note_exchange(L, true, it, &xw, rep[p], 1, vb, base, &xm);
+                if (arg)
+                    note_exchange(L, true, it, &xw, rep[p], 1, 4, base + ioff, &xm);
+            }
+        }
         tgt_barrier(L);
-        /* with DPP, and when the lowest nwb lane bits hold one output element (replicated, or along the
-         * axis), lane l reads only wave l % W's partial and the W partials are combined across those
-         * lane bits (lower_xlane.c): one LDS read per lane instead of W */
-        bool spread = xlane_has_dpp(L) && nwb <= 4 && nwb <= ll->nlane;
-        for (int b = 0; spread && b < nwb; b++)
-            for (int d = 0; d < it->rank; d++)
-                spread &= d == axis || ll->lane[b][d] == 0;
+        xm.swz = -1; /* a lane reads its slot's W partials whole */
+        if (L->o->remarks) {
+            LinLayout xr = exchange_layout(ll, axis, wbits, nwb, spread ? XL_SPREAD : XL_READ);
+            for (int p = 0; p < nparts; p++)
+                for (int k = 0; k < 1 + arg; k++) {
+                    int eb = k ? 4 : vb;
+                    int64_t at = k ? base + ioff : base;
+                    int piece = spread ? eb : W * eb < 16 ? W * eb : 16;
+                    while (!spread && piece > eb && (at & (piece - 1)))
+                        piece /= 2;
+                    for (xm.off = 0; xm.off < (spread ? 1 : W); xm.off += piece / eb)
+                        note_exchange(L, false, it, &xr, rep[p], piece / eb, eb, at, &xm);
+                }
+            xm.off = 0;
+        }
         for (int p = 0; spread && p < nparts; p++) {
             LLVMValueRef e = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, slot[p], const_i32(L, W), ""),
                                           LLVMBuildAnd(L->b, L->lane, const_i32(L, W - 1), ""), "");
@@ -414,6 +526,7 @@ void lower_reduce(Lower *L, Op *op)
             }
             parts[p] = x;
         }
+        Part *got = ARENA_ARRAY(L->a, Part, W);
         for (int p = 0; !spread && p < nparts; p++) {
             Part acc = {NULL, NULL};
             for (int w = 0; w < W; w++) {
@@ -427,9 +540,17 @@ void lower_reduce(Lower *L, Op *op)
                     tgt_check(L, ip, 4, EMU_ACCESS_LOAD | EMU_ACCESS_LDS);
                     x.idx = LLVMBuildLoad2(L->b, L->i32, ip, "");
                 }
-                acc = w == 0 ? x : red_combine(L, kind, sx, acc, x);
+                got[w] = x;
+                acc = w == 0 ? x : swz >= 0 ? acc : red_combine(L, kind, sx, acc, x);
             }
-            parts[p] = acc;
+            /* swizzled, slot position w holds wave w ^ f of a lane's f: a butterfly over the positions'
+             * bits combines the same pairs whatever f is (the combines commute), so every lane's result
+             * is the same function of the waves' partials */
+            for (int b = 0; swz >= 0 && b < nwb; b++)
+                for (int w = 0; w < W; w++)
+                    if (!(w >> b & 1))
+                        got[w] = red_combine(L, kind, sx, got[w], got[w | 1 << b]);
+            parts[p] = swz >= 0 ? got[0] : acc;
         }
     }
     if (keyed)
