@@ -373,6 +373,35 @@ static int buffer_param(Lower *L, const Op *op, const Type *vt)
 
 enum { BUFFER_OUT_OF_RANGE = (int)0x80000000u }; /* 2^31: no in-bounds offset under the fact */
 
+/* The conjunct of a buffer access's mask that is one scalar bool for the whole program instance (a
+ * splat of it: the pipeliner's "iteration i + S - 1 exists", pipeline.c), or NULL; *rest is the
+ * mask's other conjunct, NULL when the mask is the splat alone. Such a guard goes into the resource
+ * (HOOKS->buffer_guard: no records when it is false) instead of into every lane's mask, where it
+ * was one s_and_b64 per distinct mask a loop iteration. */
+static const Value *uniform_guard(const Op *op, int mask_i, const Value **rest)
+{
+    *rest = NULL;
+    if (mask_i < 0)
+        return NULL;
+    const Value *m = op->operands[mask_i];
+    const Op *d = m->def;
+    if (!d)
+        return NULL;
+    if (d->code == OP_SPLAT && d->operands[0]->type->kind != TY_TILE)
+        return d->operands[0];
+    if (d->code != OP_AND)
+        return NULL;
+    for (int i = 0; i < 2; i++) {
+        const Op *s = d->operands[i]->def;
+        if (s && s->code == OP_SPLAT && s->operands[0]->type->kind != TY_TILE &&
+            d->operands[1 - i]->type == m->type) {
+            *rest = d->operands[1 - i];
+            return s->operands[0];
+        }
+    }
+    return NULL;
+}
+
 /* The 32-bit byte offset of pointer p from parameter j's value, out of range where m is false. */
 static LLVMValueRef buffer_offset(Lower *L, int j, LLVMValueRef p, LLVMValueRef m, LLVMValueRef *rsrc)
 {
@@ -446,6 +475,11 @@ void lower_memory(Lower *L, Op *op)
     /* Loads under one mask value share one branch: a mask broadcast along rows (matmul's k tail) gives
      * every row a lane holds the same value, and one exec-mask switch then covers all of them. */
     int bparam = buffer_param(L, op, vt);
+    /* a buffer access's uniform guard, in its resource; the lanes' mask is then `rest` */
+    const Value *rest = NULL;
+    const Value *guard = bparam >= 0 && HOOKS->buffer_guard ? uniform_guard(op, mask_i, &rest) : NULL;
+    LVal *lane_mask = rest ? lval(L, rest) : NULL;
+    LLVMValueRef guarded = NULL;
     bool batch = is_load && mask && mask->n > 1 && !owner && bparam < 0;
     /* A masked store in a loop: its values, one vector per group, built before its first branch and
      * kept there by the target (keep_above), with the loads they come from (see the top of the file).
@@ -487,12 +521,24 @@ void lower_memory(Lower *L, Op *op)
             }
             m = NULL;
         }
-        if (owner)
+        LLVMValueRef full = m; /* the whole mask, for `other` */
+        if (guard) {
+            m = lane_mask ? lane_mask->r[lane_mask->n == 1 ? 0 : g] : NULL;
+            if (m && LLVMIsAConstantInt(m))
+                m = LLVMConstIntGetZExtValue(m) ? NULL : m;
+        }
+        if (owner) /* stores and atomics: `full` is only for a load's `other` */
             m = m ? LLVMBuildAnd(L->b, m, owner, "") : owner;
         if (bparam >= 0) {
             LLVMTypeRef vty = vec > 1 ? LLVMVectorType(et, (unsigned)vec) : et;
             LLVMValueRef rsrc;
             LLVMValueRef off = buffer_offset(L, bparam, ptr->r[g], m, &rsrc);
+            if (guard) {
+                if (!guarded)
+                    guarded = HOOKS->buffer_guard(L, lval(L, &L->f->body->args[bparam])->r[0], rsrc,
+                                                  lval(L, guard)->r[0]);
+                rsrc = guarded;
+            }
             if (is_store) {
                 HOOKS->buffer_store(L, rsrc, off, store_vector(L, vals[0], g, vec, et), flags);
                 continue;
@@ -504,8 +550,8 @@ void lower_memory(Lower *L, Op *op)
                 os[i] = other ? other->r[other->n == 1 ? 0 : g + i] : NULL;
                 zero &= !os[i] || (LLVMIsConstant(os[i]) && LLVMIsNull(os[i]));
             }
-            if (m && !zero) /* a lane out of range read zeros */
-                got = LLVMBuildSelect(L->b, m, got, vector_of(L, et, os, vec), "");
+            if (full && !zero) /* a lane out of range read zeros */
+                got = LLVMBuildSelect(L->b, full, got, vector_of(L, et, os, vec), "");
             unvec(L, got, res.r + g, vec);
             continue;
         }

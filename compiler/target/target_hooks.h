@@ -69,6 +69,10 @@ typedef struct TargetHooks {
     LLVMValueRef (*buffer_rsrc)(struct Lower *L, LLVMValueRef base);
     LLVMValueRef (*buffer_load)(struct Lower *L, LLVMValueRef rsrc, LLVMValueRef off, LLVMTypeRef ty, int flags);
     void (*buffer_store)(struct Lower *L, LLVMValueRef rsrc, LLVMValueRef off, LLVMValueRef v, int flags);
+    /* The resource of `base` (rsrc, buffer_rsrc's) with no records where the uniform i1 `ok` is false,
+     * so that every access through it is out of range, built where the builder is: a guard that holds
+     * for the whole program instance, taken out of the lanes' masks (lower_mem.c, uniform_guard). */
+    LLVMValueRef (*buffer_guard)(struct Lower *L, LLVMValueRef base, LLVMValueRef rsrc, LLVMValueRef ok);
     void (*check)(struct Lower *L, LLVMValueRef ptr, int bytes, LLVMValueRef flags);
     void (*assert_fail)(struct Lower *L, const char *msg);
     /* NULL: each failing register calls assert_fail (the GPUs). The emulator's: every lane calls it

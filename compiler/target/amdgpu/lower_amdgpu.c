@@ -252,6 +252,22 @@ static LLVMValueRef amdgpu_buffer_rsrc(Lower *L, LLVMValueRef base)
     return overloaded_call(L, L->setup, "llvm.amdgcn.make.buffer.rsrc", ot, 2, args, 4);
 }
 
+/* A guarded resource (lower_mem.c, uniform_guard): num_records 2^31 where ok holds, else 0, which
+ * puts every offset out of range whatever soffset and voffset are. The count is read from the first
+ * lane (ok is one value for the program instance, and LLVM then keeps the resource in SGPRs without a
+ * waterfall loop: one s_cselect_b32 an iteration for the pipeliner's guard). */
+static LLVMValueRef amdgpu_buffer_guard(Lower *L, LLVMValueRef base, LLVMValueRef rsrc, LLVMValueRef ok)
+{
+    (void)rsrc;
+    LLVMValueRef n = LLVMBuildSelect(L->b, ok, const_i32(L, (int)0x80000000u), const_i32(L, 0), "records");
+    LLVMValueRef f = lower_intrinsic(L, "llvm.amdgcn.readfirstlane.i32", L->i32, &L->i32, 1);
+    n = LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, &n, 1, "");
+    LLVMValueRef args[4] = {base, LLVMConstInt(L->i16, 0, 0), LLVMBuildZExt(L->b, n, L->i64, ""),
+                            const_i32(L, (7 << 12) | (4 << 15))};
+    LLVMTypeRef ot[2] = {LLVMPointerTypeInContext(L->ctx, 8), LLVMTypeOf(base)};
+    return overloaded_call(L, L->b, "llvm.amdgcn.make.buffer.rsrc", ot, 2, args, 4);
+}
+
 /* The type a buffer access moves: whole dwords as i32 or <n x i32>, narrower ones as i8 or i16 (the
  * intrinsics' legal types; Triton's getBufferOpType likewise). */
 static LLVMTypeRef buffer_type(Lower *L, LLVMTypeRef t)
@@ -298,6 +314,7 @@ const TargetHooks amdgpu_hooks = {
     .sched_barrier = amdgpu_sched_barrier,
     .buffer_rsrc = amdgpu_buffer_rsrc,
     .buffer_load = amdgpu_buffer_load,
+    .buffer_guard = amdgpu_buffer_guard,
     .buffer_store = amdgpu_buffer_store,
     .finish = amdgpu_finish,
 };

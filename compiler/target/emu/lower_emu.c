@@ -247,6 +247,22 @@ static LLVMValueRef emu_buffer_rsrc(Lower *L, LLVMValueRef base)
     return slot;
 }
 
+/* A guarded resource (lower_mem.c, uniform_guard): a copy of rsrc's V# whose num_records is 0 where
+ * ok is false, in a slot of the setup block, written where the builder is. */
+static LLVMValueRef emu_buffer_guard(Lower *L, LLVMValueRef base, LLVMValueRef rsrc, LLVMValueRef ok)
+{
+    (void)base;
+    LLVMTypeRef at = LLVMArrayType2(L->i32, 4);
+    LLVMValueRef slot = LLVMBuildAlloca(L->setup, at, "vsharp.guard");
+    for (int i = 0; i < 4; i++) {
+        LLVMValueRef idx = const_i64(L, i);
+        LLVMValueRef w = i == 2 ? LLVMBuildSelect(L->b, ok, const_i32(L, (int)0x80000000u), const_i32(L, 0), "records")
+                                : LLVMBuildLoad2(L->b, L->i32, LLVMBuildGEP2(L->b, L->i32, rsrc, &idx, 1, ""), "");
+        LLVMBuildStore(L->b, w, LLVMBuildGEP2(L->b, L->i32, slot, &idx, 1, ""));
+    }
+    return slot;
+}
+
 /* The bytes of a scalar or vector of integers or floats. */
 static int type_bytes(LLVMTypeRef t)
 {
@@ -408,6 +424,7 @@ const TargetHooks emu_hooks = {
     .check = emu_check,
     .buffer_rsrc = emu_buffer_rsrc,
     .buffer_load = emu_buffer_load,
+    .buffer_guard = emu_buffer_guard,
     .buffer_store = emu_buffer_store,
     .assert_fail = emu_assert_fail,
     .assert_point = emu_assert_point,
