@@ -4,7 +4,7 @@
  * lines (bench/loop_mca/compare.py).
  *
  *   loop_model [--cpu gfx942] [--waves N] [--simd-waves N] [--global N] [--lds N] [--smem N]
- *              [--barrier N] [--lds-bw BYTES_PER_CLK] FILE
+ *              [--barrier N] [--lds-bw BYTES_PER_CLK] [--iterations N] FILE
  *
  * --waves: the workgroup's; --simd-waves: those scheduled on one SIMD (LoopParams.simd_waves: 0, the
  * default, for the workgroup's share; 1 for one wave alone, as llvm-mca models it).
@@ -32,6 +32,7 @@ int main(int argc, char **argv)
                    : !strcmp(a, "--barrier") ? &p.barrier_latency
                    : !strcmp(a, "--lds-bw")  ? &p.lds_bytes_per_clk
                    : !strcmp(a, "--simd-waves") ? &p.simd_waves
+                   : !strcmp(a, "--iterations") ? &p.iterations
                                              : NULL;
         if (!strcmp(a, "--cpu") && i + 1 < argc)
             cpu = argv[++i];
@@ -44,7 +45,7 @@ int main(int argc, char **argv)
     }
     if (!path) {
         fprintf(stderr, "usage: loop_model [--cpu CPU] [--waves N] [--simd-waves N] [--global N] [--lds N] [--smem N] [--barrier N] "
-                        "[--lds-bw N] FILE\n");
+                        "[--lds-bw N] [--iterations N] FILE\n");
         return 2;
     }
     FILE *f = fopen(path, "r");
