@@ -184,6 +184,8 @@ static void fetch(Lower *L, Frags *F, int op, int j, int step)
  * bench/vs_triton: the 128x128 32x32 matmuls (two rows of two, 4 waves: no rows between a pair and
  * its use) read two steps ahead, every other case one. */
 enum { LDS_LATENCY = 64, READ_LATENCY = 2 * LDS_LATENCY, MAX_AHEAD = 2 };
+/* A global load's latency on MI300X, the loop model's estimate (report_loop.c's global_latency) */
+enum { GLOBAL_LATENCY = 500 };
 static int read_ahead(const MfmaInfo *info, int nout, int nin, int nsteps)
 {
     if (nsteps < 3)
@@ -205,8 +207,6 @@ static void dot_mfma(Lower *L, Op *op)
     const LinLayout *la = &lay_info(L, ta)->ll, *lb = &lay_info(L, tb)->ll, *lc = &lay_info(L, tc)->ll;
     LVal *A = lval(L, op->operands[0]), *B = lval(L, op->operands[1]), *C = lval(L, op->operands[2]);
     const Deferred *da = L->deferred[op->operands[0]->scratch], *db = L->deferred[op->operands[1]->scratch];
-    if (da || db)
-        tgt_barrier(L); /* the operands' LDS writes are complete */
     int kw = ta->layout->k_width;
     int kpl = info->k * info->m / 64;
     int KB = kw * (64 / info->m);
@@ -233,21 +233,36 @@ static void dot_mfma(Lower *L, Op *op)
         if (k == nn)
             ns[nn++] = org[t][1];
         ni[t] = k;
-        acc[t] = vector_of(L, ct, C->r + t * nacc, nacc);
     }
     int per_q = kw / kpl, nsteps = (int)((K + KB - 1) / KB) * per_q;
     /* the tiles as rows: row o of the outer operand's fragment o times each inner fragment */
     bool a_in = nm <= nn;
     int nin = a_in ? nm : nn, nout = a_in ? nn : nm;
+    /* a kernel that asks for an occupancy (waves_per_eu) has its registers capped: the fragments
+     * read ahead would spill there (examples/attention.tile at 6 waves: 16 VGPRs instead of 10),
+     * and the other waves hide the reads' latency */
+    int ahead = (da || db) && L->f->opts.waves_per_eu <= 0 ? read_ahead(info, nout, nin, nsteps) : 0;
+    int rows = ahead * nout, row_cycles = nin * info->passes * 4;
+    int wait = (LDS_LATENCY + row_cycles - 1) / row_cycles;
+    /* The loop's next tiles' global loads (Lower.covered): the dot issues them one after each of its
+     * first rows, past its barrier, their address and mask work free to issue under the MFMAs (the
+     * row sched barriers let VALU cross), the loads held in their row, which LLVM would otherwise
+     * sink to the writes at the body's end that use them. Where the rows between the last of them and
+     * the writes (after the last read and `wait` rows) run for less than a global load's latency,
+     * the writes would wait for them: the loads then stay where they stand, before the barrier. */
+    bool covered = ahead && L->cover_dot == op && L->ncovered &&
+                   ((nsteps - ahead) * nout + wait - L->ncovered) * row_cycles >= GLOBAL_LATENCY;
+    while (!covered && L->cover_dot == op && lower_next_covered(L))
+        ;
+    if (da || db)
+        tgt_barrier(L); /* the operands' LDS writes are complete */
+    for (int t = 0; t < ntiles; t++)
+        acc[t] = vector_of(L, ct, C->r + t * nacc, nacc);
     int *tile = ARENA_ARRAY(L->a, int, nout * nin + 1);
     for (int i = 0; i < nout * nin; i++)
         tile[i] = -1;
     for (int t = 0; t < ntiles; t++)
         tile[(a_in ? ni[t] : mi[t]) * nin + (a_in ? mi[t] : ni[t])] = t;
-    /* a kernel that asks for an occupancy (waves_per_eu) has its registers capped: the fragments
-     * read ahead would spill there (examples/attention.tile at 6 waves: 16 VGPRs instead of 10),
-     * and the other waves hide the reads' latency */
-    int ahead = (da || db) && L->f->opts.waves_per_eu <= 0 ? read_ahead(info, nout, nin, nsteps) : 0;
     Frags F = {{la, lb}, {A, B}, {da, db}, {ms, ns}, cl->instr, kw, kpl, KB, ahead + 1,
                ARENA_ARRAY(L->a, LLVMValueRef, kpl + 1), {NULL, NULL}};
     for (int op2 = 0; op2 < 2; op2++) {
@@ -263,6 +278,8 @@ static void dot_mfma(Lower *L, Op *op)
         for (int op2 = 0; op2 < 2; op2++)
             for (int j = 0; j < (op2 ? nn : nm); j++)
                 fetch(L, &F, op2, j, f);
+    if (covered) /* the covered loads stay in their rows */
+        others &= ~(unsigned)SCHED_ALLOW_VMEM;
     /* The loop's rotated writes (defer_rotate_early), where this dot is their operands' last reader:
      * after its last read (in step nsteps - 1 - ahead) the last `ahead` steps' nout rows of MFMAs
      * remain. Where the writes take the LDS longer than those rows' MFMAs (the workgroup's bytes at
@@ -271,14 +288,13 @@ static void dot_mfma(Lower *L, Op *op)
      * the barrier before the first row after `wait` rows, whose MFMA cycles cover the last read's LDS
      * latency (the barrier waits for it), the writes spread evenly before the rows after it. Where the
      * rows cover the writes, the body's end hides them as well, and spreading them only puts the
-     * repacking's VALU waits among the MFMAs (by rk's loop model, 128x128x64 w4 k16: 1428 -> 1460). */
-    int64_t wbytes = 0;
-    int nwr = ahead ? defer_rotate_early(L, op, &wbytes) : 0, rows = ahead * nout;
-    int row_cycles = nin * info->passes * 4;
-    int wait = (LDS_LATENCY + row_cycles - 1) / row_cycles;
-    if (wait >= rows || wbytes / (4 * L->t->lds_banks) <= (int64_t)rows * row_cycles)
-        nwr = 0;
-    int per = nwr ? (nwr + rows - wait - 1) / (rows - wait) : 0, written = 0;
+     * repacking's VALU waits among the MFMAs (by rk's loop model, 128x128x64 w4 k16: 1428 -> 1460).
+     * With covered loads the tiles written are those loads', issued by the first rows: the writes are
+     * planned at the first row after the last read, and always spread, since the loop's top no longer
+     * holds the loads' work that hid the end's writes draining through the LDS before the next
+     * iteration's reads. */
+    int nwr = 0, per = 0, written = 0;
+    bool planned = false;
     for (int e = 0; e < nsteps && !L->failed; e++) {
         int f = e + ahead; /* the step whose fragments are read during this one's MFMAs */
         LLVMValueRef *ga = F.f[0][e % F.ring], *gb = F.f[1][e % F.ring];
@@ -294,6 +310,14 @@ static void dot_mfma(Lower *L, Op *op)
         /* transposed accumulators come from the instruction with its operands swapped: D^T = B^T A^T */
         for (int o = 0; o < (ahead ? nout : 1); o++) {
             int row = (e - (nsteps - ahead)) * nout + o; /* >= 0: a row after the last read */
+            if (ahead && !planned && (row >= 0 || !covered)) {
+                int64_t wbytes = 0;
+                nwr = defer_rotate_early(L, op, &wbytes);
+                if (wait >= rows || (!covered && wbytes / (4 * L->t->lds_banks) <= (int64_t)rows * row_cycles))
+                    nwr = 0;
+                per = nwr ? (nwr + rows - wait - 1) / (rows - wait) : 0;
+                planned = true;
+            }
             if (nwr && row >= wait) {
                 tgt_sched_barrier(L, 0);
                 int hi = written + per < nwr ? written + per : nwr;
@@ -308,6 +332,8 @@ static void dot_mfma(Lower *L, Op *op)
                     acc[t] = cl->transposed ? tgt_mfma(L, cl->instr, gb[ni[t]], ga[mi[t]], acc[t])
                                             : tgt_mfma(L, cl->instr, ga[mi[t]], gb[ni[t]], acc[t]);
             }
+            if (covered)
+                lower_next_covered(L);
             /* outer fragments in pairs, after the pair's second row: two reads at a constant
              * distance from one address become one ds_read2 (A's rows a phase cycle apart) */
             if (ahead && f < nsteps && (o % 2 || o == nout - 1))

@@ -76,6 +76,11 @@ struct Lower {
     bool lds_read;        /* an LDS read was emitted since the last barrier (its readers may still run) */
     Op *rot_loop;         /* the loop whose body is being lowered, where it has rotated dot operands */
     bool rot_done;        /* its rotated writes were emitted by its dot (defer_rotate_write) */
+    /* that loop's global loads its dot issues among its MFMAs (lower_next_covered): loads before the
+     * dot whose tiles only the body's yield reads, skipped where they stand */
+    Op **covered;
+    int ncovered;
+    const Op *cover_dot;
     int shared_loads;     /* loads into stage buffers not lowered yet */
     Ring **ring_of;       /* by value id: the stage buffers of a shared tile (lower_async.c) */
     int *ring_slot;       /* by value id: its fixed buffer, or -1 (the loop's load) */
@@ -385,6 +390,7 @@ bool defer_rotate_begin(Lower *L, Op *loop);
 void defer_rotate_end(Lower *L, Op *loop);
 int defer_rotate_early(Lower *L, const Op *dot, int64_t *bytes);
 void defer_rotate_write(Lower *L, int lo, int hi);
+bool lower_next_covered(Lower *L);
 /* The address of the 16-byte chunk `chunk` of row `row` of a deferred operand (A: rows are m; B:
  * rows are n when k-major, else k), after the swizzle. */
 LLVMValueRef deferred_chunk_ptr(Lower *L, const Deferred *d, LLVMValueRef row, LLVMValueRef chunk);
