@@ -400,7 +400,7 @@ def write_docs(a, when, mach, ch, cr, qh, qr, xh, xr, mh, mr, vs):
              "workgroup of 8 waves, 1 of 4; estimated latencies: global 500 cycles, LDS 64, LDS 128 "
              "B/clk per CU shared by the workgroup's waves), rk's over Triton's, the share of those cycles "
              "the matrix unit is busy (and the loop's MFMAs), the longest run of instructions without an "
-             "MFMA (across the back edge), the cycles the matrix unit is idle by what the oldest wave was doing "
+             "MFMA (across the back edge), the cycles the matrix unit is idle by what the wave finishing last was doing "
              "(waiting on vmcnt, lgkmcnt, LDS bandwidth, a barrier; issuing VALU, SALU, other), the loop's "
              "LDS reads and writes by the bank evaluator (addresses found from the ISA: known, conflicted with "
              "the worst ways and the LDS cycles the conflicts add, unknown and not charged), and how many "

@@ -200,20 +200,20 @@ static void test_waves_sharing_a_simd(void)
     CHECK(l.cycles == 4 * 16, "8 waves, one scheduled: %d", l.cycles);
     l = model("gfx942", 5, m, N(m), NULL);
     CHECK(l.cycles == 128, "5 waves: 2 on the first SIMD: %d", l.cycles);
-    /* a load waited at once: one wave's wait is the other's MFMAs (20 x 32 > 500 + issue), so the unit
-     * never idles. w[0], the older wave, goes first whenever both can and the other lags: the
-     * measured window is not a whole round, and the MFMA of the other wave that its end cuts counts
-     * whole (the measurement's resolution: one MFMA) */
+    /* a load waited at once, no barrier: the older wave wins every tie and runs ahead; the younger's
+     * MFMAs fill the older's waits and, once the older is done, it runs alone with its own waits
+     * unhidden. The rounds are averaged over the whole run: between the two waves' MFMAs alone (a
+     * floor) and each wave alone one after the other (a ceiling) */
     const char *early[23];
     early[0] = LOAD;
     early[1] = "s_waitcnt vmcnt(0)";
     for (int i = 0; i < 20; i++)
         early[2 + i] = MFMA32;
     early[22] = BR;
+    LoopReport solo = model("gfx942", 4, early, 23, NULL);
     l = model("gfx942", 8, early, 23, NULL);
-    CHECK(l.cycles >= 2 * 20 * 32 && l.cycles <= 2 * 20 * 32 + 32 && l.mfma_busy == l.cycles &&
-              l.stalls[STALL_VMCNT] == 0,
-          "load waited at once, 2 waves: %d cycles busy %d vmcnt %d", l.cycles, l.mfma_busy, l.stalls[STALL_VMCNT]);
+    CHECK(l.cycles >= 2 * 20 * 32 && l.cycles < 2 * solo.cycles && l.mfma_busy <= 2 * 20 * 32,
+          "load waited at once, 2 waves: %d cycles (alone %d) busy %d", l.cycles, solo.cycles, l.mfma_busy);
     /* a barrier: both waves' MFMAs (4 x 32 each) before it, then the barrier's 32 after the second
      * wave's last MFMA issues (4 cycles into it), and the branch: 256 busy + 4 + 4 */
     const char *b[] = {MFMA32, "v_mfma_f32_32x32x8_bf16 a[16:31], v[64:65], v[66:67], a[16:31]",
@@ -225,19 +225,32 @@ static void test_waves_sharing_a_simd(void)
     l = model("gfx942", 4, b, N(b), NULL);
     CHECK(l.cycles == 96 + 4 + 32 + 4, "barrier, 1 wave: %d", l.cycles); /* 4th MFMA at 96 */
     /* ten VALU ops a wave: the SIMD's VALU issues one every 4 cycles, for either wave. The older wave
-     * has it whenever it can issue: the other gets the slot of its branch (an SALU), one VALU each
-     * 44 cycles; in those 44 the SIMD does 48 of the 88 cycles of work of a round of both */
+     * has it whenever it can issue, the younger only in the older's branch slots (an SALU) until the
+     * older is done: 80 VALU cycles a round, and the branches' few slots the VALU then idles */
     const char *v = "v_add_f32_e32 v1, v2, v3";
     const char *vb[] = {v, v, v, v, v, v, v, v, v, v, BR};
     l = model("gfx942", 8, vb, N(vb), NULL);
-    CHECK(l.cycles == (2 * 44 * 44 + 24) / 48, "VALU shared by 2 waves: %d", l.cycles);
-    /* with a barrier they keep pace: the first's ten, the second's ten, the barrier, a branch */
+    CHECK(l.cycles >= 2 * 10 * 4 && l.cycles <= 2 * 11 * 4, "VALU shared by 2 waves: %d", l.cycles);
+    /* with a barrier they keep pace: the first's ten, the second's ten, the barrier, a branch. The
+     * second finishes last, and its time is charged: waiting for the VALU and issuing (80, less the
+     * slot its branch took while the first waited at the barrier), the barrier's latency (32) */
     const char *vbb[] = {v, v, v, v, v, v, v, v, v, v, "s_barrier", BR};
     l = model("gfx942", 8, vbb, N(vbb), NULL);
-    CHECK(l.cycles == 80 + 32 + 4 && l.stalls[STALL_BARRIER] == 72, "VALU and a barrier, 2 waves: %d (barrier %d)",
-          l.cycles, l.stalls[STALL_BARRIER]);
+    CHECK(l.cycles == 80 + 32 + 4 && l.stalls[STALL_VALU] >= 76 && l.stalls[STALL_BARRIER] == 32,
+          "VALU and a barrier, 2 waves: %d (valu %d barrier %d)", l.cycles, l.stalls[STALL_VALU],
+          l.stalls[STALL_BARRIER]);
     l = model("gfx942", 4, vb, N(vb), NULL);
     CHECK(l.cycles == 11 * 4, "VALU, 1 wave: %d", l.cycles);
+    /* floors, whatever the order (a review's bodies, under them with a single measured window): a
+     * round takes at least the SIMD's waves' MFMA cycles, and the workgroup's LDS bytes at 128 a
+     * clock (16 waves: 4 a SIMD) */
+    const char *lq[] = {"s_waitcnt lgkmcnt(4)", "ds_read_b128 v[54:57], v8", "ds_read_b128 v[58:61], v8", BR};
+    l = model("gfx942", 16, lq, N(lq), NULL);
+    CHECK(l.cycles >= 16 * 2 * 1024 / 128, "LDS floor, 16 waves: %d", l.cycles);
+    const char *st[] = {"s_nop 3", "s_waitcnt vmcnt(2)", "buffer_store_dword v48, v1, s[0:3], 0 offen", MFMA32,
+                        "s_waitcnt vmcnt(2) lgkmcnt(3)", BR};
+    l = model("gfx942", 16, st, N(st), NULL);
+    CHECK(l.cycles >= 4 * 32 && l.mfma_busy <= l.cycles, "MFMA floor, 16 waves: %d (busy %d)", l.cycles, l.mfma_busy);
     /* LDS: 8 waves x 8 reads x 1 KiB at 128 bytes a clock, whichever SIMD they come from */
     const char *rd = "ds_read_b128 v[0:3], v8";
     const char *lb[] = {rd, rd, rd, rd, rd, rd, rd, rd, "s_waitcnt lgkmcnt(0)", BR};

@@ -49,7 +49,7 @@ typedef struct MfmaCount {
 
 /* The loop cycle model's figures for one loop (report_loop.c says how they are estimated). Stalls:
  * the cycles of one steady-state iteration during which the matrix unit is idle, by what the SIMD's
- * oldest wave was doing then: waiting on vmcnt, on lgkmcnt (the LDS latency and the scalar loads), on the LDS's
+ * wave that finishes last was doing then: waiting on vmcnt, on lgkmcnt (the LDS latency and the scalar loads), on the LDS's
  * bandwidth (the part of an lgkmcnt wait spent queueing behind other waves' LDS traffic), at
  * s_barrier, issuing VALU, issuing SALU (s_nop and s_waitcnt that do not wait included), or
  * anything else (issuing memory instructions, waiting on an MFMA's result). mfma_busy plus the
@@ -60,7 +60,8 @@ typedef struct LoopReport {
     int first;           /* index of the loop's first instruction in the kernel */
     int instructions;    /* instructions in the body, the backward branch included */
     int mfma;            /* MFMA instructions in the body */
-    int cycles;          /* estimated cycles per iteration, in steady state */
+    int cycles;          /* estimated cycles per iteration, in steady state: with several waves on a
+                            SIMD, per round of one iteration of each (report_loop.c) */
     int mfma_busy;       /* cycles of that iteration during which the matrix unit is busy */
     int mfma_free;       /* the longest run of instructions without an MFMA, across the back edge;
                             the whole body when it has none */

@@ -29,14 +29,16 @@
  * misses (one global latency for all), instruction fetch, branches (every instruction of the body is
  * issued once per iteration, whichever way its forward branches go), VMEM bandwidth, s_setprio.
  *
- * Steady state: params.iterations (4) iterations of the oldest wave, w[0], are scheduled back to back
- * (the others may run up to two more), with the loads of one still outstanding in the next, and w[0]'s
- * last is measured, from when it is ready to issue its first instruction to when it is ready for the
- * next iteration's. An iteration's figure is the SIMD's time for a round of one iteration of each of
- * its waves: that window itself where the waves keep pace (as waves that meet at barriers do), scaled
- * by the work the waves did in it where the older ran ahead. Each cycle of the window is either one
- * in which the matrix unit is busy (any wave's MFMA) or one charged to what w[0] was doing (report.h:
- * the stall causes), so the busy cycles and the stalls add up to the iteration. */
+ * Steady state: one wave runs params.iterations (4) iterations back to back, with the loads of one
+ * still outstanding in the next, and its last is measured, from when it is ready to issue its first
+ * instruction to when it is ready for the next iteration's. Several waves run 4 times as many each:
+ * the older wins every tie and may run ahead (without barriers it can starve the younger, which
+ * then finishes alone), so the figure is the SIMD's average time per round of one iteration of each
+ * wave, from the moment nw * iterations of the waves' iterations have finished (whichever wave's) to
+ * the last; exact for waves that keep pace, as waves meeting at barriers do. Each cycle of that
+ * window is either one in which the matrix unit is busy (any wave's MFMA) or one charged to what the
+ * wave that finishes last was doing (report.h: the stall causes), so the busy cycles and the stalls
+ * add up to the window, and per round, rounded, to the figure. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -288,8 +290,8 @@ typedef struct Span {
     int64_t start, end;
 } Span;
 
-/* An interval of the measured wave's time and what it was doing then (charged once every MFMA that
- * can overlap it is known). */
+/* An interval of a wave's time and what it was doing then (charged once every MFMA that can overlap
+ * it is known). */
 typedef struct Charge {
     int64_t start, end;
     int cause;
@@ -308,7 +310,12 @@ typedef struct Wave {
     int barriers;     /* s_barriers it has passed */
     bool at_barrier;  /* waiting at its next one for the others */
     int64_t arrived;  /* since when */
-    int64_t done;     /* the work it issued in w[0]'s measured iteration (see weight) */
+    int64_t *ends;    /* ends[i]: when it is ready for iteration i + 1's first instruction */
+    Charge *charged;  /* its time and what it spent it on, in order */
+    int ncharged, max_charged;
+    int64_t conflict; /* LDS cycles its DS instructions' bank conflicts add, with when each issued */
+    int64_t *conflict_at, *conflict_cycles;
+    int nconflict;
 } Wave;
 
 enum { SIMDS_PER_CU = 4, MAX_SIMD_WAVES = 4 };
@@ -316,20 +323,14 @@ enum { SIMDS_PER_CU = 4, MAX_SIMD_WAVES = 4 };
 typedef struct Sched {
     const LoopParams *p;
     int workgroup;     /* the workgroup's waves */
-    int nwaves;        /* those on one SIMD, which the schedule runs: w[0] is measured */
+    int nwaves;        /* those on one SIMD, which the schedule runs (w[0] the oldest) */
     Wave *w;
     int64_t mfma_free; /* when the SIMD's matrix unit takes the next MFMA */
     int64_t lds_free;  /* when the CU's LDS takes the next DS instruction */
     int64_t unit_free[NUNITS];
     Span *busy; /* MFMA busy spans, in order, disjoint (the unit serves one MFMA at a time) */
     int nbusy;
-    Charge *charged; /* w[0]'s time in the measured iteration */
-    int ncharged, max_charged;
-    int64_t conflict; /* LDS cycles the bank conflicts add, w[0]'s instructions of the measured iteration */
-    bool counting;    /* w[0] runs the measured iteration */
-    int n, iters;     /* the body's instructions; the iterations w[0] runs (the last is measured) */
-    int64_t begin, end; /* the measured iteration: when w[0] is ready for its first and for the next */
-    bool measured;      /* w[0] has finished it */
+    int n, iters;      /* the body's instructions; the iterations each wave runs */
 } Sched;
 
 /* Cycles of [a, b) during which the matrix unit is busy. */
@@ -352,12 +353,12 @@ static int64_t busy_in(const Sched *s, int64_t a, int64_t b)
     return sum;
 }
 
-/* Records that wave w spent [a, b) on `cause`: for the measured wave in the measured iteration. */
-static void charge(Sched *s, const Wave *w, int64_t a, int64_t b, int cause)
+/* Records that wave w spent [a, b) on `cause`. */
+static void charge(Wave *w, int64_t a, int64_t b, int cause)
 {
-    if (w != &s->w[0] || !s->counting || b <= a || s->ncharged == s->max_charged)
+    if (b <= a || w->ncharged == w->max_charged)
         return;
-    s->charged[s->ncharged++] = (Charge){a, b, cause};
+    w->charged[w->ncharged++] = (Charge){a, b, cause};
 }
 
 static void push(Counter *c, int64_t done, int64_t queue, bool in_order, int64_t now)
@@ -376,6 +377,12 @@ static void push(Counter *c, int64_t done, int64_t queue, bool in_order, int64_t
         c->n--;
     }
     c->op[c->n++] = (Pending){done, queue};
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return a < b ? -1 : a > b;
 }
 
 static int cmp_done(const void *x, const void *y)
@@ -453,7 +460,7 @@ static void issue(Sched *s, Wave *w, const Ins *in)
     switch (in->kind) {
     case K_MFMA: {
         int64_t r = issue_time(s, w, in);
-        charge(s, w, t, r, STALL_OTHER);
+        charge(w, t, r, STALL_OTHER);
         s->busy[s->nbusy++] = (Span){r, r + in->cycles};
         s->mfma_free = r + in->cycles;
         if (in->nregs)
@@ -467,16 +474,16 @@ static void issue(Sched *s, Wave *w, const Ins *in)
         int64_t v = wait_for(&w->vm, in->vm, t, &qv), l = wait_for(&w->lgkm, in->lgkm, t, &ql);
         int64_t end = t + in->issue;
         if (v >= l && v > end) {
-            charge(s, w, t, v, STALL_VMCNT);
+            charge(w, t, v, STALL_VMCNT);
             end = v;
         } else if (l > end) {
             /* without the queueing the wait would have ended at l - ql */
             int64_t plain = l - ql > t ? l - ql : t;
-            charge(s, w, t, plain, STALL_LGKMCNT);
-            charge(s, w, plain, l, STALL_LDS);
+            charge(w, t, plain, STALL_LGKMCNT);
+            charge(w, plain, l, STALL_LDS);
             end = l;
         } else {
-            charge(s, w, t, end, STALL_SALU);
+            charge(w, t, end, STALL_SALU);
         }
         w->t = end;
         return;
@@ -489,14 +496,14 @@ static void issue(Sched *s, Wave *w, const Ins *in)
                                                           : STALL_OTHER;
     int64_t r = regs_ready(w, in, 0, MAX_REGS);
     if (r > t) {
-        charge(s, w, t, r, STALL_OTHER);
+        charge(w, t, r, STALL_OTHER);
         t = r;
     }
     if (u != U_NONE && s->unit_free[u] > t) { /* another wave of the SIMD has the unit */
-        charge(s, w, t, s->unit_free[u], cause);
+        charge(w, t, s->unit_free[u], cause);
         t = s->unit_free[u];
     }
-    charge(s, w, t, t + in->issue, cause);
+    charge(w, t, t + in->issue, cause);
     if (u != U_NONE)
         s->unit_free[u] = t + in->issue;
     switch (in->kind) {
@@ -515,8 +522,10 @@ static void issue(Sched *s, Wave *w, const Ins *in)
         if (in->lds.kind == LDS_KNOWN && in->lds.passes > 0) { /* n ways: n times the passes' time */
             int64_t num = bytes * in->lds.pass_ways, den = bw * in->lds.passes;
             int64_t conflicted = (num + den - 1) / den;
-            if (s->counting && w == &s->w[0] && conflicted > occupancy)
-                s->conflict += conflicted - occupancy;
+            if (conflicted > occupancy && w->nconflict < s->n * s->iters) {
+                w->conflict_at[w->nconflict] = t;
+                w->conflict_cycles[w->nconflict++] = conflicted - occupancy;
+            }
             occupancy = conflicted;
         }
         s->lds_free = start + occupancy;
@@ -528,30 +537,13 @@ static void issue(Sched *s, Wave *w, const Ins *in)
     w->t = t + in->issue;
 }
 
-/* An instruction's share of an iteration's work, to measure how far a wave got: the matrix unit's
- * cycles for an MFMA, else its issue slot. */
-static int64_t weight(const Ins *in)
-{
-    return in->kind == K_MFMA ? in->cycles : in->issue;
-}
-
 /* Wave w is past its instruction: the next, and at the body's end the next iteration's first. */
 static void advance(Sched *s, Wave *w)
 {
     if (++w->pc < s->n)
         return;
     w->pc = 0;
-    w->iter++;
-    if (w != &s->w[0])
-        return;
-    if (w->iter == s->iters - 1) {
-        s->counting = true;
-        s->begin = w->t;
-    } else if (w->iter == s->iters) {
-        s->counting = false;
-        s->measured = true;
-        s->end = w->t;
-    }
+    w->ends[w->iter++] = w->t;
 }
 
 /* Wave w reaches an s_barrier: it waits until every wave of the SIMD has reached the same one (they
@@ -571,7 +563,7 @@ static void pass_barrier(Sched *s, Wave *w, const Ins *in)
     int64_t open = last + (s->p->barrier_latency > in->issue ? s->p->barrier_latency : in->issue);
     for (int k = 0; k < s->nwaves; k++) {
         Wave *o = &s->w[k];
-        charge(s, o, o->arrived, open, STALL_BARRIER);
+        charge(o, o->arrived, open, STALL_BARRIER);
         o->t = open;
         o->at_barrier = false;
         o->barriers++;
@@ -636,40 +628,46 @@ int report_loop_model_in(Arena *a, const char *cpu, int waves, bool v0_tid, cons
         nw = workgroup;
     if (nw > MAX_SIMD_WAVES)
         nw = MAX_SIMD_WAVES;
+    /* One wave: `iters` iterations, the last measured. Several: the older wave may run ahead of the
+     * younger (it wins every tie) and they need longer to settle, so each runs 4 * iters and the
+     * SIMD's rounds (one iteration of each wave) from the iters-th to the last are averaged. */
+    int runs = nw > 1 ? 4 * iters : iters, first = nw > 1 ? iters : runs - 1;
     Sched *s = ARENA_NEW(a, Sched);
     memset(s, 0, sizeof *s);
     s->p = p;
     s->workgroup = workgroup;
     s->nwaves = nw;
     s->n = n;
-    s->iters = iters;
+    s->iters = runs;
     s->w = ARENA_ARRAY(a, Wave, (size_t)nw);
     memset(s->w, 0, sizeof s->w[0] * (size_t)nw);
-    /* the other waves run ahead at most a little: two iterations more than w[0] bound them */
-    int limit = iters + 2;
-    s->busy = ARENA_ARRAY(a, Span, (size_t)nmfma * (size_t)limit * (size_t)nw + 1);
-    s->max_charged = 3 * n + 8; /* at most 3 an instruction */
-    s->charged = ARENA_ARRAY(a, Charge, (size_t)s->max_charged);
+    for (int k = 0; k < nw; k++) {
+        Wave *w = &s->w[k];
+        w->ends = ARENA_ARRAY(a, int64_t, (size_t)runs);
+        w->max_charged = 3 * n * runs + 8; /* at most 3 an instruction */
+        w->charged = ARENA_ARRAY(a, Charge, (size_t)w->max_charged);
+        w->conflict_at = ARENA_ARRAY(a, int64_t, (size_t)n * (size_t)runs + 1);
+        w->conflict_cycles = ARENA_ARRAY(a, int64_t, (size_t)n * (size_t)runs + 1);
+    }
+    s->busy = ARENA_ARRAY(a, Span, (size_t)nmfma * (size_t)runs * (size_t)nw + 1);
     /* Each step issues the instruction, of all the waves' next ones, that can issue first (ties: the
-     * older wave, w[0] the oldest), so the shared units are handed out in time order. It ends when w[0] has run its iterations and nothing that could still start
-     * before the measured iteration's end is left. */
+     * older wave, w[0] the oldest), so the shared units are handed out in time order, until every
+     * wave has run its iterations. */
     for (;;) {
         int best = -1;
         int64_t at = 0;
         for (int k = 0; k < nw; k++) {
             const Wave *w = &s->w[k];
-            if (w->at_barrier || w->iter >= (k == 0 ? iters : limit))
+            if (w->at_barrier || w->iter >= runs)
                 continue;
             int64_t it = issue_time(s, w, &body[w->pc]);
             if (best < 0 || it < at)
                 best = k, at = it;
         }
-        if (best < 0 || (s->measured && at >= s->end))
+        if (best < 0)
             break;
         Wave *w = &s->w[best];
         const Ins *in = &body[w->pc];
-        if ((s->counting || s->measured) && at >= s->begin)
-            w->done += weight(in); /* at < s->end: see above */
         if (in->kind == K_BARRIER) {
             pass_barrier(s, w, in);
             continue;
@@ -677,37 +675,50 @@ int report_loop_model_in(Arena *a, const char *cpu, int waves, bool v0_tid, cons
         issue(s, w, in);
         advance(s, w);
     }
-    if (!s->measured) /* w[0] waits at a barrier the others never reach: cannot happen with one body */
-        s->end = s->w[0].t;
-    int64_t window = s->end - s->begin, busy = busy_in(s, s->begin, s->end);
-    int64_t stalls[NSTALLS] = {0};
-    for (int i = 0; i < s->ncharged; i++) {
-        const Charge *c = &s->charged[i];
-        stalls[c->cause] += (c->end - c->start) - busy_in(s, c->start, c->end);
+    /* The measured window: the SIMD's waves finish nw * runs iterations in all; from the
+     * (nw * first)-th of those finishes to the last, nw * (runs - first) more finish, one round of
+     * each wave's iteration per nw of them (whichever wave finishes them: the older may run ahead),
+     * so the window is runs - first rounds. The wave that finishes last ran through all of it: the
+     * matrix unit's idle cycles are charged to what that wave was doing. */
+    int last = 0;
+    int64_t *fin = ARENA_ARRAY(a, int64_t, (size_t)nw * (size_t)runs);
+    for (int k = 0; k < nw; k++) {
+        const Wave *w = &s->w[k];
+        if (w->iter < runs) /* cannot happen: every wave runs the same body and barriers */
+            return -1;
+        memcpy(fin + (size_t)k * (size_t)runs, w->ends, sizeof fin[0] * (size_t)runs);
+        if (w->ends[runs - 1] > s->w[last].ends[runs - 1])
+            last = k;
     }
-    /* The SIMD's rate: in w[0]'s window its waves issued `all` work (weight), nw times an iteration's
-     * a round of one iteration each, so such a round takes window * nw * iteration / all cycles: the
-     * window itself where the waves keep pace, as waves that meet at barriers do; more where w[0], the
-     * oldest, ran ahead of the others. Busy cycles and stalls are scaled alike, rounded so that they
-     * still add up. */
-    int64_t all = 0, iteration = 0;
+    qsort(fin, (size_t)nw * (size_t)runs, sizeof fin[0], cmp_i64);
+    int64_t begin = first > 0 ? fin[nw * first - 1] : 0, end = fin[nw * runs - 1];
+    int64_t rounds = runs - first, window = end - begin, busy = busy_in(s, begin, end);
+    int64_t stalls[NSTALLS] = {0}, conflict = 0;
+    const Wave *lw = &s->w[last];
+    for (int i = 0; i < lw->ncharged; i++) {
+        const Charge *c = &lw->charged[i];
+        int64_t x = c->start > begin ? c->start : begin, y = c->end < end ? c->end : end;
+        if (y > x)
+            stalls[c->cause] += (y - x) - busy_in(s, x, y);
+    }
     for (int k = 0; k < nw; k++)
-        all += s->w[k].done;
-    for (int i = 0; i < n; i++)
-        iteration += weight(&body[i]);
-    int64_t num = (int64_t)nw * iteration, den = all > 0 ? all : num;
-    int64_t cycles = (window * num + den / 2) / den;
+        for (int i = 0; i < s->w[k].nconflict; i++)
+            if (s->w[k].conflict_at[i] >= begin && s->w[k].conflict_at[i] < end)
+                conflict += s->w[k].conflict_cycles[i];
+    /* per round, rounded so that the busy cycles and the stalls still add up */
+    int64_t cycles = (window + rounds / 2) / rounds;
     out->cycles = (int)cycles;
-    out->mfma_busy = (int)((busy * num + den / 2) / den);
+    out->mfma_busy = (int)((busy + rounds / 2) / rounds);
     int64_t left = cycles - out->mfma_busy;
     int largest = 0;
     for (int c = 0; c < NSTALLS; c++) {
-        out->stalls[c] = (int)(stalls[c] * num / den);
+        out->stalls[c] = (int)(stalls[c] / rounds);
         left -= out->stalls[c];
         if (stalls[c] > stalls[largest])
             largest = c;
     }
     out->stalls[largest] += (int)left;
-    out->lds_conflict_cycles = (int)((s->conflict * nw * num + den / 2) / den);
+    /* the workgroup's: each DS instruction here stands for workgroup / nw of them */
+    out->lds_conflict_cycles = (int)((conflict + rounds / 2) / rounds);
     return 0;
 }
