@@ -623,6 +623,7 @@ static void lower_for(Lower *L, Op *op)
     LLVMAddIncoming(k, &k_next, &latch, 1);
     add_incoming(phis, next, np, latch);
     vector_phis(L, phis, next, inits, np, pre, header, latch);
+    buffer_carry_offsets(L, op, phis + 1, pre, header, latch);
     LLVMPositionBuilderAtEnd(L->b, exit);
     bind_flat(L, op->results, op->nres, phis + 1);
     if (rotate)

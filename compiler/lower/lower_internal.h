@@ -360,6 +360,18 @@ void tma_wait(Lower *L, int bars, LLVMValueRef slot, LLVMValueRef parity);
 /* ---- per op family ---- */
 void lower_elementwise(Lower *L, Op *op);  /* lower_elem.c: arithmetic, casts, math, consts, shapes */
 void lower_memory(Lower *L, Op *op);       /* lower_mem.c: load, store, atomics */
+/* lower_buffer.c: buffer addressing under NAME<2G. The parameter an access addresses as a buffer, or
+ * -1 (vt: the value loaded or stored); the conjunct of its mask (operand mask_i) that is one scalar of
+ * the program instance, or NULL, with the rest in *rest; the 32-bit offset of pointer p from parameter
+ * j, out of range where m is false (its resource in *rsrc); and a loop's carried pointers into such a
+ * parameter that only buffer accesses observe, carried as their 32-bit distances (phis: the header's,
+ * one per register of the loop's carried values after the induction variable's; replaced where
+ * changed). */
+int buffer_param(Lower *L, const Op *op, const Type *vt);
+const Value *uniform_guard(const Op *op, int mask_i, const Value **rest);
+LLVMValueRef buffer_offset(Lower *L, int j, LLVMValueRef p, LLVMValueRef m, LLVMValueRef *rsrc);
+void buffer_carry_offsets(Lower *L, Op *loop, LLVMValueRef *phis, LLVMBasicBlockRef pre, LLVMBasicBlockRef header,
+                          LLVMBasicBlockRef latch);
 void lower_convert(Lower *L, Op *op);      /* lower_convert.c: convert_layout, reshape, permute */
 void lower_reduce(Lower *L, Op *op);       /* lower_reduce.c: reduce, argreduce, scan */
 void lower_dot(Lower *L, Op *op);          /* lower_dot.c: FMA and MFMA */

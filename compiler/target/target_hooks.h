@@ -71,8 +71,11 @@ typedef struct TargetHooks {
     void (*buffer_store)(struct Lower *L, LLVMValueRef rsrc, LLVMValueRef off, LLVMValueRef v, int flags);
     /* The resource of `base` (rsrc, buffer_rsrc's) with no records where the uniform i1 `ok` is false,
      * so that every access through it is out of range, built where the builder is: a guard that holds
-     * for the whole program instance, taken out of the lanes' masks (lower_mem.c, uniform_guard). */
+     * for the whole program instance, taken out of the lanes' masks (lower_buffer.c, uniform_guard). */
     LLVMValueRef (*buffer_guard)(struct Lower *L, LLVMValueRef base, LLVMValueRef rsrc, LLVMValueRef ok);
+    /* v (an i32 of each lane) unchanged, through something LLVM's loop optimisations do not see through
+     * (lower_buffer.c, buffer_carry_offsets). AMD: an empty asm; NULL: v itself. */
+    LLVMValueRef (*opaque)(struct Lower *L, LLVMValueRef v);
     void (*check)(struct Lower *L, LLVMValueRef ptr, int bytes, LLVMValueRef flags);
     void (*assert_fail)(struct Lower *L, const char *msg);
     /* NULL: each failing register calls assert_fail (the GPUs). The emulator's: every lane calls it

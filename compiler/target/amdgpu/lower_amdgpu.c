@@ -230,7 +230,7 @@ static void amdgpu_keep_above(Lower *L, LLVMValueRef *vals, int n)
         lower_compiler_barrier(L, NULL, 0);
 }
 
-/* Buffer addressing (lower_mem.c, buffer_param). The resource: the base, stride 0 (a raw buffer, no
+/* Buffer addressing (lower_buffer.c, buffer_param). The resource: the base, stride 0 (a raw buffer, no
  * swizzle), num_records 2^31 (every offset the fact NAME<2G allows is in range, 2^31 itself is not),
  * and in its last word DST_SEL 0, NUM_FORMAT 7 and DATA_FORMAT 4 (32): the untyped buffer_load_dword*
  * ignore the format, but CDNA treats a resource whose DATA_FORMAT is 0 as out of range (Triton's AMD
@@ -252,7 +252,7 @@ static LLVMValueRef amdgpu_buffer_rsrc(Lower *L, LLVMValueRef base)
     return overloaded_call(L, L->setup, "llvm.amdgcn.make.buffer.rsrc", ot, 2, args, 4);
 }
 
-/* A guarded resource (lower_mem.c, uniform_guard): num_records 2^31 where ok holds, else 0, which
+/* A guarded resource (lower_buffer.c, uniform_guard): num_records 2^31 where ok holds, else 0, which
  * puts every offset out of range whatever soffset and voffset are. The count is read from the first
  * lane (ok is one value for the program instance, and LLVM then keeps the resource in SGPRs without a
  * waterfall loop: one s_cselect_b32 an iteration for the pipeliner's guard). */
@@ -266,6 +266,21 @@ static LLVMValueRef amdgpu_buffer_guard(Lower *L, LLVMValueRef base, LLVMValueRe
                             const_i32(L, (7 << 12) | (4 << 15))};
     LLVMTypeRef ot[2] = {LLVMPointerTypeInContext(L->ctx, 8), LLVMTypeOf(base)};
     return overloaded_call(L, L->b, "llvm.amdgcn.make.buffer.rsrc", ot, 2, args, 4);
+}
+
+/* opaque: an empty asm without side effects ("=v,0": the value in place, no instruction), which
+ * LLVM's scalar evolution does not see through; being free of side effects, it orders nothing. */
+static LLVMValueRef amdgpu_opaque(Lower *L, LLVMValueRef v)
+{
+    LLVMTypeRef ft = LLVMFunctionType(L->i32, &L->i32, 1, 0);
+    LLVMValueRef f = LLVMGetInlineAsm(ft, "", 0, "=v,0", 4, 0, 0, LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef c = LLVMBuildCall2(L->b, ft, f, &v, 1, "");
+    /* touches no memory: dead when unused (a tile's registers other than its access groups' are) */
+    LLVMAttributeRef none = LLVMCreateEnumAttribute(L->ctx, LLVMGetEnumAttributeKindForName("memory", 6), 0);
+    LLVMAddCallSiteAttribute(c, LLVMAttributeFunctionIndex, none);
+    LLVMAddCallSiteAttribute(c, LLVMAttributeFunctionIndex,
+                             LLVMCreateEnumAttribute(L->ctx, LLVMGetEnumAttributeKindForName("nounwind", 8), 0));
+    return c;
 }
 
 /* The type a buffer access moves: whole dwords as i32 or <n x i32>, narrower ones as i8 or i16 (the
@@ -315,6 +330,7 @@ const TargetHooks amdgpu_hooks = {
     .buffer_rsrc = amdgpu_buffer_rsrc,
     .buffer_load = amdgpu_buffer_load,
     .buffer_guard = amdgpu_buffer_guard,
+    .opaque = amdgpu_opaque,
     .buffer_store = amdgpu_buffer_store,
     .finish = amdgpu_finish,
 };

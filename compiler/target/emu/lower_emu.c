@@ -228,7 +228,7 @@ static void emu_check(Lower *L, LLVMValueRef ptr, int bytes, LLVMValueRef flags)
     emu_call(L, offsetof(EmuFns, check), L->void_t, pt, args, 4);
 }
 
-/* Buffer addressing (lower_mem.c): the resource is the V# gfx942 would get (amdgpu/lower_amdgpu.c
+/* Buffer addressing (lower_buffer.c): the resource is the V# gfx942 would get (amdgpu/lower_amdgpu.c
  * builds the same one for the GPU): the base in bits 0-47, stride 0, num_records 2^31, DATA_FORMAT 4
  * and NUM_FORMAT 7; the emulator executes the access from it (runtime/emu/emu_buffer.c). Built in
  * the setup block, as four i32 in a stack slot there. */
@@ -247,7 +247,7 @@ static LLVMValueRef emu_buffer_rsrc(Lower *L, LLVMValueRef base)
     return slot;
 }
 
-/* A guarded resource (lower_mem.c, uniform_guard): a copy of rsrc's V# whose num_records is 0 where
+/* A guarded resource (lower_buffer.c, uniform_guard): a copy of rsrc's V# whose num_records is 0 where
  * ok is false, in a slot of the setup block, written where the builder is. */
 static LLVMValueRef emu_buffer_guard(Lower *L, LLVMValueRef base, LLVMValueRef rsrc, LLVMValueRef ok)
 {
