@@ -4,10 +4,12 @@
  * lines (bench/loop_mca/compare.py).
  *
  *   loop_model [--cpu gfx942] [--waves N] [--simd-waves N] [--global N] [--lds N] [--smem N]
- *              [--barrier N] [--lds-bw BYTES_PER_CLK] [--iterations N] FILE
+ *              [--barrier N] [--lds-bw BYTES_PER_CLK] [--iterations N]
+ *              [--workgroups N] FILE
  *
  * --waves: the workgroup's; --simd-waves: those scheduled on one SIMD (LoopParams.simd_waves: 0, the
- * default, for the workgroup's share; 1 for one wave alone, as llvm-mca models it).
+ * default, for the workgroup's share; 1 for one wave alone, as llvm-mca models it); --workgroups:
+ * those resident on the CU at once (LoopParams.workgroups; the report passes the occupancy's).
  *
  * prints one JSON object: the LoopReport's fields. Exit 0, 1 when the file cannot be read or the CPU
  * has no model, 2 for a bad command line. */
@@ -33,6 +35,7 @@ int main(int argc, char **argv)
                    : !strcmp(a, "--lds-bw")  ? &p.lds_bytes_per_clk
                    : !strcmp(a, "--simd-waves") ? &p.simd_waves
                    : !strcmp(a, "--iterations") ? &p.iterations
+                   : !strcmp(a, "--workgroups") ? &p.workgroups
                                              : NULL;
         if (!strcmp(a, "--cpu") && i + 1 < argc)
             cpu = argv[++i];
@@ -45,7 +48,7 @@ int main(int argc, char **argv)
     }
     if (!path) {
         fprintf(stderr, "usage: loop_model [--cpu CPU] [--waves N] [--simd-waves N] [--global N] [--lds N] [--smem N] [--barrier N] "
-                        "[--lds-bw N] [--iterations N] FILE\n");
+                        "[--lds-bw N] [--iterations N] [--workgroups N] FILE\n");
         return 2;
     }
     FILE *f = fopen(path, "r");

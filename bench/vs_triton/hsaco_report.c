@@ -5,8 +5,8 @@
  *   hsaco_report [--json] [--dynamic-lds BYTES] FILE.hsaco
  *
  * prints the `rkc --report` text, or with --json the `--report=json` object. --dynamic-lds adds the
- * LDS that the launch allocates to what the code object declares, and the occupancy is computed
- * again with it: Triton's AMD code objects declare no LDS (group_segment_fixed_size 0) and ask for
+ * LDS that the launch allocates to what the code object declares, counted before the occupancy and
+ * the loop model's resident workgroups (report_code_object_lds): Triton's AMD code objects declare no LDS (group_segment_fixed_size 0) and ask for
  * theirs at launch (the "shared" of Triton's metadata), so without it their LDS would read 0 and
  * their occupancy would ignore LDS.
  *
@@ -75,16 +75,10 @@ int main(int argc, char **argv)
     CodeReport rep;
     const char *err = NULL;
     int rc = 0;
-    if (report_code_object(&a, bytes, size, &rep, &err) != 0) {
+    if (report_code_object_lds(&a, bytes, size, (int)dynamic_lds, &rep, &err) != 0) {
         fprintf(stderr, "hsaco_report: %s: %s\n", path, err);
         rc = 1;
     } else {
-        for (int k = 0; k < rep.nkernels && dynamic_lds > 0; k++) {
-            KernelReport *kr = &rep.kernels[k];
-            kr->lds_bytes += (int)dynamic_lds;
-            kr->waves_per_simd = report_occupancy_for(rep.cpu, kr->vgprs_total, kr->sgprs, kr->lds_bytes,
-                                                      kr->workgroup_size, &kr->limiter);
-        }
         fputs(json ? report_json(&a, &rep) : report_text(&a, &rep), stdout);
     }
     arena_free(&a);

@@ -220,7 +220,8 @@ static void test_waves_sharing_a_simd(void)
                        "v_mfma_f32_32x32x8_bf16 a[32:47], v[64:65], v[66:67], a[32:47]",
                        "v_mfma_f32_32x32x8_bf16 a[48:63], v[64:65], v[66:67], a[48:63]", "s_barrier", BR};
     l = model("gfx942", 8, b, N(b), NULL);
-    CHECK(l.cycles == 264 && l.mfma_busy == 256 && l.stalls[STALL_BARRIER] == 4 && l.stalls[STALL_SALU] == 4,
+    CHECK(l.cycles == 264 && l.mfma_busy == 256 && l.stalls[STALL_BARRIER] + l.stalls[STALL_SALU] == 8 &&
+              l.stalls[STALL_BARRIER] >= 3 && l.stalls[STALL_SALU] >= 3, /* the window's shares, rounded */
           "barrier, 2 waves: %d cycles busy %d barrier %d", l.cycles, l.mfma_busy, l.stalls[STALL_BARRIER]);
     l = model("gfx942", 4, b, N(b), NULL);
     CHECK(l.cycles == 96 + 4 + 32 + 4, "barrier, 1 wave: %d", l.cycles); /* 4th MFMA at 96 */
@@ -241,6 +242,15 @@ static void test_waves_sharing_a_simd(void)
           l.stalls[STALL_BARRIER]);
     l = model("gfx942", 4, vb, N(vb), NULL);
     CHECK(l.cycles == 11 * 4, "VALU, 1 wave: %d", l.cycles);
+    /* two workgroups of 4 waves resident at once (LoopParams.workgroups, the occupancy): one wave of
+     * each a SIMD, each with its own barriers, so one's MFMAs run while the other waits at its
+     * barrier: 4 x 32 a workgroup's iteration, the unit always busy (alone: 136, above), within the
+     * measured window's edges (the two workgroups finish their iterations half a round apart) */
+    LoopParams two = report_loop_params;
+    two.workgroups = 2;
+    l = model("gfx942", 4, b, N(b), &two);
+    CHECK(l.cycles >= 128 && l.cycles <= 130 && l.mfma_busy >= 124, "2 workgroups, barrier: %d cycles busy %d",
+          l.cycles, l.mfma_busy);
     /* floors, whatever the order (a review's bodies, under them with a single measured window): a
      * round takes at least the SIMD's waves' MFMA cycles, and the workgroup's LDS bytes at 128 a
      * clock (16 waves: 4 a SIMD) */

@@ -83,6 +83,7 @@ typedef struct Elf {
     const char **err;
     uint64_t shoff;
     unsigned shnum;
+    int extra_lds; /* LDS the launch adds to each kernel's (dynamic shared memory) */
 } Elf;
 
 typedef struct Sec {
@@ -367,7 +368,7 @@ static int read_kernel_code(Elf *e, const char *cpu, IsaDisasm *dis, bool unifie
     r->vgprs_total = (int)k->vgprs;
     r->agprs = (int)k->agprs;
     r->sgprs = (int)k->sgprs;
-    r->lds_bytes = (int)k->lds;
+    r->lds_bytes = (int)k->lds + e->extra_lds;
     r->scratch_bytes = (int)k->scratch;
     r->vgpr_spills = (int)k->vgpr_spills;
     r->sgpr_spills = (int)k->sgpr_spills;
@@ -403,8 +404,13 @@ static int read_kernel_code(Elf *e, const char *cpu, IsaDisasm *dis, bool unifie
 
 int report_code_object(Arena *a, const void *elf, size_t size, CodeReport *out, const char **err)
 {
+    return report_code_object_lds(a, elf, size, 0, out, err);
+}
+
+int report_code_object_lds(Arena *a, const void *elf, size_t size, int extra_lds, CodeReport *out, const char **err)
+{
     static const char *dummy;
-    Elf e = {.a = a, .b = elf, .n = elf ? size : 0, .err = err ? err : &dummy};
+    Elf e = {.a = a, .b = elf, .n = elf ? size : 0, .err = err ? err : &dummy, .extra_lds = extra_lds > 0 ? extra_lds : 0};
     memset(out, 0, sizeof *out);
     if (e.n < 64 || memcmp(e.b, "\x7f" "ELF", 4) != 0)
         return failf(&e, e.n == 0 ? "not a code object: empty input" : "not a code object: not an ELF file");

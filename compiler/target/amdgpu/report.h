@@ -117,6 +117,9 @@ typedef struct CodeReport {
  * safe to pass. Thread-safe: each call makes its own disassembler (0.1-0.3 ms), used for all of
  * its kernels; disassembly costs about 1.5 us an instruction. */
 int report_code_object(Arena *a, const void *elf, size_t size, CodeReport *out, const char **err);
+/* The same for a launch that adds extra_lds bytes of LDS to each kernel's (dynamic shared memory, as
+ * Triton's launcher gives): counted in lds_bytes, the occupancy and the loops' resident workgroups. */
+int report_code_object_lds(Arena *a, const void *elf, size_t size, int extra_lds, CodeReport *out, const char **err);
 /* The report as text (the `rkc --report` format) and as JSON (`--report=json`). */
 char *report_text(Arena *a, const CodeReport *r);
 char *report_json(Arena *a, const CodeReport *r);
@@ -144,8 +147,11 @@ typedef struct LoopParams {
     int lds_bytes_per_clk; /* the LDS's bandwidth per CU, shared by the workgroup's waves */
     int iterations;        /* iterations simulated back to back; the last one is reported */
     int simd_waves;        /* the waves scheduled on one SIMD: 0 for the workgroup's share (1 for up to
-                              4 waves, 2 for 5 to 8, ...); 1 for one wave with a SIMD of its own, as
-                              llvm-mca models it (bench/loop_mca) */
+                              4 waves, 2 for 5 to 8, ...) times `workgroups`; 1 for one wave with a
+                              SIMD of its own, as llvm-mca models it (bench/loop_mca) */
+    int workgroups;        /* workgroups resident on the CU at once, running the same loop (the
+                              kernel's occupancy): 0 or 1 for the workgroup alone; each has its own
+                              barriers, and a figure is per iteration of one workgroup */
 } LoopParams;
 extern const LoopParams report_loop_params;
 /* Models a loop whose body is `lines` (one instruction each, as LLVM's disassembler prints it:

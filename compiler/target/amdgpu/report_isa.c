@@ -203,6 +203,11 @@ static void model_loops(Arena *a, const char *cpu, const char *const *text, cons
     int nfound = 0;
     int wave = k->wave_size > 0 ? k->wave_size : 64;
     int waves = k->workgroup_size > 0 ? (k->workgroup_size + wave - 1) / wave : 1;
+    /* the workgroups resident on a CU at once (the occupancy's waves a SIMD over the workgroup's
+     * share of one), which the model runs side by side */
+    LoopParams params = report_loop_params;
+    int share = (waves + 3) / 4;
+    params.workgroups = k->waves_per_simd > share ? k->waves_per_simd / share : 1;
     for (int b = 0; b < nbr; b++) {
         int lo = first[b], hi = br[b].index;
         if (lo < 0)
@@ -216,7 +221,7 @@ static void model_loops(Arena *a, const char *cpu, const char *const *text, cons
         if (!farthest || endpgm)
             continue;
         LoopReport l;
-        if (report_loop_model_in(a, cpu, waves, k->v0_tid, text, lo, hi + 1, NULL, &l) != 0)
+        if (report_loop_model_in(a, cpu, waves, k->v0_tid, text, lo, hi + 1, &params, &l) != 0)
             return;
         l.first = lo;
         if (nfound < REPORT_MAX_LOOPS) {

@@ -56,6 +56,7 @@ const LoopParams report_loop_params = {
     .lds_bytes_per_clk = 128, /* CDNA3 white paper: 128 bytes per clock per CU */
     .iterations = 4,
     .simd_waves = 0,         /* the workgroup's share of a SIMD: 4 SIMDs a CU */
+    .workgroups = 1,         /* the report passes the kernel's occupancy */
 };
 
 const char *const report_stall_names[NSTALLS] = {"vmcnt", "lgkmcnt", "lds", "barrier", "valu", "salu", "other"};
@@ -318,12 +319,14 @@ typedef struct Wave {
     int nconflict;
 } Wave;
 
-enum { SIMDS_PER_CU = 4, MAX_SIMD_WAVES = 4 };
+enum { SIMDS_PER_CU = 4, MAX_SIMD_WAVES = 8 };
 
 typedef struct Sched {
     const LoopParams *p;
     int workgroup;     /* the workgroup's waves */
     int nwaves;        /* those on one SIMD, which the schedule runs (w[0] the oldest) */
+    int group;         /* of them, one workgroup's: w[0 .. group) the first, and so on */
+    int workgroups;    /* the workgroups resident on the CU: nwaves / group */
     Wave *w;
     int64_t mfma_free; /* when the SIMD's matrix unit takes the next MFMA */
     int64_t lds_free;  /* when the CU's LDS takes the next DS instruction */
@@ -514,9 +517,10 @@ static void issue(Sched *s, Wave *w, const Ins *in)
         break;
     case K_SMEM: push(&w->lgkm, t + p->smem_latency, 0, false, t); break;
     case K_DS: {
-        /* the LDS serves the whole workgroup: each wave here stands for workgroup / nwaves of them */
+        /* the LDS serves the CU's resident waves: each wave here stands for the workgroups' waves
+         * over the SIMD's */
         int64_t start = s->lds_free > t ? s->lds_free : t;
-        int64_t bytes = (int64_t)in->bytes * s->workgroup;
+        int64_t bytes = (int64_t)in->bytes * s->workgroup * s->workgroups;
         int64_t bw = (int64_t)(p->lds_bytes_per_clk > 0 ? p->lds_bytes_per_clk : 1) * s->nwaves;
         int64_t occupancy = (bytes + bw - 1) / bw;
         if (in->lds.kind == LDS_KNOWN && in->lds.passes > 0) { /* n ways: n times the passes' time */
@@ -546,22 +550,24 @@ static void advance(Sched *s, Wave *w)
     w->ends[w->iter++] = w->t;
 }
 
-/* Wave w reaches an s_barrier: it waits until every wave of the SIMD has reached the same one (they
- * stand for the workgroup's: the other SIMDs' waves run the same code at the same times), and all go
- * on barrier_latency after the last arrives. Counted by number, not by place, as the hardware does. */
+/* Wave w reaches an s_barrier: it waits until every wave of its workgroup on the SIMD has reached the
+ * same one (they stand for the workgroup's: the other SIMDs' waves run the same code at the same
+ * times), and all go on barrier_latency after the last arrives. Counted by number, not by place, as
+ * the hardware does. */
 static void pass_barrier(Sched *s, Wave *w, const Ins *in)
 {
     w->at_barrier = true;
     w->arrived = w->t;
     int64_t last = 0;
-    for (int k = 0; k < s->nwaves; k++) {
+    int lo = (int)(w - s->w) / s->group * s->group, hi = lo + s->group;
+    for (int k = lo; k < hi; k++) {
         const Wave *o = &s->w[k];
         if (!o->at_barrier || o->barriers != w->barriers)
             return;
         last = max64(last, o->arrived);
     }
     int64_t open = last + (s->p->barrier_latency > in->issue ? s->p->barrier_latency : in->issue);
-    for (int k = 0; k < s->nwaves; k++) {
+    for (int k = lo; k < hi; k++) {
         Wave *o = &s->w[k];
         charge(o, o->arrived, open, STALL_BARRIER);
         o->t = open;
@@ -623,11 +629,18 @@ int report_loop_model_in(Arena *a, const char *cpu, int waves, bool v0_tid, cons
 
     /* the waves of the workgroup on one SIMD (CDNA: 4 SIMDs a CU, waves dealt out in turn) */
     int workgroup = waves > 0 ? waves : 1;
-    int nw = p->simd_waves > 0 ? p->simd_waves : (workgroup + SIMDS_PER_CU - 1) / SIMDS_PER_CU;
-    if (nw > workgroup)
-        nw = workgroup;
-    if (nw > MAX_SIMD_WAVES)
-        nw = MAX_SIMD_WAVES;
+    int group = (workgroup + SIMDS_PER_CU - 1) / SIMDS_PER_CU, wgs = p->workgroups > 1 ? p->workgroups : 1;
+    if (group > MAX_SIMD_WAVES)
+        group = MAX_SIMD_WAVES;
+    if (group * wgs > MAX_SIMD_WAVES)
+        wgs = MAX_SIMD_WAVES / group;
+    int nw = group * wgs;
+    if (p->simd_waves > 0) { /* one workgroup, nw of its waves */
+        nw = p->simd_waves < workgroup ? p->simd_waves : workgroup;
+        nw = nw < MAX_SIMD_WAVES ? nw : MAX_SIMD_WAVES;
+        group = nw;
+        wgs = 1;
+    }
     /* One wave: `iters` iterations, the last measured. Several: the older wave may run ahead of the
      * younger (it wins every tie) and they need longer to settle, so each runs 4 * iters and the
      * SIMD's rounds (one iteration of each wave) from the iters-th to the last are averaged. */
@@ -637,6 +650,8 @@ int report_loop_model_in(Arena *a, const char *cpu, int waves, bool v0_tid, cons
     s->p = p;
     s->workgroup = workgroup;
     s->nwaves = nw;
+    s->group = group;
+    s->workgroups = wgs;
     s->n = n;
     s->iters = runs;
     s->w = ARENA_ARRAY(a, Wave, (size_t)nw);
@@ -692,7 +707,8 @@ int report_loop_model_in(Arena *a, const char *cpu, int waves, bool v0_tid, cons
     }
     qsort(fin, (size_t)nw * (size_t)runs, sizeof fin[0], cmp_i64);
     int64_t begin = first > 0 ? fin[nw * first - 1] : 0, end = fin[nw * runs - 1];
-    int64_t rounds = runs - first, window = end - begin, busy = busy_in(s, begin, end);
+    /* a round is one iteration of each resident workgroup: per workgroup, wgs times as many */
+    int64_t rounds = (int64_t)(runs - first) * wgs, window = end - begin, busy = busy_in(s, begin, end);
     int64_t stalls[NSTALLS] = {0}, conflict = 0;
     const Wave *lw = &s->w[last];
     for (int i = 0; i < lw->ncharged; i++) {
@@ -705,18 +721,32 @@ int report_loop_model_in(Arena *a, const char *cpu, int waves, bool v0_tid, cons
         for (int i = 0; i < s->w[k].nconflict; i++)
             if (s->w[k].conflict_at[i] >= begin && s->w[k].conflict_at[i] < end)
                 conflict += s->w[k].conflict_cycles[i];
-    /* per round, rounded so that the busy cycles and the stalls still add up */
-    int64_t cycles = (window + rounds / 2) / rounds;
+    /* Per workgroup iteration. The matrix unit's busy cycles are the MFMA work the workgroup's waves
+     * on the SIMD do in one (every iteration runs every MFMA), where the window's own count would
+     * depend on where its ends cut MFMAs (the same in a steady state of one workgroup); the idle
+     * rest is shared among the causes as the window charged them. */
+    int64_t cycles = (window + rounds / 2) / rounds, work = 0, idle_seen = 0;
+    for (int i = 0; i < n; i++)
+        work += body[i].kind == K_MFMA ? body[i].cycles : 0;
+    work *= group;
+    if (first == runs - 1 && wgs == 1 && nw == 1) /* one wave, one iteration measured: as counted */
+        work = busy;
+    if (work > cycles)
+        work = cycles;
     out->cycles = (int)cycles;
-    out->mfma_busy = (int)((busy + rounds / 2) / rounds);
-    int64_t left = cycles - out->mfma_busy;
+    out->mfma_busy = (int)work;
+    for (int c = 0; c < NSTALLS; c++)
+        idle_seen += stalls[c];
+    int64_t left = cycles - work;
     int largest = 0;
     for (int c = 0; c < NSTALLS; c++) {
-        out->stalls[c] = (int)(stalls[c] / rounds);
+        out->stalls[c] = idle_seen > 0 ? (int)(stalls[c] * (cycles - work) / idle_seen) : 0;
         left -= out->stalls[c];
         if (stalls[c] > stalls[largest])
             largest = c;
     }
+    if (idle_seen == 0)
+        largest = STALL_OTHER;
     out->stalls[largest] += (int)left;
     /* the workgroup's: each DS instruction here stands for workgroup / nw of them */
     out->lds_conflict_cycles = (int)((conflict + rounds / 2) / rounds);
