@@ -25,7 +25,9 @@
  * evaluating the kernel's address arithmetic from its entry), an access whose passes take n ways in
  * all, over passes that would take one each, occupies the LDS n / passes times as long; an access
  * whose addresses it cannot find is charged as conflict-free and counted as unknown.
- * Not modelled: other workgroups on the CU (occupancy beyond the workgroup's own waves), cache
+ * Workgroups resident on the CU at once (LoopParams.workgroups, the report's occupancy) run side by
+ * side, each with its own barriers; a figure is per iteration of one workgroup.
+ * Not modelled: other kernels' waves on the CU, cache
  * misses (one global latency for all), instruction fetch, branches (every instruction of the body is
  * issued once per iteration, whichever way its forward branches go), VMEM bandwidth, s_setprio.
  *
