@@ -522,9 +522,10 @@ static LLVMValueRef trip_count(Lower *L, LLVMValueRef lb, LLVMValueRef ub, LLVMV
 }
 
 /* A rotated loop's body (NULL: none): the global loads its dot can issue among its MFMAs. The dot is
- * the body's last direct dot; a load qualifies when it stands before it, is not a stage buffer's, and
- * its tile is read only by the yield (the next iteration's operand), so nothing between it and the
- * dot waits for it. */
+ * the body's last direct dot; a load qualifies when it stands before it, is not a stage buffer's, its
+ * tile is read only by the yield (the next iteration's operand), so nothing between it and the dot
+ * waits for it, and only loads and pure ops stand between it and the dot (it must not move past a
+ * store, an atomic or a barrier). */
 static void find_covered_loads(Lower *L, Block *body)
 {
     L->covered = NULL;
@@ -543,6 +544,10 @@ static void find_covered_loads(Lower *L, Block *body)
     Op **list = ARENA_ARRAY(L->a, Op *, nops + 1);
     int n = 0;
     for (Op *op = body->first; op != dot; op = op->next) {
+        if (op->code != OP_LOAD && !op_is_pure(op)) {
+            n = 0; /* a store, an atomic, a barrier...: the loads before it must not move past it */
+            continue;
+        }
         if (op->code != OP_LOAD || op->nres != 1 || lower_is_shared_tile(op->results[0].type))
             continue;
         int in_yield = 0;
