@@ -251,6 +251,11 @@ static void test_waves_sharing_a_simd(void)
     l = model("gfx942", 4, b, N(b), &two);
     CHECK(l.cycles >= 128 && l.cycles <= 130 && l.mfma_busy >= 124, "2 workgroups, barrier: %d cycles busy %d",
           l.cycles, l.mfma_busy);
+    /* scalar loads issue through the SALU: 2 waves x (s_load + 3 s_add + the branch) slots of 4 */
+    const char *sa = "s_add_u32 s0, s1, s2";
+    const char *sm[] = {"s_load_dwordx2 s[4:5], s[0:1], 0x0", sa, sa, sa, BR};
+    l = model("gfx942", 8, sm, N(sm), NULL);
+    CHECK(l.cycles == 2 * 5 * 4, "SMEM and SALU, 2 waves: %d", l.cycles);
     /* floors, whatever the order (a review's bodies, under them with a single measured window): a
      * round takes at least the SIMD's waves' MFMA cycles, and the workgroup's LDS bytes at 128 a
      * clock (16 waves: 4 a SIMD) */

@@ -303,7 +303,7 @@ typedef struct Charge {
 /* The issue units a SIMD's waves share: one instruction of each per issue slot, from one wave (the
  * sequencer may issue a VALU of one wave and an SALU of another in the same slot). An MFMA's issue is a
  * VALU issue. s_waitcnt, s_nop and s_barrier are the wave's own. */
-enum { U_VALU, U_SALU, U_VMEM, U_DS, U_SMEM, NUNITS, U_NONE = -1 };
+enum { U_VALU, U_SALU, U_VMEM, U_DS, NUNITS, U_NONE = -1 };
 
 typedef struct Wave {
     int64_t t; /* when the wave can issue its next instruction */
@@ -430,11 +430,11 @@ static int unit_of(int kind)
     case K_VALU:
     case K_TRANS:
     case K_MFMA: return U_VALU;
-    case K_SALU: return U_SALU;
+    case K_SALU:
+    case K_SMEM: return U_SALU; /* issued through the scalar unit (rocprofiler-compute's CU notes) */
     case K_VMEM:
     case K_FLAT: return U_VMEM;
     case K_DS: return U_DS;
-    case K_SMEM: return U_SMEM;
     default: return U_NONE;
     }
 }
