@@ -505,6 +505,10 @@ static void dot_mma(Lower *L, Op *op)
 void lower_dot(Lower *L, Op *op)
 {
     const Layout *cl = op->results[0].type->layout;
+    /* the loop's covered loads (Lower.covered) where they stood, before the dot: only dot_mfma issues
+     * them among its MFMAs */
+    while ((!cl || cl->kind != LAY_MFMA) && L->cover_dot == op && lower_next_covered(L))
+        ;
     if (cl && cl->kind == LAY_MMA)
         dot_mma(L, op);
     else if (cl && cl->kind == LAY_MFMA)
