@@ -46,20 +46,13 @@ static bool offset_only(Lower *L, const Block *body, const Block *b, const Value
             if (op->operands[k] != v)
                 continue;
             bool ok;
-            switch (op->code) {
+            if (op_carries_operand0(op->code)) {
+                ok = offset_only(L, body, body, &op->results[0], j, slot, depth + 1);
+            } else switch (op->code) {
             case OP_ADDPTR:
             case OP_SELECT:
                 ok = (op->code == OP_ADDPTR ? k == 0 : k > 0) &&
                      offset_only(L, body, body, &op->results[0], j, slot, depth + 1);
-                break;
-            case OP_SPLAT:
-            case OP_BROADCAST:
-            case OP_EXPAND_DIMS:
-            case OP_RESHAPE:
-            case OP_PERMUTE:
-            case OP_CONVERT_LAYOUT:
-            case OP_HINT:
-                ok = offset_only(L, body, body, &op->results[0], j, slot, depth + 1);
                 break;
             case OP_LOAD:
                 ok = k == 0 && buffer_param(L, op, op->results[0].type) == j;

@@ -40,16 +40,9 @@ static int base_param(WCtx *w, const Value *v, int depth)
             return base_param(w, loop->operands[3 + v->index - 1], depth + 1);
         return -1;
     }
-    switch (v->def->code) {
-    case OP_ADDPTR:
-    case OP_SPLAT:
-    case OP_BROADCAST:
-    case OP_EXPAND_DIMS:
-    case OP_RESHAPE:
-    case OP_PERMUTE:
-    case OP_CONVERT_LAYOUT:
-    case OP_HINT:
+    if (v->def->code == OP_ADDPTR || op_carries_operand0(v->def->code))
         return base_param(w, v->def->operands[0], depth + 1);
+    switch (v->def->code) {
     case OP_FOR: /* a pointer a loop carries out */
         return v->index + 3 < v->def->nopnds ? base_param(w, v->def->operands[3 + v->index], depth + 1) : -1;
     default:

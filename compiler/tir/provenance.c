@@ -51,18 +51,10 @@ static void walk(Prov *s, const Block *b)
         for (int r = 0; r < op->nregions; r++)
             if (op->regions[r])
                 walk(s, op->regions[r]);
-        switch (op->code) {
-        case OP_ADDPTR:
-        case OP_SPLAT:
-        case OP_BROADCAST:
-        case OP_EXPAND_DIMS:
-        case OP_RESHAPE:
-        case OP_PERMUTE:
-        case OP_CONVERT_LAYOUT:
-        case OP_HINT:
+        if (op->code == OP_ADDPTR || op_carries_operand0(op->code)) {
             if (op->nres == 1 && op->nopnds >= 1)
                 join(s, &op->results[0], get(s, op->operands[0]));
-            break;
+        } else switch (op->code) {
         case OP_SELECT:
             if (op->nres == 1 && op->nopnds == 3)
                 join(s, &op->results[0], meet(get(s, op->operands[1]), get(s, op->operands[2])));

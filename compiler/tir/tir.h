@@ -292,6 +292,22 @@ static inline const OpInfo *op_info(const Op *op) { return &tir_op_info[op->code
 static inline Value *op_result(Op *op, int i) { return &op->results[i]; }
 static inline Block *op_block(Op *op, int region) { return op->regions[region]; }
 static inline bool op_is_pure(const Op *op) { return (tir_op_info[op->code].flags & F_PURE) != 0; }
+/* Whether an op's result holds its operand 0's values only reshaped, moved between layouts or
+ * annotated (splat, broadcast, expand_dims, reshape, permute, convert_layout, hint): what a pointer's
+ * base and provenance follow through. */
+static inline bool op_carries_operand0(OpCode code)
+{
+    switch (code) {
+    case OP_SPLAT:
+    case OP_BROADCAST:
+    case OP_EXPAND_DIMS:
+    case OP_RESHAPE:
+    case OP_PERMUTE:
+    case OP_CONVERT_LAYOUT:
+    case OP_HINT: return true;
+    default: return false;
+    }
+}
 
 /* Pre-order walk over every op of a block, nested regions included. The callback may not erase the
  * op it is given; collect first, edit after. Returns early when fn returns false. */
