@@ -521,48 +521,6 @@ static LLVMValueRef trip_count(Lower *L, LLVMValueRef lb, LLVMValueRef ub, LLVMV
     return LLVMBuildSelect(L->b, pos, n_up, LLVMBuildSelect(L->b, neg, n_down, zero, ""), "");
 }
 
-/* A rotated loop's body (NULL: none): the global loads its dot can issue among its MFMAs. The dot is
- * the body's last direct dot; a load qualifies when it stands before it, is not a stage buffer's, its
- * tile is read only by the yield (the next iteration's operand), so nothing between it and the dot
- * waits for it, and only loads and pure ops stand between it and the dot (it must not move past a
- * store, an atomic or a barrier). */
-static void find_covered_loads(Lower *L, Block *body)
-{
-    L->covered = NULL;
-    L->ncovered = 0;
-    L->cover_dot = NULL;
-    if (!body || !body->last || body->last->code != OP_YIELD)
-        return;
-    const Op *dot = NULL;
-    int nops = 0;
-    for (const Op *op = body->first; op; op = op->next, nops++)
-        if (op->code == OP_DOT)
-            dot = op;
-    if (!dot)
-        return;
-    const Op *y = body->last;
-    Op **list = ARENA_ARRAY(L->a, Op *, nops + 1);
-    int n = 0;
-    for (Op *op = body->first; op != dot; op = op->next) {
-        if (op->code != OP_LOAD && !op_is_pure(op)) {
-            n = 0; /* a store, an atomic, a barrier...: the loads before it must not move past it */
-            continue;
-        }
-        if (op->code != OP_LOAD || op->nres != 1 || lower_is_shared_tile(op->results[0].type))
-            continue;
-        int in_yield = 0;
-        for (int i = 0; i < y->nopnds; i++)
-            in_yield += y->operands[i] == &op->results[0];
-        if (in_yield && in_yield == L->uses[op->results[0].scratch])
-            list[n++] = op;
-    }
-    if (!n)
-        return;
-    L->covered = list;
-    L->ncovered = n;
-    L->cover_dot = dot;
-}
-
 /* The language's loop (docs/language.md): i = lb, lb + s, ... while i < ub (i > ub for a negative step
  * of a signed type), with the values of exact arithmetic: the loop runs trip_count times, so an
  * induction variable whose next value would leave its type ends the loop instead of wrapping around
@@ -605,8 +563,9 @@ static void lower_for(Lower *L, Op *op)
     const Op *cov_dot_outer = L->cover_dot;
     L->rot_loop = rotate ? op : NULL;
     L->rot_done = false;
-    find_covered_loads(L, rotate ? body : NULL);
+    lower_find_covered(L, rotate ? body : NULL);
     lower_block(L, body); /* binds nothing new: args are the phis */
+    lower_covered_flush(L);
     L->covered = cov_outer;
     L->ncovered = ncov_outer;
     L->cover_dot = cov_dot_outer;
@@ -803,30 +762,11 @@ static void lower_block(Lower *L, Block *b)
 {
     for (Op *op = b->first; op && !L->failed; op = op->next) {
         if (L->ncovered && is_covered(L, op))
-            continue; /* issued by the dot (lower_covered_loads) */
+            continue; /* issued by the dot (lower_covered.c) */
         lower_op(L, op);
         while (op == L->cover_dot && lower_next_covered(L)) /* those the dot did not take: right after it */
             ;
     }
-}
-
-/* The next of the dot's covered loads (Lower.covered); false when none is left. The dot (dot_mfma)
- * issues them one at a time among its MFMAs, so that their address and mask work issues under them,
- * where at the loop's top it ran with no MFMA to hide it (the body's barrier before the dot's reads
- * keeps LLVM from moving it down). */
-bool lower_next_covered(Lower *L)
-{
-    if (!L->ncovered || L->failed)
-        return false;
-    Op *op = L->covered[0];
-    L->covered++;
-    L->ncovered--;
-    const Op *saved = L->op;
-    SrcPos pos = L->pos;
-    lower_op_here(L, op); /* not lower_op: the dot's pending LDS remarks stay the dot's */
-    L->op = saved;
-    L->pos = pos;
-    return true;
 }
 
 /* ---- numbering ---- */

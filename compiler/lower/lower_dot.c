@@ -244,14 +244,15 @@ static void dot_mfma(Lower *L, Op *op)
     int ahead = (da || db) && L->f->opts.waves_per_eu <= 0 ? read_ahead(info, nout, nin, nsteps) : 0;
     int rows = ahead * nout, row_cycles = nin * info->passes * 4;
     int wait = (LDS_LATENCY + row_cycles - 1) / row_cycles;
-    /* The loop's next tiles' global loads (Lower.covered): the dot issues them one after each of its
-     * first rows, past its barrier, their address and mask work free to issue under the MFMAs (the
-     * row sched barriers let VALU cross), the loads held in their row, which LLVM would otherwise
-     * sink to the writes at the body's end that use them. Where the rows between the last of them and
-     * the writes (after the last read and `wait` rows) run for less than a global load's latency,
-     * the writes would wait for them: the loads then stay where they stand, before the barrier. */
-    bool covered = ahead && L->cover_dot == op && L->ncovered &&
-                   ((nsteps - ahead) * nout + wait - L->ncovered) * row_cycles >= GLOBAL_LATENCY;
+    /* The loop's next tiles' global loads (Lower.covered): the dot issues them after its first rows,
+     * past its barrier, their address and mask work free to issue under the MFMAs (the row sched
+     * barriers let VALU cross), their vector loads spread over `cover_rows` rows (lower_covered_row)
+     * and held in their row, which LLVM would otherwise sink to the writes at the body's end that
+     * use them: the rows before the writes (after the last read and `wait` rows) less those a global
+     * load's latency takes. Where they are fewer than the loads, the writes would wait for them: the
+     * loads then stay where they stand, before the barrier. */
+    int cover_rows = (nsteps - ahead) * nout + wait - (GLOBAL_LATENCY + row_cycles - 1) / row_cycles;
+    bool covered = ahead && L->cover_dot == op && L->ncovered && cover_rows >= L->ncovered;
     while (!covered && L->cover_dot == op && lower_next_covered(L))
         ;
     if (da || db)
@@ -319,6 +320,7 @@ static void dot_mfma(Lower *L, Op *op)
                 planned = true;
             }
             if (nwr && row >= wait) {
+                lower_covered_flush(L); /* (issued rows before: cover_rows leaves a latency's rows) */
                 tgt_sched_barrier(L, 0);
                 int hi = written + per < nwr ? written + per : nwr;
                 defer_rotate_write(L, written, hi);
@@ -333,7 +335,7 @@ static void dot_mfma(Lower *L, Op *op)
                                             : tgt_mfma(L, cl->instr, ga[mi[t]], gb[ni[t]], acc[t]);
             }
             if (covered)
-                lower_next_covered(L);
+                lower_covered_row(L, cover_rows);
             /* outer fragments in pairs, after the pair's second row: two reads at a constant
              * distance from one address become one ds_read2 (A's rows a phase cycle apart) */
             if (ahead && f < nsteps && (o % 2 || o == nout - 1))
@@ -341,6 +343,7 @@ static void dot_mfma(Lower *L, Op *op)
                     fetch(L, &F, 1 - inner, j, f);
         }
     }
+    lower_covered_flush(L);
     LVal out = lval_new(L, C->n, C->ll);
     for (int t = 0; t < ntiles; t++)
         for (int j = 0; j < nacc; j++)

@@ -18,6 +18,7 @@ typedef struct LVal {
 } LVal;
 
 typedef struct Lower Lower;
+typedef struct CoveredPiece CoveredPiece;
 typedef struct Ring Ring; /* lower_async.c */
 
 /* A tensor whose boxes TMA copies into stage buffers (lower_tma.c), read from plan_async's
@@ -81,6 +82,13 @@ struct Lower {
     Op **covered;
     int ncovered;
     const Op *cover_dot;
+    /* lower_covered_row: the loads' vector memory instructions taken out of the block, each with what
+     * uses its value, put back pieces_per_row after each of the dot's rows (-1: not split) */
+    struct CoveredPiece {
+        LLVMValueRef *ins;
+        int n;
+    } *pieces;
+    int npieces, next_piece, pieces_per_row;
     int shared_loads;     /* loads into stage buffers not lowered yet */
     Ring **ring_of;       /* by value id: the stage buffers of a shared tile (lower_async.c) */
     int *ring_slot;       /* by value id: its fixed buffer, or -1 (the loop's load) */
@@ -402,7 +410,13 @@ bool defer_rotate_begin(Lower *L, Op *loop);
 void defer_rotate_end(Lower *L, Op *loop);
 int defer_rotate_early(Lower *L, const Op *dot, int64_t *bytes);
 void defer_rotate_write(Lower *L, int lo, int hi);
+/* lower_covered.c: a rotated loop's covered loads (Lower.covered), found before its body is lowered;
+ * the next lowered where the builder stands (false: none left), or issued in pieces after a row of
+ * the dot's MFMAs, spread over `rows` rows (false: none left); the pieces not issued yet, issued. */
+void lower_find_covered(Lower *L, Block *body);
 bool lower_next_covered(Lower *L);
+bool lower_covered_row(Lower *L, int rows);
+void lower_covered_flush(Lower *L);
 /* The address of the 16-byte chunk `chunk` of row `row` of a deferred operand (A: rows are m; B:
  * rows are n when k-major, else k), after the swizzle. */
 LLVMValueRef deferred_chunk_ptr(Lower *L, const Deferred *d, LLVMValueRef row, LLVMValueRef chunk);

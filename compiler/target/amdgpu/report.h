@@ -152,6 +152,10 @@ typedef struct LoopParams {
     int workgroups;        /* workgroups resident on the CU at once, running the same loop (the
                               kernel's occupancy): 0 or 1 for the workgroup alone; each has its own
                               barriers, and a figure is per iteration of one workgroup */
+    /* NULL, or called for each instruction a wave issues, in schedule order: the wave, its iteration,
+     * the instruction's index in the body and the cycle its issue ends (bench/loop_mca's --trace) */
+    void (*trace)(void *ctx, int wave, int iteration, int index, int64_t done);
+    void *trace_ctx;
 } LoopParams;
 extern const LoopParams report_loop_params;
 /* Models a loop whose body is `lines` (one instruction each, as LLVM's disassembler prints it:

@@ -685,11 +685,15 @@ int report_loop_model_in(Arena *a, const char *cpu, int waves, bool v0_tid, cons
             break;
         Wave *w = &s->w[best];
         const Ins *in = &body[w->pc];
+        if (p->trace)
+            p->trace(p->trace_ctx, best, w->iter, w->pc, in->kind == K_BARRIER ? -1 : 0);
         if (in->kind == K_BARRIER) {
             pass_barrier(s, w, in);
             continue;
         }
         issue(s, w, in);
+        if (p->trace)
+            p->trace(p->trace_ctx, best, w->iter, w->pc, w->t);
         advance(s, w);
     }
     /* The measured window: the SIMD's waves finish nw * runs iterations in all; from the
