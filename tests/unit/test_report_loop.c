@@ -251,6 +251,24 @@ static void test_waves_sharing_a_simd(void)
     l = model("gfx942", 4, b, N(b), &two);
     CHECK(l.cycles >= 128 && l.cycles <= 130 && l.mfma_busy >= 124, "2 workgroups, barrier: %d cycles busy %d",
           l.cycles, l.mfma_busy);
+    /* two workgroups, no barrier: each wave waits for an LDS read (64 cycles) and then runs 8 MFMAs
+     * (128), so the other's MFMAs fill its wait and the unit is always busy: 128 cycles a workgroup's
+     * iteration. The older wins every tie and runs ahead; when its workgroup is done the next one
+     * takes the slot, the youngest (LoopParams.workgroups: the steady state, every slot busy). Ending
+     * the window with the older's last iteration instead left the younger to run its last alone, its
+     * waits unhidden: 144. */
+    const char *rm[] = {"ds_read_b64 v[80:81], v90", "v_add_u32_e32 v91, 1, v91", "s_waitcnt lgkmcnt(0)",
+                        "v_mfma_f32_16x16x16_bf16 v[0:3], v[80:81], v[66:67], v[0:3]",
+                        "v_mfma_f32_16x16x16_bf16 v[4:7], v[80:81], v[66:67], v[4:7]",
+                        "v_mfma_f32_16x16x16_bf16 v[8:11], v[80:81], v[66:67], v[8:11]",
+                        "v_mfma_f32_16x16x16_bf16 v[12:15], v[80:81], v[66:67], v[12:15]",
+                        "v_mfma_f32_16x16x16_bf16 v[16:19], v[80:81], v[66:67], v[16:19]",
+                        "v_mfma_f32_16x16x16_bf16 v[20:23], v[80:81], v[66:67], v[20:23]",
+                        "v_mfma_f32_16x16x16_bf16 v[24:27], v[80:81], v[66:67], v[24:27]",
+                        "v_mfma_f32_16x16x16_bf16 v[28:31], v[80:81], v[66:67], v[28:31]", BR};
+    l = model("gfx942", 4, rm, N(rm), &two);
+    CHECK(l.cycles == 128 && l.mfma_busy == 128, "2 workgroups, an LDS wait each: %d cycles busy %d", l.cycles,
+          l.mfma_busy);
     /* scalar loads issue through the SALU: 2 waves x (s_load + 3 s_add + the branch) slots of 4 */
     const char *sa = "s_add_u32 s0, s1, s2";
     const char *sm[] = {"s_load_dwordx2 s[4:5], s[0:1], 0x0", sa, sa, sa, BR};

@@ -37,7 +37,10 @@
  * the older wins every tie and may run ahead (without barriers it can starve the younger, which
  * then finishes alone), so the figure is the SIMD's average time per round of one iteration of each
  * wave, from the moment nw * iterations of the waves' iterations have finished (whichever wave's) to
- * the last; exact for waves that keep pace, as waves meeting at barriers do. Each cycle of that
+ * the last; exact for waves that keep pace, as waves meeting at barriers do. Several workgroups:
+ * the steady state of a GPU whose free slots take the next workgroup (the youngest: priority passes
+ * round), from when every wave has run `iterations` to when the last workgroup has run its 4 times as
+ * many, the others running on (refill). Each cycle of that
  * window is either one in which the matrix unit is busy (any wave's MFMA) or one charged to what the
  * wave that finishes last was doing (report.h: the stall causes), so the busy cycles and the stalls
  * add up to the window, and per round, rounded, to the figure. */
@@ -319,6 +322,8 @@ typedef struct Wave {
     int64_t conflict; /* LDS cycles its DS instructions' bank conflicts add, with when each issued */
     int64_t *conflict_at, *conflict_cycles;
     int nconflict;
+    int limit;        /* the iterations it may run: its workgroup's so far (refilled slots run more) */
+    int64_t age;      /* its workgroup's dispatch order: ties go to the lowest (the oldest) */
 } Wave;
 
 enum { SIMDS_PER_CU = 4, MAX_SIMD_WAVES = 8 };
@@ -382,12 +387,6 @@ static void push(Counter *c, int64_t done, int64_t queue, bool in_order, int64_t
         c->n--;
     }
     c->op[c->n++] = (Pending){done, queue};
-}
-
-static int cmp_i64(const void *x, const void *y)
-{
-    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-    return a < b ? -1 : a > b;
 }
 
 static int cmp_done(const void *x, const void *y)
@@ -543,6 +542,12 @@ static void issue(Sched *s, Wave *w, const Ins *in)
     w->t = t + in->issue;
 }
 
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
 /* Wave w is past its instruction: the next, and at the body's end the next iteration's first. */
 static void advance(Sched *s, Wave *w)
 {
@@ -550,6 +555,23 @@ static void advance(Sched *s, Wave *w)
         return;
     w->pc = 0;
     w->ends[w->iter++] = w->t;
+}
+
+/* Several workgroups resident: when every wave of wave k's workgroup has run its iterations, the
+ * next workgroup takes the slot: its waves, the youngest on the CU, run `runs` more (up to `cap`). */
+static void refill(Sched *s, int k, int runs, int cap, int64_t *next_age)
+{
+    if (s->workgroups < 2)
+        return;
+    int lo = k / s->group * s->group, hi = lo + s->group;
+    for (int j = lo; j < hi; j++)
+        if (s->w[j].iter < s->w[j].limit || s->w[j].limit + runs > cap)
+            return;
+    int64_t age = (*next_age)++;
+    for (int j = lo; j < hi; j++) {
+        s->w[j].limit += runs;
+        s->w[j].age = age;
+    }
 }
 
 /* Wave w reaches an s_barrier: it waits until every wave of its workgroup on the SIMD has reached the
@@ -645,8 +667,11 @@ int report_loop_model_in(Arena *a, const char *cpu, int waves, bool v0_tid, cons
     }
     /* One wave: `iters` iterations, the last measured. Several: the older wave may run ahead of the
      * younger (it wins every tie) and they need longer to settle, so each runs 4 * iters and the
-     * SIMD's rounds (one iteration of each wave) from the iters-th to the last are averaged. */
-    int runs = nw > 1 ? 4 * iters : iters, first = nw > 1 ? iters : runs - 1;
+     * SIMD's rounds (one iteration of each wave) from the iters-th to the last are averaged. Several
+     * workgroups: as on a GPU, a workgroup whose waves have all run theirs leaves its slot to the next
+     * one, the youngest (its waves run `runs` more, up to `cap`), until every workgroup has run its
+     * first; the window is the steady state in which every slot is busy. */
+    int runs = nw > 1 ? 4 * iters : iters, first = nw > 1 ? iters : runs - 1, cap = wgs > 1 ? 4 * runs : runs;
     Sched *s = ARENA_NEW(a, Sched);
     memset(s, 0, sizeof *s);
     s->p = p;
@@ -655,30 +680,35 @@ int report_loop_model_in(Arena *a, const char *cpu, int waves, bool v0_tid, cons
     s->group = group;
     s->workgroups = wgs;
     s->n = n;
-    s->iters = runs;
+    s->iters = cap;
     s->w = ARENA_ARRAY(a, Wave, (size_t)nw);
     memset(s->w, 0, sizeof s->w[0] * (size_t)nw);
     for (int k = 0; k < nw; k++) {
         Wave *w = &s->w[k];
-        w->ends = ARENA_ARRAY(a, int64_t, (size_t)runs);
-        w->max_charged = 3 * n * runs + 8; /* at most 3 an instruction */
+        w->ends = ARENA_ARRAY(a, int64_t, (size_t)cap);
+        w->max_charged = 3 * n * cap + 8; /* at most 3 an instruction */
         w->charged = ARENA_ARRAY(a, Charge, (size_t)w->max_charged);
-        w->conflict_at = ARENA_ARRAY(a, int64_t, (size_t)n * (size_t)runs + 1);
-        w->conflict_cycles = ARENA_ARRAY(a, int64_t, (size_t)n * (size_t)runs + 1);
+        w->conflict_at = ARENA_ARRAY(a, int64_t, (size_t)n * (size_t)cap + 1);
+        w->conflict_cycles = ARENA_ARRAY(a, int64_t, (size_t)n * (size_t)cap + 1);
+        w->limit = runs;
+        w->age = k / group;
     }
-    s->busy = ARENA_ARRAY(a, Span, (size_t)nmfma * (size_t)runs * (size_t)nw + 1);
+    int64_t next_age = wgs;
+    s->busy = ARENA_ARRAY(a, Span, (size_t)nmfma * (size_t)cap * (size_t)nw + 1);
     /* Each step issues the instruction, of all the waves' next ones, that can issue first (ties: the
      * older wave, w[0] the oldest), so the shared units are handed out in time order, until every
      * wave has run its iterations. */
     for (;;) {
-        int best = -1;
+        int best = -1, slowest = cap;
         int64_t at = 0;
-        for (int k = 0; k < nw; k++) {
+        for (int k = 0; k < nw; k++)
+            slowest = s->w[k].iter < slowest ? s->w[k].iter : slowest;
+        for (int k = 0; k < nw && slowest < runs; k++) {
             const Wave *w = &s->w[k];
-            if (w->at_barrier || w->iter >= runs)
+            if (w->at_barrier || w->iter >= w->limit)
                 continue;
             int64_t it = issue_time(s, w, &body[w->pc]);
-            if (best < 0 || it < at)
+            if (best < 0 || it < at || (it == at && w->age < s->w[best].age))
                 best = k, at = it;
         }
         if (best < 0)
@@ -695,26 +725,49 @@ int report_loop_model_in(Arena *a, const char *cpu, int waves, bool v0_tid, cons
         if (p->trace)
             p->trace(p->trace_ctx, best, w->iter, w->pc, w->t);
         advance(s, w);
+        refill(s, best, runs, cap, &next_age);
     }
-    /* The measured window: the SIMD's waves finish nw * runs iterations in all; from the
+    /* The measured window. One workgroup: its waves finish nw * runs iterations in all; from the
      * (nw * first)-th of those finishes to the last, nw * (runs - first) more finish, one round of
      * each wave's iteration per nw of them (whichever wave finishes them: the older may run ahead),
-     * so the window is runs - first rounds. The wave that finishes last ran through all of it: the
+     * so the window is runs - first rounds. Several: from when every wave has finished `first`
+     * iterations to when the last workgroup finishes its first `runs`, while every slot is busy (a
+     * slot whose waves reached `cap` ends it there); the iterations the waves finish in it, `group`
+     * of them one workgroup's, are its rounds. The wave that finishes last ran through all of it: the
      * matrix unit's idle cycles are charged to what that wave was doing. */
     int last = 0;
-    int64_t *fin = ARENA_ARRAY(a, int64_t, (size_t)nw * (size_t)runs);
+    int64_t begin = 0, end = 0, done = 0;
     for (int k = 0; k < nw; k++) {
         const Wave *w = &s->w[k];
         if (w->iter < runs) /* cannot happen: every wave runs the same body and barriers */
             return -1;
-        memcpy(fin + (size_t)k * (size_t)runs, w->ends, sizeof fin[0] * (size_t)runs);
         if (w->ends[runs - 1] > s->w[last].ends[runs - 1])
             last = k;
     }
-    qsort(fin, (size_t)nw * (size_t)runs, sizeof fin[0], cmp_i64);
-    int64_t begin = first > 0 ? fin[nw * first - 1] : 0, end = fin[nw * runs - 1];
-    /* a round is one iteration of each resident workgroup: per workgroup, wgs times as many */
-    int64_t rounds = (int64_t)(runs - first) * wgs, window = end - begin, busy = busy_in(s, begin, end);
+    if (wgs == 1) {
+        int64_t *fin = ARENA_ARRAY(a, int64_t, (size_t)nw * (size_t)runs);
+        for (int k = 0; k < nw; k++)
+            memcpy(fin + (size_t)k * (size_t)runs, s->w[k].ends, sizeof fin[0] * (size_t)runs);
+        qsort(fin, (size_t)nw * (size_t)runs, sizeof fin[0], cmp_i64);
+        begin = first > 0 ? fin[nw * first - 1] : 0;
+        end = fin[nw * runs - 1];
+        done = (int64_t)(runs - first) * group;
+    } else {
+        for (int k = 0; k < nw; k++)
+            if (s->w[k].ends[first - 1] > begin)
+                begin = s->w[k].ends[first - 1];
+        end = s->w[last].ends[runs - 1];
+        for (int k = 0; k < nw; k++)
+            if (s->w[k].iter == cap && s->w[k].ends[cap - 1] < end)
+                end = s->w[k].ends[cap - 1];
+        for (int k = 0; k < nw; k++)
+            for (int i = 0; i < s->w[k].iter; i++)
+                done += s->w[k].ends[i] > begin && s->w[k].ends[i] <= end;
+        if (done < group || end <= begin)
+            return -1;
+    }
+    /* per workgroup iteration: done / group of them in the window */
+    int64_t window = (end - begin) * group, busy = busy_in(s, begin, end);
     int64_t stalls[NSTALLS] = {0}, conflict = 0;
     const Wave *lw = &s->w[last];
     for (int i = 0; i < lw->ncharged; i++) {
@@ -731,7 +784,7 @@ int report_loop_model_in(Arena *a, const char *cpu, int waves, bool v0_tid, cons
      * on the SIMD do in one (every iteration runs every MFMA), where the window's own count would
      * depend on where its ends cut MFMAs (the same in a steady state of one workgroup); the idle
      * rest is shared among the causes as the window charged them. */
-    int64_t cycles = (window + rounds / 2) / rounds, work = 0, idle_seen = 0;
+    int64_t cycles = (window + done / 2) / done, work = 0, idle_seen = 0;
     for (int i = 0; i < n; i++)
         work += body[i].kind == K_MFMA ? body[i].cycles : 0;
     work *= group;
@@ -755,6 +808,6 @@ int report_loop_model_in(Arena *a, const char *cpu, int waves, bool v0_tid, cons
         largest = STALL_OTHER;
     out->stalls[largest] += (int)left;
     /* the workgroup's: each DS instruction here stands for workgroup / nw of them */
-    out->lds_conflict_cycles = (int)((conflict + rounds / 2) / rounds);
+    out->lds_conflict_cycles = (int)((conflict * group + done / 2) / done);
     return 0;
 }
