@@ -487,6 +487,9 @@ CgStatus codegen_module(const Target *t, LLVMModuleRef m, int opt_level, unsigne
             st = theirs ? CG_ERR_USAGE : CG_ERR_LLVM;
             goto done;
         }
+        /* SLP, the pipeline's vectoriser, is on at -O1 and up */
+        if (t->codegen && t->codegen->after_passes && opt_level > 0)
+            t->codegen->after_passes(m);
     }
     if (diags.nerrors) {
         st = CG_ERR_LLVM;

@@ -126,6 +126,7 @@ typedef struct TargetCodegen {
     int max_codegen_level;   /* the code generator's level at most (0: -O's) */
     bool pic;                /* position-independent code (a shared object) */
     bool fast_isel_big_blocks; /* fast instruction selection for modules with very large blocks */
+    void (*after_passes)(LLVMModuleRef m); /* the target's own rewrite of the optimised IR; NULL: none */
     TargetLink link;
     const char *link_output; /* the linker's output file name: out.hsaco, out.so */
 } TargetCodegen;

@@ -1,5 +1,6 @@
 /* Code generation for AMD GPUs: rk's own optimisation pipeline, the code generator's level, and one
  * code object per compile (compiler/codegen links it). */
+#include "compiler/target/amdgpu/mix_f16.h"
 #include "compiler/target/target.h"
 
 /* rk's middle end for AMDGPU at -O2 and -O3: the passes of LLVM's default<O3> that change the code of
@@ -27,6 +28,7 @@ static const char rk_amdgpu_pipeline[] =
 const TargetCodegen amdgpu_codegen = {
     .llvm_passes = rk_amdgpu_pipeline,
     .max_codegen_level = 2,
+    .after_passes = amdgpu_split_mixed_f16, /* SLP's packed f32 math that v_fma_mix would do unpacked */
     .link = LINK_CODE_OBJECT,
     .link_output = "out.hsaco",
 };
