@@ -194,6 +194,11 @@ def model_rows(res):
         r = res.get(c["id"], {})
         ks = {side: kernel(r.get(side)) for side in ("rk", "triton")}
         ls = {side: main_loop(k) if k else None for side, k in ks.items()}
+        # the same number of loops on both sides (layernorm: mean, variance, output; each runs once per
+        # block of the row): the kernel's figure is their sum, and each pair compared in order
+        lists = {side: (k.get("loops") or []) if k else [] for side, k in ks.items()}
+        paired = len(lists["rk"]) > 1 and len(lists["rk"]) == len(lists["triton"])
+        total = {side: sum(l["cycles"] for l in lists[side]) for side in lists}
         for side in ("rk", "triton"):
             name = c["id"] if side == "rk" else ""
             k, lp = ks[side], ls[side]
@@ -203,13 +208,19 @@ def model_rows(res):
             if lp is None:
                 rows.append([name, side, "no loop"] + [""] * 7)
                 continue
-            ratio = ""
-            if side == "rk" and ls["triton"] and ls["triton"]["cycles"]:
+            ratio, cycles, nloops = "", str(lp["cycles"]), str(len(lists[side]))
+            if paired:
+                cycles = f"{total[side]} (all {len(lists[side])})"
+                if side == "rk" and total["triton"]:
+                    ratio = f"{total['rk'] / total['triton']:.2f}"
+                    nloops += " (" + " ".join(f"{a['cycles'] / b['cycles']:.2f}" if b["cycles"] else "-"
+                                              for a, b in zip(lists["rk"], lists["triton"])) + ")"
+            elif side == "rk" and ls["triton"] and ls["triton"]["cycles"]:
                 ratio = f"{lp['cycles'] / ls['triton']['cycles']:.2f}"
-            rows.append([name, side, str(lp["instructions"]), str(lp["cycles"]), ratio,
+            rows.append([name, side, str(lp["instructions"]), cycles, ratio,
                          f"{100 * lp['mfma_utilisation']:.0f}% ({lp['mfma']})", str(lp["mfma_free"]),
                          " ".join(f"{s} {lp['stalls'][s]}" for s in STALLS if lp["stalls"].get(s)) or "-",
-                         banks(lp), str(len(k.get("loops") or []))])
+                         banks(lp), nloops])
     head = ["case", "side", "loop instrs", "cycles/iter", "rk/Triton", "MFMA busy (MFMAs)", "MFMA-free",
             "idle cycles by cause", "LDS banks", "loops"]
     return head, rows
@@ -335,8 +346,9 @@ def main():
     print("\nInstruction mix (memory operations as bits x count; instructions in the main loop and in all)\n")
     print(text_table(xh, xr))
     print("\nMain loop by rk's cycle model (report_loop.c; gfx942, the waves of one SIMD, estimated latencies): "
-          "cycles per steady-state iteration, rk over Triton, the matrix unit's busy share, the longest MFMA-free run of "
-          "instructions, the idle cycles by cause, loops in the kernel\n")
+          "cycles per steady-state iteration (the same number of loops on both sides: all of them, summed), rk over "
+          "Triton, the matrix unit's busy share, the longest MFMA-free run of "
+          "instructions, the idle cycles by cause, loops in the kernel (and rk over Triton loop by loop)\n")
     print(text_table(mh, mr))
     print("\nTargets (compile >= 20x faster in CPU time; spills, scratch <= Triton's; 128-bit global/buffer ops >= "
           "Triton's; occupancy >= Triton's)\n")
@@ -395,7 +407,10 @@ def write_docs(a, when, mach, ch, cr, qh, qr, xh, xr, mh, mr, vs):
              md_table(xh, xr), "",
              "### Main loops by the cycle model", "",
              "rk's loop cycle model (`rkc --report`, compiler/target/amdgpu/report_loop.c, docs/internals.md \"The "
-             "loop cycle model\") on each kernel's largest loop, the same ruler for both sides: cycles per "
+             "loop cycle model\") on each kernel's largest loop, the same ruler for both sides (a kernel with "
+             "the same number of loops on both sides, each run once per block, as layernorm's mean, variance "
+             "and output: the sum of its loops' cycles, compared as a whole and loop by loop in the last "
+             "column): cycles per "
              "steady-state iteration of the waves of one SIMD, which share its VALU and matrix unit (2 of a "
              "workgroup of 8 waves, 1 of 4; estimated latencies: global 500 cycles, LDS 64, LDS 128 "
              "B/clk per CU shared by the workgroup's waves), rk's over Triton's, the share of those cycles "

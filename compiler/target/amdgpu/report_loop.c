@@ -669,9 +669,12 @@ int report_loop_model_in(Arena *a, const char *cpu, int waves, bool v0_tid, cons
      * younger (it wins every tie) and they need longer to settle, so each runs 4 * iters and the
      * SIMD's rounds (one iteration of each wave) from the iters-th to the last are averaged. Several
      * workgroups: as on a GPU, a workgroup whose waves have all run theirs leaves its slot to the next
-     * one, the youngest (its waves run `runs` more, up to `cap`), until every workgroup has run its
-     * first; the window is the steady state in which every slot is busy. */
-    int runs = nw > 1 ? 4 * iters : iters, first = nw > 1 ? iters : runs - 1, cap = wgs > 1 ? 4 * runs : runs;
+     * one, the youngest (its waves run `runs` more, up to `cap`), until every slot has run `meas`
+     * (4 workgroups' worth: a starved wave takes a few thousand cycles an iteration, and a window of
+     * one workgroup's moved the figures by up to 7%, 0.5% from a window 4 times longer again); the
+     * window is the steady state in which every slot is busy. */
+    int runs = nw > 1 ? 4 * iters : iters, first = nw > 1 ? iters : runs - 1;
+    int meas = wgs > 1 ? 4 * runs : runs, cap = wgs > 1 ? 8 * runs : runs;
     Sched *s = ARENA_NEW(a, Sched);
     memset(s, 0, sizeof *s);
     s->p = p;
@@ -703,7 +706,7 @@ int report_loop_model_in(Arena *a, const char *cpu, int waves, bool v0_tid, cons
         int64_t at = 0;
         for (int k = 0; k < nw; k++)
             slowest = s->w[k].iter < slowest ? s->w[k].iter : slowest;
-        for (int k = 0; k < nw && slowest < runs; k++) {
+        for (int k = 0; k < nw && slowest < meas; k++) {
             const Wave *w = &s->w[k];
             if (w->at_barrier || w->iter >= w->limit)
                 continue;
@@ -718,7 +721,8 @@ int report_loop_model_in(Arena *a, const char *cpu, int waves, bool v0_tid, cons
         if (p->trace)
             p->trace(p->trace_ctx, best, w->iter, w->pc, in->kind == K_BARRIER ? -1 : 0);
         if (in->kind == K_BARRIER) {
-            pass_barrier(s, w, in);
+            pass_barrier(s, w, in); /* may end the workgroup's iteration (a body ending in s_barrier) */
+            refill(s, best, runs, cap, &next_age);
             continue;
         }
         issue(s, w, in);
@@ -731,17 +735,19 @@ int report_loop_model_in(Arena *a, const char *cpu, int waves, bool v0_tid, cons
      * (nw * first)-th of those finishes to the last, nw * (runs - first) more finish, one round of
      * each wave's iteration per nw of them (whichever wave finishes them: the older may run ahead),
      * so the window is runs - first rounds. Several: from when every wave has finished `first`
-     * iterations to when the last workgroup finishes its first `runs`, while every slot is busy (a
-     * slot whose waves reached `cap` ends it there); the iterations the waves finish in it, `group`
-     * of them one workgroup's, are its rounds. The wave that finishes last ran through all of it: the
-     * matrix unit's idle cycles are charged to what that wave was doing. */
+     * iterations to when the last slot finishes its `meas`, while every slot is busy (a slot whose
+     * waves reached `cap` ends it there); the iterations the waves finish in it, `group` of them one
+     * workgroup's, are its rounds. The wave that finishes last ran through all of it: the matrix
+     * unit's idle cycles are charged to what that wave was doing. A refilled slot's waves go on from
+     * where the last workgroup's were, its loads in flight, with no prologue, epilogue or dispatch gap
+     * between them: the limit of a long K loop. */
     int last = 0;
     int64_t begin = 0, end = 0, done = 0;
     for (int k = 0; k < nw; k++) {
         const Wave *w = &s->w[k];
-        if (w->iter < runs) /* cannot happen: every wave runs the same body and barriers */
+        if (w->iter < meas) /* cannot happen: every wave runs the same body and barriers */
             return -1;
-        if (w->ends[runs - 1] > s->w[last].ends[runs - 1])
+        if (w->ends[meas - 1] > s->w[last].ends[meas - 1])
             last = k;
     }
     if (wgs == 1) {
@@ -756,7 +762,7 @@ int report_loop_model_in(Arena *a, const char *cpu, int waves, bool v0_tid, cons
         for (int k = 0; k < nw; k++)
             if (s->w[k].ends[first - 1] > begin)
                 begin = s->w[k].ends[first - 1];
-        end = s->w[last].ends[runs - 1];
+        end = s->w[last].ends[meas - 1];
         for (int k = 0; k < nw; k++)
             if (s->w[k].iter == cap && s->w[k].ends[cap - 1] < end)
                 end = s->w[k].ends[cap - 1];
