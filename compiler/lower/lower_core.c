@@ -787,6 +787,19 @@ static int32_t value_id(void *ud, const Value *v)
     return (int32_t)v->scratch;
 }
 
+/* The axis analysis of every value, in the order `number` numbers them. */
+static void collect_axis(const AxisTab *ax, Block *b, const AxisInfo **out, int *n)
+{
+    for (int i = 0; i < b->nargs; i++)
+        out[(*n)++] = axis_of(ax, &b->args[i]);
+    for (Op *op = b->first; op; op = op->next) {
+        for (int i = 0; i < op->nres; i++)
+            out[(*n)++] = axis_of(ax, &op->results[i]);
+        for (int r = 0; r < op->nregions; r++)
+            collect_axis(ax, op->regions[r], out, n);
+    }
+}
+
 static void number(Block *b, int *n)
 {
     for (int i = 0; i < b->nargs; i++)
@@ -962,6 +975,13 @@ static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const
     L->ptr_lds = LLVMPointerTypeInContext(L->ctx, L->t->as_lds);
     L->void_t = LLVMVoidTypeInContext(L->ctx);
     int n = 0;
+    number(f->body, &n);
+    /* the axis analysis (it numbers the values its own way), then the lowering's numbering again */
+    AxisTab *ax = compute_axis_info(L->a, f);
+    L->axis = ARENA_ARRAY(L->a, const AxisInfo *, n + 1);
+    int na = 0;
+    collect_axis(ax, f->body, L->axis, &na);
+    n = 0;
     number(f->body, &n);
     L->vals = ARENA_ARRAY(L->a, LVal, n + 1);
     L->uses = ARENA_ARRAY(L->a, int, n + 1);

@@ -308,6 +308,29 @@ static LLVMValueRef const_of(Lower *L, const Op *op)
     return LLVMConstInt(lt, (unsigned long long)op->at.value.i, 0);
 }
 
+/* The register bits of layout ll whose flip keeps an element of value v in the same aligned group of
+ * equal values (the axis analysis' constancy): a register with any of them set holds the value of the
+ * one with them clear. matmul's k-tail mask `rk < K - k * BLOCK_K` with K a multiple of 16 is constant
+ * over the 4 or 8 consecutive k a lane holds: one compare, not one a k. */
+static unsigned constant_reg_bits(const Lower *L, const Value *v, const LinLayout *ll)
+{
+    const AxisInfo *ai = L->axis ? L->axis[v->scratch] : NULL;
+    if (!ai || ai->rank != ll->rank)
+        return 0;
+    unsigned bits = 0;
+    for (int b = 0; b < ll->nreg && b < 32; b++) {
+        bool inside = true, moves = false;
+        for (int d = 0; d < ll->rank && inside; d++) {
+            int64_t step = ll->reg[b][d];
+            moves |= step != 0;
+            inside = step >= 0 && step < ai->constancy[d];
+        }
+        if (inside && moves)
+            bits |= 1u << b;
+    }
+    return bits;
+}
+
 void lower_elementwise(Lower *L, Op *op)
 {
     Value *res = op->nres ? op_result(op, 0) : NULL;
@@ -400,10 +423,15 @@ void lower_elementwise(Lower *L, Op *op)
         bool pair = fpmath_pairable(L, op);
         int *dup = ARENA_ARRAY(L->a, int, n), fresh[2], nf = 0;
         LLVMValueRef fxs[2][4];
+        unsigned held = constant_reg_bits(L, res, &li->ll);
         for (int r = 0; r < n; r++) {
             LLVMValueRef xs[4];
             uintptr_t h = 0;
             dup[r] = -1;
+            if ((unsigned)r & held) { /* the same value as the register with those bits clear */
+                dup[r] = (int)((unsigned)r & ~held);
+                continue;
+            }
             for (int i = 0; i < k; i++) {
                 xs[i] = ins[i]->n == 1 ? ins[i]->r[0] : ins[i]->r[r];
                 h = (h ^ (uintptr_t)xs[i]) * 0x9E3779B97F4A7C15u;

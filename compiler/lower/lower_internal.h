@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "compiler/lower/lower.h"
+#include "compiler/passes/axis_info.h"
 #include "compiler/target/target.h"
 #include "compiler/target/target_hooks.h"
 
@@ -119,6 +120,7 @@ struct Lower {
     LLVMValueRef *rsrc; /* by parameter: its buffer resource (HOOKS->buffer_rsrc), made on first use */
     int *arg_off;  /* emu, by parameter: its byte offset in the kernarg block */
     int *uses;  /* by value id: number of uses */
+    const AxisInfo **axis; /* by value id: the axis analysis of the function as lowered (constancy) */
     /* dot operands left in LDS for the dot to read k step by k step (lower_convert.c): by value id */
     struct Deferred **deferred;
     LayInfo *lays;
