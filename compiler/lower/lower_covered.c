@@ -101,19 +101,21 @@ bool lower_next_covered(Lower *L)
     return lower_one(L);
 }
 
+/* The name of the function a call instruction calls directly; NULL for anything else. */
+static const char *callee_name(LLVMValueRef in)
+{
+    LLVMValueRef f = LLVMIsACallInst(in) ? LLVMGetCalledValue(in) : NULL;
+    size_t len;
+    return f && LLVMIsAFunction(f) ? LLVMGetValueName2(f, &len) : NULL;
+}
+
 /* A vector memory instruction: a piece's first. */
 static bool is_memory_read(LLVMValueRef in)
 {
     if (LLVMIsALoadInst(in))
         return LLVMGetPointerAddressSpace(LLVMTypeOf(LLVMGetOperand(in, 0))) == 1; /* global */
-    if (!LLVMIsACallInst(in))
-        return false;
-    LLVMValueRef f = LLVMGetCalledValue(in);
-    if (!f || !LLVMIsAFunction(f))
-        return false;
-    size_t len;
-    const char *name = LLVMGetValueName2(f, &len);
-    return strncmp(name, "llvm.amdgcn.raw.", 16) == 0 && strstr(name, ".buffer.load") != NULL;
+    const char *name = callee_name(in);
+    return name && strncmp(name, "llvm.amdgcn.raw.", 16) == 0 && strstr(name, ".buffer.load") != NULL;
 }
 
 /* An instruction that may move later among the dot's MFMAs and reads: one without side effects (no
@@ -126,12 +128,8 @@ static bool movable(LLVMValueRef in)
         return is_memory_read(in);
     if (!LLVMIsACallInst(in))
         return true;
-    LLVMValueRef f = LLVMGetCalledValue(in);
-    if (!f || !LLVMIsAFunction(f))
-        return false;
-    size_t len;
-    const char *name = LLVMGetValueName2(f, &len);
-    return strncmp(name, "llvm.", 5) == 0 && !strstr(name, "barrier") && !strstr(name, "wait") &&
+    const char *name = callee_name(in);
+    return name && strncmp(name, "llvm.", 5) == 0 && !strstr(name, "barrier") && !strstr(name, "wait") &&
            !strstr(name, "sched") && !strstr(name, "setprio");
 }
 
