@@ -990,6 +990,19 @@ int defer_rotate_early(Lower *L, const Op *dot, int64_t *bytes)
     return n;
 }
 
+int64_t defer_rotate_bytes(Lower *L, const Op *dot)
+{
+    if (!L->rot_loop)
+        return 0;
+    int64_t bytes = 0;
+    for (Op *cv = op_block(L->rot_loop, 0)->first; cv; cv = cv->next) {
+        const Deferred *d = rotated(cv) ? L->deferred[cv->results[0].scratch] : NULL;
+        if (d && (dot->operands[0] == &cv->results[0] || dot->operands[1] == &cv->results[0]))
+            bytes += ty_numel(cv->operands[0]->type) * d->bytes;
+    }
+    return bytes;
+}
+
 /* The rotated writes numbered lo <= i < hi (defer_rotate_early's count), the barrier before the
  * first: defer_rotate_end's work, done by the dot in parts between its last k steps' MFMAs. */
 void defer_rotate_write(Lower *L, int lo, int hi)

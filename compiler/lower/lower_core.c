@@ -359,7 +359,7 @@ static int flat(Lower *L, Value *const *vs, int n, LLVMValueRef *out)
     return k;
 }
 
-static int nregs_of(Lower *L, const Type *t)
+int lower_nregs(Lower *L, const Type *t)
 {
     if (t->kind != TY_TILE || lower_is_shared_tile(t))
         return 1;
@@ -371,12 +371,12 @@ static LLVMValueRef *make_phis(Lower *L, Value *vals, int n, int *count)
 {
     int total = 0;
     for (int i = 0; i < n; i++)
-        total += nregs_of(L, vals[i].type);
+        total += lower_nregs(L, vals[i].type);
     LLVMValueRef *phis = ARENA_ARRAY(L->a, LLVMValueRef, total + 1);
     int k = 0;
     for (int i = 0; i < n; i++) {
         const Type *t = vals[i].type;
-        int nr = nregs_of(L, t);
+        int nr = lower_nregs(L, t);
         bool sh = lower_is_shared_tile(t);
         LVal x = lval_new(L, nr, t->kind == TY_TILE && !sh ? &lay_info(L, t)->ll : NULL);
         for (int j = 0; j < nr; j++)
@@ -398,7 +398,7 @@ static void bind_flat(Lower *L, Value *vals, int n, LLVMValueRef *flatv)
     int k = 0;
     for (int i = 0; i < n; i++) {
         const Type *t = vals[i].type;
-        int nr = nregs_of(L, t);
+        int nr = lower_nregs(L, t);
         LVal x = lval_new(L, nr, t->kind == TY_TILE && !lower_is_shared_tile(t) ? &lay_info(L, t)->ll : NULL);
         for (int j = 0; j < nr; j++)
             x.r[j] = flatv[k++];
@@ -564,7 +564,12 @@ static void lower_for(Lower *L, Op *op)
     L->rot_loop = rotate ? op : NULL;
     L->rot_done = false;
     lower_find_covered(L, rotate ? body : NULL);
+    DotCarry carry, *carry_outer = L->carry;
+    L->carry = lower_find_carry(L, body, inits, &carry) ? &carry : NULL;
+    carry.pre = pre;
+    carry.header = header;
     lower_block(L, body); /* binds nothing new: args are the phis */
+    L->carry = carry_outer;
     lower_covered_flush(L);
     L->covered = cov_outer;
     L->ncovered = ncov_outer;
@@ -586,10 +591,17 @@ static void lower_for(Lower *L, Op *op)
     keep_licm_out(L, LLVMBuildBr(L->b, header), body);
     LLVMAddIncoming(k, &k_next, &latch, 1);
     add_incoming(phis, next, np, latch);
+    lower_carry_latch(&carry, latch);
     vector_phis(L, phis, next, inits, np, pre, header, latch);
     buffer_carry_offsets(L, op, phis + 1, pre, header, latch);
     LLVMPositionBuilderAtEnd(L->b, exit);
-    bind_flat(L, op->results, op->nres, phis + 1);
+    if (carry.n) { /* the last iteration's carried MFMAs, on a copy of the accumulator's registers */
+        LLVMValueRef *res = ARENA_ARRAY(L->a, LLVMValueRef, np);
+        memcpy(res, phis + 1, sizeof(LLVMValueRef) * (size_t)(np - 1));
+        lower_carry_exit(L, &carry, res + carry.off);
+        bind_flat(L, op->results, op->nres, res);
+    } else
+        bind_flat(L, op->results, op->nres, phis + 1);
     if (rotate)
         L->lds_read = true; /* the rotated regions' last writes: the next deferred write waits */
 }
@@ -601,7 +613,7 @@ static void lower_if(Lower *L, Op *op)
     LLVMBuildCondBr(L->b, cond, tb, eb);
     int nflat = 0;
     for (int i = 0; i < op->nres; i++)
-        nflat += nregs_of(L, op->results[i].type);
+        nflat += lower_nregs(L, op->results[i].type);
     LLVMValueRef *vals[2];
     LLVMBasicBlockRef ends[2];
     LLVMBasicBlockRef starts[2] = {tb, eb};

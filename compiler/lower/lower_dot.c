@@ -199,6 +199,41 @@ static int read_ahead(const MfmaInfo *info, int nout, int nin, int nsteps)
     return ahead > 0 ? ahead : 0;
 }
 
+/* A dot's carried MFMAs (lower_carry.c): the tiles of its last rows, issued among its first reads. */
+typedef struct Carried {
+    DotCarry *dc;        /* NULL: the dot carries none */
+    int phi[2][MAX_CARRY]; /* [A/B][fragment]: its phi in dc, or -1 */
+    int n, next;         /* tiles carried, issued so far */
+    int *tiles;
+    LLVMValueRef *acc;
+    const int *mi, *ni;  /* each tile's A and B fragment */
+    int instr;
+    bool transposed;
+} Carried;
+
+/* Issues the next carried MFMA, its operands the phis of the previous iteration's fragments (made at
+ * first use, of the type `like` has: A's and B's operand vectors are of one type). */
+static void carried_mfma(Lower *L, Carried *cs, LLVMValueRef like)
+{
+    if (!cs->dc || cs->next >= cs->n)
+        return;
+    DotCarry *dc = cs->dc;
+    int t = cs->tiles[cs->next++], fr[2] = {cs->mi[t], cs->ni[t]};
+    for (int op2 = 0; op2 < 2; op2++)
+        if (cs->phi[op2][fr[op2]] < 0) {
+            cs->phi[op2][fr[op2]] = dc->nphi;
+            lower_carry_phi(L, dc, LLVMTypeOf(like));
+            dc->nphi++;
+        }
+    int a = cs->phi[0][fr[0]], b = cs->phi[1][fr[1]];
+    cs->acc[t] = cs->transposed ? tgt_mfma(L, cs->instr, dc->phi[b], dc->phi[a], cs->acc[t])
+                                : tgt_mfma(L, cs->instr, dc->phi[a], dc->phi[b], cs->acc[t]);
+    dc->tile[dc->n] = t;
+    dc->a[dc->n] = a;
+    dc->b[dc->n] = b;
+    dc->n++;
+}
+
 static void dot_mfma(Lower *L, Op *op)
 {
     const Type *ta = op->operands[0]->type, *tb = op->operands[1]->type, *tc = op->results[0].type;
@@ -244,6 +279,24 @@ static void dot_mfma(Lower *L, Op *op)
     int ahead = (da || db) && L->f->opts.waves_per_eu <= 0 ? read_ahead(info, nout, nin, nsteps) : 0;
     int rows = ahead * nout, row_cycles = nin * info->passes * 4;
     int wait = (LDS_LATENCY + row_cycles - 1) / row_cycles;
+    /* The last rows carried into the next iteration (lower_carry.c): as many as cover an LDS read's
+     * latency there. The rotated writes, spread over the rows after `wait`, drain through the LDS
+     * while those rows of the SIMD's waves run; a row carried away shortens that, and where the
+     * writes (the workgroup's bytes at 4 * lds_banks a clock) then outlast it, their drain lands at
+     * the loop's top, before its barrier, and the carried MFMAs behind it only add to the top (rk's
+     * loop model, 256x256x64 w8: k16 4456 -> 4328 cycles, 512 cycles of writes under 6 rows of 2
+     * waves' 64; k32 4432 -> 4540, under 2 rows). */
+    int carry = 0;
+    if (ahead && L->carry && L->carry->dot == op) {
+        carry = (LDS_LATENCY + row_cycles - 1) / row_cycles;
+        int64_t wbytes = defer_rotate_bytes(L, op);
+        int simd_waves = (L->nw + L->t->simds_per_cu - 1) / L->t->simds_per_cu;
+        if (ta->elem->sk != tb->elem->sk || carry > nout || nm > MAX_CARRY || nn > MAX_CARRY ||
+            carry * nin > MAX_CARRY || carry + nin > MAX_CARRY || rows - carry <= wait ||
+            wbytes / (4 * L->t->lds_banks) > (int64_t)(rows - carry - wait) * row_cycles * simd_waves)
+            carry = 0;
+    }
+    int live_rows = rows - carry; /* the rows after the last read that stay in this iteration */
     /* The loop's next tiles' global loads (Lower.covered): the dot issues them after its first rows,
      * past its barrier, their address and mask work free to issue under the MFMAs (the row sched
      * barriers let VALU cross), their vector loads spread over `cover_rows` rows (lower_covered_row)
@@ -282,6 +335,22 @@ static void dot_mfma(Lower *L, Op *op)
      * cycles, the matrix unit idle at the loop's top 188 -> 124). The steps after it (read two ahead)
      * keep the operands' order: their rows are a step away, and putting their outer ones last made
      * 128x128x64 w8 (two steps ahead) wait for them: 1213 -> 1262. */
+    Carried cs = {carry ? L->carry : NULL, {{0}}, 0, 0, NULL, acc, mi, ni, cl->instr, cl->transposed};
+    if (cs.dc) { /* the carried tiles: those of the last `carry` rows */
+        DotCarry *dc = cs.dc;
+        for (int op2 = 0; op2 < 2; op2++)
+            for (int j = 0; j < (op2 ? nn : nm); j++)
+                cs.phi[op2][j] = -1;
+        cs.tiles = ARENA_ARRAY(L->a, int, carry * nin + 1);
+        for (int o = nout - carry; o < nout; o++)
+            for (int i = 0; i < nin; i++)
+                if (tile[o * nin + i] >= 0)
+                    cs.tiles[cs.n++] = tile[o * nin + i];
+        dc->instr = cl->instr;
+        dc->nacc = nacc;
+        dc->transposed = cl->transposed;
+        dc->acc_type = ct;
+    }
     if (ahead) {
         fetch(L, &F, 1 - inner, 0, 0);
         for (int j = 0; j < nin; j++)
@@ -293,6 +362,11 @@ static void dot_mfma(Lower *L, Op *op)
         for (int op2 = 0; op2 < 2; op2++)
             for (int j = 0; j < (op2 ? nn : nm); j++)
                 fetch(L, &F, op2, j, f);
+    /* the previous iteration's last rows: LLVM's scheduler puts them among the first reads (they wait
+     * for nothing), ahead of the first row, which waits for its reads (256x256x64 w8 k16: 4328
+     * cycles; spaced by hand between the reads, 4363) */
+    while (cs.next < cs.n)
+        carried_mfma(L, &cs, F.f[1 - inner][0][0]);
     if (covered) /* the covered loads stay in their rows */
         others &= ~(unsigned)SCHED_ALLOW_VMEM;
     /* The loop's rotated writes (defer_rotate_early), where this dot is their operands' last reader:
@@ -325,12 +399,22 @@ static void dot_mfma(Lower *L, Op *op)
         /* transposed accumulators come from the instruction with its operands swapped: D^T = B^T A^T */
         for (int o = 0; o < (ahead ? nout : 1); o++) {
             int row = (e - (nsteps - ahead)) * nout + o; /* >= 0: a row after the last read */
+            if (cs.dc && row >= live_rows) { /* carried: its fragments go round the loop */
+                for (int i = 0; i < nin; i++) {
+                    int t = tile[o * nin + i];
+                    if (t >= 0) {
+                        cs.dc->next[cs.phi[0][mi[t]]] = ga[mi[t]];
+                        cs.dc->next[cs.phi[1][ni[t]]] = gb[ni[t]];
+                    }
+                }
+                continue;
+            }
             if (ahead && !planned && (row >= 0 || !covered)) {
                 int64_t wbytes = 0;
                 nwr = defer_rotate_early(L, op, &wbytes);
-                if (wait >= rows || (!covered && wbytes / (4 * L->t->lds_banks) <= (int64_t)rows * row_cycles))
+                if (wait >= live_rows || (!covered && wbytes / (4 * L->t->lds_banks) <= (int64_t)live_rows * row_cycles))
                     nwr = 0;
-                per = nwr ? (nwr + rows - wait - 1) / (rows - wait) : 0;
+                per = nwr ? (nwr + live_rows - wait - 1) / (live_rows - wait) : 0;
                 planned = true;
             }
             if (nwr && row >= wait) {

@@ -83,6 +83,7 @@ struct Lower {
     Op **covered;
     int ncovered;
     const Op *cover_dot;
+    struct DotCarry *carry; /* the loop whose body is being lowered: its dot that may carry MFMAs */
     /* lower_covered_row: the loads' vector memory instructions taken out of the block, each with what
      * uses its value, put back pieces_per_row after each of the dot's rows (-1: not split) */
     struct CoveredPiece {
@@ -178,6 +179,7 @@ LVal lval_new(Lower *L, int n, const LinLayout *ll);
 bool lower_budget(Lower *L, int n, bool access);
 void lower_budget_end(Lower *L);
 LLVMTypeRef llvm_type(Lower *L, const Type *t); /* element type for tiles */
+int lower_nregs(Lower *L, const Type *t); /* registers a lane holds of a value (1: scalars, shared tiles) */
 const LayInfo *lay_info(Lower *L, const Type *t);
 /* This lane's coordinate along dim for register r, as an i32 value. */
 LLVMValueRef reg_coord(Lower *L, const LayInfo *li, int r, int dim);
@@ -412,6 +414,8 @@ bool defer_rotate_begin(Lower *L, Op *loop);
 void defer_rotate_end(Lower *L, Op *loop);
 int defer_rotate_early(Lower *L, const Op *dot, int64_t *bytes);
 void defer_rotate_write(Lower *L, int lo, int hi);
+/* The bytes the workgroup writes of the rotated operands that `dot` reads (0: none, or no rotation). */
+int64_t defer_rotate_bytes(Lower *L, const Op *dot);
 /* lower_covered.c: a rotated loop's covered loads (Lower.covered), found before its body is lowered;
  * the next lowered where the builder stands (false: none left), or issued in pieces after a row of
  * the dot's MFMAs, spread over `rows` rows (false: none left); the pieces not issued yet, issued. */
@@ -419,6 +423,26 @@ void lower_find_covered(Lower *L, Block *body);
 bool lower_next_covered(Lower *L);
 bool lower_covered_row(Lower *L, int rows);
 void lower_covered_flush(Lower *L);
+/* lower_carry.c: a loop's dot that issues its last rows of MFMAs in the next iteration. lower_for
+ * finds the candidate (lower_find_carry: the loop's initial values `inits`, flat), dot_mfma decides
+ * and fills in the rest, lower_for completes the phis (lower_carry_latch) and issues the last
+ * iteration's carried MFMAs after the loop on the accumulator's registers (lower_carry_exit). */
+#define MAX_CARRY 64
+typedef struct DotCarry {
+    const Op *dot;    /* the candidate */
+    int off, nregs;   /* its accumulator's registers among the loop's flat values */
+    LLVMBasicBlockRef pre, header;
+    int n, nphi;      /* carried MFMAs (0: the dot carries none), operand phis */
+    LLVMValueRef phi[MAX_CARRY], next[MAX_CARRY]; /* the phis at the header, their values at the latch */
+    int tile[MAX_CARRY], a[MAX_CARRY], b[MAX_CARRY]; /* per MFMA: accumulator tile, operand phis */
+    int instr, nacc;
+    bool transposed;
+    LLVMTypeRef acc_type;
+} DotCarry;
+bool lower_find_carry(Lower *L, Block *body, LLVMValueRef *inits, DotCarry *c);
+LLVMValueRef lower_carry_phi(Lower *L, DotCarry *c, LLVMTypeRef t); /* phi[nphi]; the caller counts it */
+void lower_carry_latch(DotCarry *c, LLVMBasicBlockRef latch);
+void lower_carry_exit(Lower *L, const DotCarry *c, LLVMValueRef *regs);
 /* The address of the 16-byte chunk `chunk` of row `row` of a deferred operand (A: rows are m; B:
  * rows are n when k-major, else k), after the swizzle. */
 LLVMValueRef deferred_chunk_ptr(Lower *L, const Deferred *d, LLVMValueRef row, LLVMValueRef chunk);
