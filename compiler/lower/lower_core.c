@@ -568,7 +568,9 @@ static void lower_for(Lower *L, Op *op)
     L->carry = lower_find_carry(L, body, inits, &carry) ? &carry : NULL;
     carry.pre = pre;
     carry.header = header;
+    L->loop_depth++;
     lower_block(L, body); /* binds nothing new: args are the phis */
+    L->loop_depth--;
     L->carry = carry_outer;
     lower_covered_flush(L);
     L->covered = cov_outer;
@@ -648,6 +650,7 @@ static void lower_while(Lower *L, Op *op)
     int np;
     LLVMValueRef *phis = make_phis(L, before->args, before->nargs, &np);
     add_incoming(phis, inits, np, pre);
+    L->loop_depth++;
     lower_block(L, before);
     if (L->failed)
         return;
@@ -660,6 +663,7 @@ static void lower_while(Lower *L, Op *op)
     LLVMPositionBuilderAtEnd(L->b, ab);
     bind_flat(L, after->args, after->nargs, cv);
     lower_block(L, after);
+    L->loop_depth--;
     if (L->failed)
         return;
     Op *y = after->last;

@@ -183,7 +183,7 @@ static void fetch(Lower *L, Frags *F, int op, int j, int step)
  * below the rotated writes' barrier).
  * bench/vs_triton: the 128x128 32x32 matmuls (two rows of two, 4 waves: no rows between a pair and
  * its use) read two steps ahead, every other case one. */
-enum { LDS_LATENCY = 64, READ_LATENCY = 2 * LDS_LATENCY, MAX_AHEAD = 2 };
+enum { LDS_LATENCY = 64, READ_LATENCY = 2 * LDS_LATENCY, MAX_AHEAD = 2, DRAIN_MAX_AHEAD = 3, DRAIN_SPARE = 48 };
 /* A global load's latency on MI300X, the loop model's estimate (report_loop.c's global_latency) */
 enum { GLOBAL_LATENCY = 500 };
 static int read_ahead(const MfmaInfo *info, int nout, int nin, int nsteps)
@@ -234,6 +234,19 @@ static void carried_mfma(Lower *L, Carried *cs, LLVMValueRef like)
     dc->n++;
 }
 
+/* The registers a lane may use without fewer waves a SIMD than the LDS the kernel has allocated so
+ * far allows (its workgroups a CU by the LDS, times the workgroup's waves a SIMD): the LDS-limited
+ * 256x128x64 w4 matmul runs one wave a SIMD, which may use all 512 (AGPRs included). */
+static int lds_budget(Lower *L, int simd_waves)
+{
+    int wgs = L->lds_bytes > 0 ? L->t->lds_per_cu / L->lds_bytes : L->t->max_waves_per_simd;
+    int waves = (wgs > 0 ? wgs : 1) * simd_waves;
+    if (waves > L->t->max_waves_per_simd)
+        waves = L->t->max_waves_per_simd;
+    int budget = L->t->vgpr_file / waves;
+    return budget < L->t->max_vgprs_per_lane ? budget : L->t->max_vgprs_per_lane;
+}
+
 static void dot_mfma(Lower *L, Op *op)
 {
     const Type *ta = op->operands[0]->type, *tb = op->operands[1]->type, *tc = op->results[0].type;
@@ -277,8 +290,38 @@ static void dot_mfma(Lower *L, Op *op)
      * read ahead would spill there (examples/attention.tile at 6 waves: 16 VGPRs instead of 10),
      * and the other waves hide the reads' latency */
     int ahead = (da || db) && L->f->opts.waves_per_eu <= 0 ? read_ahead(info, nout, nin, nsteps) : 0;
-    int rows = ahead * nout, row_cycles = nin * info->passes * 4;
+    int row_cycles = nin * info->passes * 4;
     int wait = (LDS_LATENCY + row_cycles - 1) / row_cycles;
+    int simd_waves = (L->nw + L->t->simds_per_cu - 1) / L->t->simds_per_cu;
+    /* The rotated writes (the next tiles, after the barrier that follows the dot's last read) drain
+     * through the LDS while the rows after the last read run: the workgroup's bytes at 4 * lds_banks
+     * a clock against those rows' MFMA cycles of the SIMD's waves (less `wait` rows, which cover the
+     * last read). Where the rows are too few, the drain lands at the loop's top, with the matrix unit
+     * idle: the dot reads a step further ahead, which moves the last read a step earlier, while the
+     * registers allow it (the accumulators, the fragments of ahead + 1 steps and the next tiles'
+     * loads within lds_budget less DRAIN_SPARE for addresses and the rest; the vs_triton matmuls
+     * need 36 to 48 more than those), where the next tiles' loads it issues among its rows (below)
+     * still find their rows, and only in an outermost loop (an outer loop's values, a
+     * persistent kernel's, hold registers this does not count: the tutorial's persistent matmul
+     * spilled 10 more SGPRs). By rk's loop model: 256x256x64 w8 k32 4432 -> 4313 cycles, 256x128x64
+     * w4 k32 2452 -> 2280, 128x128x64 w4 k16 1123 -> 1095, k32 1071 -> 1035; 256x256 k16's writes
+     * drain under its rows already (reading ahead there would need 232 of 256 and spill). LLVM's
+     * schedules of some smaller tiles came out slower: examples/matmul.tile's 128x128 w4 (masked on
+     * M and N) 1135 -> 1151, 64x128 w8 728 -> 750. */
+    int64_t wcycles = ahead ? defer_rotate_bytes(L, op) / (4 * L->t->lds_banks) : 0;
+    int acc_regs = C->n * (LLVMGetTypeKind(ct) == LLVMDoubleTypeKind ? 2 : 1);
+    int step_regs = (nm + nn) * ((kpl * ty_bits(ta) / 8 + 3) / 4);
+    int load_regs = (int)(defer_rotate_bytes(L, op) / (L->nw * L->t->wave_size) / 4);
+    int budget = lds_budget(L, simd_waves) - DRAIN_SPARE;
+    int latency_rows = (GLOBAL_LATENCY + row_cycles - 1) / row_cycles;
+    bool coverable = L->cover_dot == op && L->ncovered &&
+                     (nsteps - ahead) * nout + wait - latency_rows >= L->ncovered;
+    while (ahead && L->loop_depth == 1 && ahead < DRAIN_MAX_AHEAD && ahead < nsteps - 1 &&
+           wcycles > (int64_t)(ahead * nout - wait) * row_cycles * simd_waves &&
+           acc_regs + (ahead + 2) * step_regs + load_regs <= budget &&
+           (!coverable || (nsteps - ahead - 1) * nout + wait - latency_rows >= L->ncovered))
+        ahead++;
+    int rows = ahead * nout;
     /* The last rows carried into the next iteration (lower_carry.c): as many as cover an LDS read's
      * latency there. The rotated writes, spread over the rows after `wait`, drain through the LDS
      * while those rows of the SIMD's waves run; a row carried away shortens that, and where the
@@ -289,11 +332,9 @@ static void dot_mfma(Lower *L, Op *op)
     int carry = 0;
     if (ahead && L->carry && L->carry->dot == op) {
         carry = (LDS_LATENCY + row_cycles - 1) / row_cycles;
-        int64_t wbytes = defer_rotate_bytes(L, op);
-        int simd_waves = (L->nw + L->t->simds_per_cu - 1) / L->t->simds_per_cu;
         if (ta->elem->sk != tb->elem->sk || carry > nout || nm > MAX_CARRY || nn > MAX_CARRY ||
             carry * nin > MAX_CARRY || carry + nin > MAX_CARRY || rows - carry <= wait ||
-            wbytes / (4 * L->t->lds_banks) > (int64_t)(rows - carry - wait) * row_cycles * simd_waves)
+            wcycles > (int64_t)(rows - carry - wait) * row_cycles * simd_waves)
             carry = 0;
     }
     int live_rows = rows - carry; /* the rows after the last read that stay in this iteration */
@@ -304,7 +345,7 @@ static void dot_mfma(Lower *L, Op *op)
      * use them: the rows before the writes (after the last read and `wait` rows) less those a global
      * load's latency takes. Where they are fewer than the loads, the writes would wait for them: the
      * loads then stay where they stand, before the barrier. */
-    int cover_rows = (nsteps - ahead) * nout + wait - (GLOBAL_LATENCY + row_cycles - 1) / row_cycles;
+    int cover_rows = (nsteps - ahead) * nout + wait - latency_rows;
     bool covered = ahead && L->cover_dot == op && L->ncovered && cover_rows >= L->ncovered;
     while (!covered && L->cover_dot == op && lower_next_covered(L))
         ;
