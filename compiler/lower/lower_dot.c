@@ -234,13 +234,19 @@ static void carried_mfma(Lower *L, Carried *cs, LLVMValueRef like)
     dc->n++;
 }
 
-/* The registers a lane may use without fewer waves a SIMD than the LDS the kernel has allocated so
- * far allows (its workgroups a CU by the LDS, times the workgroup's waves a SIMD): the LDS-limited
- * 256x128x64 w4 matmul runs one wave a SIMD, which may use all 512 (AGPRs included). */
-static int lds_budget(Lower *L, int simd_waves)
+/* The workgroups a CU holds at once by the LDS the kernel has allocated so far. */
+static int lds_workgroups(Lower *L)
 {
     int wgs = L->lds_bytes > 0 ? L->t->lds_per_cu / L->lds_bytes : L->t->max_waves_per_simd;
-    int waves = (wgs > 0 ? wgs : 1) * simd_waves;
+    return wgs > 0 ? wgs : 1;
+}
+
+/* The registers a lane may use without fewer waves a SIMD than the LDS allows (its workgroups a
+ * CU times the workgroup's waves a SIMD): the LDS-limited 256x128x64 w4 matmul runs one wave a SIMD,
+ * which may use all 512 (AGPRs included). */
+static int lds_budget(Lower *L, int simd_waves)
+{
+    int waves = lds_workgroups(L) * simd_waves;
     if (waves > L->t->max_waves_per_simd)
         waves = L->t->max_waves_per_simd;
     int budget = L->t->vgpr_file / waves;
@@ -399,10 +405,20 @@ static void dot_mfma(Lower *L, Op *op)
         for (int j = 1; j < nout; j++)
             fetch(L, &F, 1 - inner, j, 0);
     }
+    /* The steps after the first that are read ahead: right away, or after the first row where the
+     * workgroup has the CU's LDS to itself and the step's first row is a read's latency of rows
+     * further. All the workgroup's waves leave the barrier together and queue their reads in the
+     * LDS, so the first rows wait behind the later steps' reads too (256x256x64 w8 k32, two steps
+     * ahead: 3 KiB a wave a step, 384 cycles of LDS for the 8 waves' two steps; after the first row,
+     * 4313 -> 4217 cycles by rk's loop model; 256x128 k32 2280 -> 2240). Two workgroups a CU do not
+     * leave one barrier together: 128x128x64 w4 k32 read its third step after the first row and
+     * came out slower (1035 -> 1052). */
+    bool late = lds_workgroups(L) == 1;
     for (int f = 1; f < ahead; f++)
-        for (int op2 = 0; op2 < 2; op2++)
-            for (int j = 0; j < (op2 ? nn : nm); j++)
-                fetch(L, &F, op2, j, f);
+        if (!late || (f * nout - 1) * row_cycles < READ_LATENCY)
+            for (int op2 = 0; op2 < 2; op2++)
+                for (int j = 0; j < (op2 ? nn : nm); j++)
+                    fetch(L, &F, op2, j, f);
     /* the previous iteration's last rows: LLVM's scheduler puts them among the first reads (they wait
      * for nothing), ahead of the first row, which waits for its reads (256x256x64 w8 k16: 4328
      * cycles; spaced by hand between the reads, 4363) */
@@ -475,6 +491,12 @@ static void dot_mfma(Lower *L, Op *op)
             }
             if (covered)
                 lower_covered_row(L, cover_rows);
+            if (late && e == 0 && o == 0) /* the later steps not read before the first row */
+                for (int f2 = 1; f2 < ahead; f2++)
+                    if ((f2 * nout - 1) * row_cycles >= READ_LATENCY)
+                        for (int op2 = 0; op2 < 2; op2++)
+                            for (int j = 0; j < (op2 ? nn : nm); j++)
+                                fetch(L, &F, op2, j, f2);
             /* outer fragments in pairs, after the pair's second row: two reads at a constant
              * distance from one address become one ds_read2 (A's rows a phase cycle apart) */
             if (ahead && f < nsteps && (o % 2 || o == nout - 1))
