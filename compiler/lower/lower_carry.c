@@ -11,15 +11,16 @@
  * The order of each accumulator's additions is unchanged: a carried MFMA adds to its tile before the
  * next iteration's MFMAs of that tile, and the result is the same bit for bit. In the first
  * iteration the carried registers are zeros: their MFMAs add +0 to the accumulator's initial value,
- * which leaves every value but -0 alone, so a loop carries only where that value is a constant
- * without -0 (the `zeros` of a matmul). The dot must be the accumulator's only reader in the body and
- * its result read by nothing but the yield: the value that goes round the loop lacks the carried
- * rows, and only the loop's end adds them. */
+ * which leaves every value but -0 alone (and a subnormal, where the unit flushes it), so a loop
+ * carries only where that value is a constant that is neither (the `zeros` of a matmul). The dot
+ * must be the accumulator's only reader in the body and its result read by nothing but the yield:
+ * the value that goes round the loop lacks the carried rows, and only the loop's end adds them. */
 #include <math.h>
 
 #include "compiler/lower/lower_internal.h"
 
-/* A register value the carried zeros leave unchanged: a constant that is not -0. */
+/* A register value the carried zeros leave unchanged: a constant that is not -0, nor a subnormal
+ * (which a matrix unit that flushes them would turn into 0). */
 static bool survives_zero_add(LLVMValueRef v)
 {
     if (LLVMIsAConstantInt(v))
@@ -28,7 +29,9 @@ static bool survives_zero_add(LLVMValueRef v)
         return false;
     LLVMBool loses;
     double d = LLVMConstRealGetDouble(v, &loses);
-    return !(d == 0 && signbit(d));
+    bool f64 = LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMDoubleTypeKind;
+    bool subnormal = f64 ? fpclassify(d) == FP_SUBNORMAL : fpclassify((float)d) == FP_SUBNORMAL;
+    return !(d == 0 && signbit(d)) && !subnormal;
 }
 
 bool lower_find_carry(Lower *L, Block *body, LLVMValueRef *inits, DotCarry *c)
