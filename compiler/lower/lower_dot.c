@@ -207,8 +207,6 @@ typedef struct Carried {
     int *tiles;
     LLVMValueRef *acc;
     const int *mi, *ni;  /* each tile's A and B fragment */
-    int instr;
-    bool transposed;
 } Carried;
 
 /* Issues the next carried MFMA, its operands the phis of the previous iteration's fragments (made at
@@ -226,8 +224,8 @@ static void carried_mfma(Lower *L, Carried *cs, LLVMValueRef like)
             dc->nphi++;
         }
     int a = cs->phi[0][fr[0]], b = cs->phi[1][fr[1]];
-    cs->acc[t] = cs->transposed ? tgt_mfma(L, cs->instr, dc->phi[b], dc->phi[a], cs->acc[t])
-                                : tgt_mfma(L, cs->instr, dc->phi[a], dc->phi[b], cs->acc[t]);
+    cs->acc[t] = dc->transposed ? tgt_mfma(L, dc->instr, dc->phi[b], dc->phi[a], cs->acc[t])
+                                : tgt_mfma(L, dc->instr, dc->phi[a], dc->phi[b], cs->acc[t]);
     dc->tile[dc->n] = t;
     dc->a[dc->n] = a;
     dc->b[dc->n] = b;
@@ -314,10 +312,11 @@ static void dot_mfma(Lower *L, Op *op)
      * drain under its rows already (reading ahead there would need 232 of 256 and spill). LLVM's
      * schedules of some smaller tiles came out slower: examples/matmul.tile's 128x128 w4 (masked on
      * M and N) 1135 -> 1151, 64x128 w8 728 -> 750. */
-    int64_t wcycles = ahead ? defer_rotate_bytes(L, op) / (4 * L->t->lds_banks) : 0;
+    int64_t rot_bytes = ahead ? defer_rotate_bytes(L, op) : 0;
+    int64_t wcycles = rot_bytes / (4 * L->t->lds_banks);
     int acc_regs = C->n * (LLVMGetTypeKind(ct) == LLVMDoubleTypeKind ? 2 : 1);
     int step_regs = (nm + nn) * ((kpl * ty_bits(ta) / 8 + 3) / 4);
-    int load_regs = (int)(defer_rotate_bytes(L, op) / (L->nw * L->t->wave_size) / 4);
+    int load_regs = (int)(rot_bytes / (L->nw * L->t->wave_size) / 4);
     int budget = lds_budget(L, simd_waves) - DRAIN_SPARE;
     int latency_rows = (GLOBAL_LATENCY + row_cycles - 1) / row_cycles;
     bool coverable = L->cover_dot == op && L->ncovered &&
@@ -382,7 +381,7 @@ static void dot_mfma(Lower *L, Op *op)
      * cycles, the matrix unit idle at the loop's top 188 -> 124). The steps after it (read two ahead)
      * keep the operands' order: their rows are a step away, and putting their outer ones last made
      * 128x128x64 w8 (two steps ahead) wait for them: 1213 -> 1262. */
-    Carried cs = {carry ? L->carry : NULL, {{0}}, 0, 0, NULL, acc, mi, ni, cl->instr, cl->transposed};
+    Carried cs = {carry ? L->carry : NULL, {{0}}, 0, 0, NULL, acc, mi, ni};
     if (cs.dc) { /* the carried tiles: those of the last `carry` rows */
         DotCarry *dc = cs.dc;
         for (int op2 = 0; op2 < 2; op2++)
