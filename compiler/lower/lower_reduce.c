@@ -376,8 +376,10 @@ void lower_reduce(Lower *L, Op *op)
     ScalarKind sx = keyed ? SK_I32 : sg; /* the kind the partials combine in from here */
     /* 2. across lanes, a butterfly over the lane bits along the axis (lower_xlane.c: DPP within a row
      * of 16 lanes where the wave has it); on a 64-lane gfx9 wave whose two row bits both point along
-     * the axis, once the rows are reduced, the four rows' values are read as uniform values instead
-     * (v_readlane_b32) */
+     * the axis, once the rows are reduced, row 0's combines with row 1's and row 2's with row 3's in
+     * rows 1 and 3 (row_bcast:15), the two pairs in row 3 (row_bcast:31), and lane 63's is read as a
+     * uniform value (v_readlane_b32): the order of a butterfly, in 2 DPP moves, 2 combines and 1 read
+     * where reading the four rows took 4 reads and 3 combines */
     unsigned uniform = 0; /* lane bits across which the partials are the same */
     for (int b = 0; b < ll->nlane; b++) {
         bool zero = true;
@@ -392,10 +394,12 @@ void lower_reduce(Lower *L, Op *op)
             continue;
         if (rows && b == 4 && (uniform & 15) == 15) {
             for (int p = 0; p < nparts; p++) {
-                Part r[4];
-                for (int k = 0; k < 4; k++)
-                    r[k] = (Part){xlane_read(L, parts[p].v, 16 * k), arg ? xlane_read(L, parts[p].idx, 16 * k) : NULL};
-                parts[p] = red_combine(L, kind, sx, red_combine(L, kind, sx, r[0], r[1]), red_combine(L, kind, sx, r[2], r[3]));
+                Part x = parts[p];
+                for (int last = 15; last <= 31; last += 16) {
+                    Part t = {xlane_bcast(L, x.v, last), arg ? xlane_bcast(L, x.idx, last) : NULL};
+                    x = red_combine(L, kind, sx, t, x);
+                }
+                parts[p] = (Part){xlane_read(L, x.v, 63), arg ? xlane_read(L, x.idx, 63) : NULL};
             }
             break;
         }
