@@ -473,17 +473,25 @@ static void dot_mfma(Lower *L, Op *op)
                 per = nwr ? (nwr + live_rows - wait - 1) / (live_rows - wait) : 0;
                 planned = true;
             }
-            if (nwr && row >= wait) {
+            /* the row's share of the writes, spread over its MFMAs: a share before each, so that the
+             * repacking and writes between two MFMAs take no longer than one, where the SIMD's other
+             * wave has run ahead and left the matrix unit to this one (256x256x64 w8 k32 wrote 12
+             * instructions, 48 cycles, between rows of two 32-cycle MFMAs) */
+            bool spread = nwr && row >= wait;
+            int row_lo = written, row_hi = written + per < nwr ? written + per : nwr;
+            if (spread)
                 lower_covered_flush(L); /* (issued rows before: cover_rows leaves a latency's rows) */
-                tgt_sched_barrier(L, 0);
-                int hi = written + per < nwr ? written + per : nwr;
-                defer_rotate_write(L, written, hi);
-                written = hi;
-                tgt_sched_barrier(L, 0);
-            } else if (ahead)
+            else if (ahead)
                 tgt_sched_barrier(L, nwr && row >= 0 ? others & ~(unsigned)SCHED_ALLOW_DS_WRITE : others);
             for (int i = 0; i < (ahead ? nin : ntiles); i++) {
                 int t = ahead ? tile[o * nin + i] : i;
+                if (spread) {
+                    int hi = row_lo + (row_hi - row_lo) * (i + 1) / nin;
+                    tgt_sched_barrier(L, 0);
+                    defer_rotate_write(L, written, hi);
+                    written = hi;
+                    tgt_sched_barrier(L, 0);
+                }
                 if (t >= 0)
                     acc[t] = cl->transposed ? tgt_mfma(L, cl->instr, gb[ni[t]], ga[mi[t]], acc[t])
                                             : tgt_mfma(L, cl->instr, ga[mi[t]], gb[ni[t]], acc[t]);
