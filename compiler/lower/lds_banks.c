@@ -190,7 +190,8 @@ static void flush_note(Lower *L, int dir, struct LdsNote *n)
     const char *file = L->op->pos.file < (uint32_t)m->nfiles ? m->files[L->op->pos.file] : NULL;
     const char *opname = L->op->code == OP_DOT                                         ? "the dot reading its operand"
                          : L->op->code == OP_REDUCE || L->op->code == OP_ARGREDUCE ? "the reduction's exchange across waves"
-                                                                                   : "a move between layouts";
+                         : n->rotated ? "a move between layouts, written before the loop and again in it"
+                                      : "a move between layouts";
     const char *what = dir == 0 ? "LDS write" : "LDS read";
     const char *tile = ty_str(a, m->types, n->type);
     if (n->ways > 1) {
@@ -213,6 +214,17 @@ static void flush_note(Lower *L, int dir, struct LdsNote *n)
                                n->bits, n->widest, 0, why});
     }
     memset(n, 0, sizeof *n);
+}
+
+void lds_note_rotated(Lower *L)
+{
+    for (int i = 0; i < 4; i++) {
+        struct LdsNote *n = &L->lds_notes[0][i];
+        n->accesses *= 2;
+        n->conflicted *= 2;
+        n->narrow *= 2;
+        n->rotated = true;
+    }
 }
 
 void lds_note_flush(Lower *L)

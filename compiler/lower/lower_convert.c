@@ -912,7 +912,8 @@ static bool rotated(const Op *op)
 
 /* Before the loop: each rotated operand's region gets the loop's initial tile, as its convert would
  * have written it at the top of the first iteration (the same barrier, map and remarks). The dot's
- * own barrier makes the writes visible to its reads. */
+ * own barrier makes the writes visible to its reads. The remarks count the loop's writes of the
+ * region too (the same accesses, which note nothing where they are emitted). */
 bool defer_rotate_begin(Lower *L, Op *loop)
 {
     Block *body = op_block(loop, 0);
@@ -930,6 +931,7 @@ bool defer_rotate_begin(Lower *L, Op *loop)
         lay_info(L, cv->results[0].type);
         Deferred *d = defer_operand(L, lval(L, loop->operands[2 + i]), x->type, cv->results[0].type);
         L->deferred[cv->results[0].scratch] = d;
+        lds_note_rotated(L);
         lds_note_flush(L);
         any = true;
     }

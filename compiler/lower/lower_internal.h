@@ -138,6 +138,7 @@ struct Lower {
         int ways, ex_lane[2], ex_bank; /* the worst: lanes served one after another, an example */
         int64_t ex_addr[2];
         int narrow, bits, widest;    /* accesses narrower than the widest; the narrowest, per lane */
+        bool rotated;                /* written before a loop and again in it (lds_note_rotated) */
     } lds_notes[2][4]; /* [writes, reads][one per tile type: a dot reads A and B] */
     struct Remark *remarks;
     int nremarks, remarks_cap;
@@ -168,6 +169,9 @@ void lds_xor_lane(const LinLayout *ll, int lane, int warp, int64_t *c);
 int lds_ways(Lower *L, const LdsAccess *acc);
 /* Turns the op's notes into remarks and clears them (after each op). */
 void lds_note_flush(Lower *L);
+/* The pending writes' notes count twice: a rotated operand's tile is written before its loop and,
+ * with the same map, again in the loop's body, whose writes note nothing (lower_convert.c). */
+void lds_note_rotated(Lower *L);
 
 /* ---- lower_core.c ---- */
 void lower_error(Lower *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
