@@ -987,8 +987,8 @@ int defer_rotate_early(Lower *L, const Op *dot, int64_t *bytes)
         if (!src->r || copies_replicated(L, &lay_info(L, x->type)->ll))
             return 0;
         n += defer_stores(L, d, src, x->type);
-        *bytes += ty_numel(x->type) * d->bytes;
     }
+    *bytes = defer_rotate_bytes(L, dot); /* every rotated operand is the dot's here */
     return n;
 }
 
