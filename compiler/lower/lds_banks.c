@@ -220,6 +220,8 @@ void lds_note_rotated(Lower *L)
 {
     for (int i = 0; i < 4; i++) {
         struct LdsNote *n = &L->lds_notes[0][i];
+        if (!n->accesses)
+            continue; /* a free slot: a later op's note must not take the flag */
         n->accesses *= 2;
         n->conflicted *= 2;
         n->narrow *= 2;

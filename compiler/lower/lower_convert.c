@@ -1011,7 +1011,7 @@ void defer_rotate_write(Lower *L, int lo, int hi)
 {
     Block *body = op_block(L->rot_loop, 0);
     const Op *y = body->last;
-    if (lo == 0) {
+    if (lo == 0 && hi > lo) { /* once, before the first write */
         tgt_sched_barrier(L, 0);
         tgt_barrier(L);
         tgt_sched_barrier(L, 0);

@@ -485,13 +485,14 @@ static void dot_mfma(Lower *L, Op *op)
                 tgt_sched_barrier(L, nwr && row >= 0 ? others & ~(unsigned)SCHED_ALLOW_DS_WRITE : others);
             for (int i = 0; i < (ahead ? nin : ntiles); i++) {
                 int t = ahead ? tile[o * nin + i] : i;
-                if (spread) {
-                    int hi = row_lo + (row_hi - row_lo) * (i + 1) / nin;
+                int hi = row_lo + (row_hi - row_lo) * (i + 1) / nin; /* (empty where the share is < nin) */
+                if (spread && hi > written) {
                     tgt_sched_barrier(L, 0);
                     defer_rotate_write(L, written, hi);
                     written = hi;
                     tgt_sched_barrier(L, 0);
-                }
+                } else if (spread)
+                    tgt_sched_barrier(L, 0);
                 if (t >= 0)
                     acc[t] = cl->transposed ? tgt_mfma(L, cl->instr, gb[ni[t]], ga[mi[t]], acc[t])
                                             : tgt_mfma(L, cl->instr, ga[mi[t]], gb[ni[t]], acc[t]);

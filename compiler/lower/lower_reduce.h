@@ -17,9 +17,9 @@ int red_elem_bytes(LLVMTypeRef t);
 
 /* lower_xlane.c: whether the wave has DPP (a 64-lane gfx9 wave); v as lane ^ (1 << b) holds it, by DPP
  * where it can (uniform: the lane bits across which v is known to be the same), else the shuffle; v as
- * lane `lane` holds it, uniform (v_readlane_b32; only where xlane_has_dpp); in lanes 16-31 and 48-63
- * (last 15) or 32-63 (last 31), v as lane 15 and 47, or 31, holds it, the other lanes undefined (only
- * where xlane_has_dpp) */
+ * lane `lane` holds it, uniform (v_readlane_b32; only where xlane_has_dpp); in lanes 16-63 (last 15)
+ * v as the last lane of the row before holds it, in lanes 32-63 (last 31) v as lane 31 does, the
+ * other lanes undefined (only where xlane_has_dpp) */
 bool xlane_has_dpp(Lower *L);
 LLVMValueRef xlane_xor(Lower *L, LLVMValueRef v, int b, unsigned uniform);
 LLVMValueRef xlane_read(Lower *L, LLVMValueRef v, int lane);

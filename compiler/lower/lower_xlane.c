@@ -9,10 +9,10 @@
  *   b = 2  row_half_mirror          lane ^ 7 within 8 lanes: lane ^ 4 when the lanes that differ only in
  *                                   bits 0 and 1 hold the same value (the caller says so in `uniform`)
  *   b = 3  row_ror:8                lane ^ 8 within the row
- * and once every row holds one value, row_bcast:15 and row_bcast:31 carry the last lane of a row (of two
- * rows) into the next (two) (xlane_bcast). Their other rows read no defined lane: the row mask stays
- * full, so that LLVM folds the move into the ALU instruction that reads it, and the caller uses only
- * the rows named.
+ * and once every row holds one value, row_bcast:15 gives rows 1-3 the last lane of the row before and
+ * row_bcast:31 gives rows 2-3 lane 31 (xlane_bcast). Row 0 (rows 0-1 for row_bcast:31) has no source
+ * lane: the row mask stays full, so that LLVM folds the move into the ALU instruction that reads it,
+ * and the caller uses only rows 1 and 3 (row 3) of the result.
  * Other bits, and other targets, take the target's shuffle (ds_bpermute on gfx942, shfl.sync on sm_90).
  * Values wider than 32 bits move 32 bits at a time. */
 #include "compiler/lower/lower_reduce.h"
@@ -87,7 +87,7 @@ LLVMValueRef xlane_bcast(Lower *L, LLVMValueRef v, int last)
     LLVMValueRef w[2];
     unsigned bits;
     int n = to_words(L, v, w, &bits);
-    for (int i = 0; i < n; i++) /* DPP_ROW_BCAST15 into rows 1 and 3, DPP_ROW_BCAST31 into rows 2 and 3 */
+    for (int i = 0; i < n; i++) /* DPP_ROW_BCAST15 into rows 1-3, DPP_ROW_BCAST31 into rows 2-3 */
         w[i] = HOOKS->dpp(L, NULL, w[i], last == 15 ? 0x142 : 0x143, 0xF);
     return from_words(L, LLVMTypeOf(v), bits, w);
 }

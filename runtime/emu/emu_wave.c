@@ -134,9 +134,10 @@ int emu_dpp_source(int32_t c, int n)
         case 0x141: /* DPP_ROW_HALF_MIRROR: pix[7 - (n & 7)] within the half row */
             return (n & ~7) | (7 - (n & 7));
         case 0x142: /* DPP_ROW_BCAST15: if (n > 15) pix[(n & 0x30) - 1]. The table gives no else branch,
-                     * so row 0 keeps reading its own source; code masks row 0 off (row_mask 0xa). */
+                     * so row 0 keeps reading its own source here; code that needs row 0 masks it off
+                     * (row_mask 0xa), rk's reductions never read it (compiler/lower/lower_xlane.c). */
             return n > 15 ? (n & 0x30) - 1 : n;
-        case 0x143: /* DPP_ROW_BCAST31: if (n > 31) pix[(n & 0x20) - 1]; rows 0-1 as above (row_mask 0xc) */
+        case 0x143: /* DPP_ROW_BCAST31: if (n > 31) pix[(n & 0x20) - 1]; rows 0-1 as row 0 above */
             return n > 31 ? (n & 0x20) - 1 : n;
         default:
             return -2;
