@@ -652,8 +652,10 @@ static void lower_while(Lower *L, Op *op)
     add_incoming(phis, inits, np, pre);
     L->loop_depth++;
     lower_block(L, before);
-    if (L->failed)
+    if (L->failed) {
+        L->loop_depth--;
         return;
+    }
     Op *c = before->last;
     LLVMValueRef cond = lval(L, c->operands[0])->r[0];
     int nc = flat(L, c->operands + 1, c->nopnds - 1, NULL);

@@ -165,6 +165,14 @@ static void fetch(Lower *L, Frags *F, int op, int j, int step)
     F->f[op][step % F->ring][j] = pack_operand(L, F->instr, F->xs, F->kpl);
 }
 
+/* Every fragment of k step `step`: A's nm, then B's nn. */
+static void fetch_step(Lower *L, Frags *F, int nm, int nn, int step)
+{
+    for (int op = 0; op < 2; op++)
+        for (int j = 0; j < (op ? nn : nm); j++)
+            fetch(L, F, op, j, step);
+}
+
 /* The MFMAs of a k step when operands are read from LDS (deferred) go row by row: an outer operand
  * fragment (one row of tiles) times each inner fragment (the operand with fewer fragments a step).
  * Step s + ahead's fragments are read while step s's MFMAs run: the inner ones before the step's
@@ -249,6 +257,13 @@ static int lds_budget(Lower *L, int simd_waves)
         waves = L->t->max_waves_per_simd;
     int budget = L->t->vgpr_file / waves;
     return budget < L->t->max_vgprs_per_lane ? budget : L->t->max_vgprs_per_lane;
+}
+
+/* Whether read-ahead step `step`'s first row is a read's latency of rows after the first row, so that
+ * its reads may wait until that row has issued (dot_mfma, where the workgroup has the LDS to itself). */
+static bool read_after_first_row(int step, int nout, int row_cycles)
+{
+    return (step * nout - 1) * row_cycles >= READ_LATENCY;
 }
 
 static void dot_mfma(Lower *L, Op *op)
@@ -414,10 +429,8 @@ static void dot_mfma(Lower *L, Op *op)
      * came out slower (1035 -> 1052). */
     bool late = lds_workgroups(L) == 1;
     for (int f = 1; f < ahead; f++)
-        if (!late || (f * nout - 1) * row_cycles < READ_LATENCY)
-            for (int op2 = 0; op2 < 2; op2++)
-                for (int j = 0; j < (op2 ? nn : nm); j++)
-                    fetch(L, &F, op2, j, f);
+        if (!late || !read_after_first_row(f, nout, row_cycles))
+            fetch_step(L, &F, nm, nn, f);
     /* the previous iteration's last rows: LLVM's scheduler puts them among the first reads (they wait
      * for nothing), ahead of the first row, which waits for its reads (256x256x64 w8 k16: 4328
      * cycles; spaced by hand between the reads, 4363) */
@@ -445,9 +458,7 @@ static void dot_mfma(Lower *L, Op *op)
         LLVMValueRef *ga = F.f[0][e % F.ring], *gb = F.f[1][e % F.ring];
         if (!ahead) {
             /* operands in registers: only one k step's fragments are live at a time */
-            for (int op2 = 0; op2 < 2; op2++)
-                for (int j = 0; j < (op2 ? nn : nm); j++)
-                    fetch(L, &F, op2, j, e);
+            fetch_step(L, &F, nm, nn, e);
         } else if (f < nsteps) {
             for (int j = 0; j < nin; j++)
                 fetch(L, &F, inner, j, f);
@@ -486,25 +497,22 @@ static void dot_mfma(Lower *L, Op *op)
             for (int i = 0; i < (ahead ? nin : ntiles); i++) {
                 int t = ahead ? tile[o * nin + i] : i;
                 int hi = row_lo + (row_hi - row_lo) * (i + 1) / nin; /* (empty where the share is < nin) */
-                if (spread && hi > written) {
+                if (spread)
                     tgt_sched_barrier(L, 0);
+                if (spread && hi > written) {
                     defer_rotate_write(L, written, hi);
                     written = hi;
                     tgt_sched_barrier(L, 0);
-                } else if (spread)
-                    tgt_sched_barrier(L, 0);
+                }
                 if (t >= 0)
                     acc[t] = cl->transposed ? tgt_mfma(L, cl->instr, gb[ni[t]], ga[mi[t]], acc[t])
                                             : tgt_mfma(L, cl->instr, ga[mi[t]], gb[ni[t]], acc[t]);
             }
             if (covered)
                 lower_covered_row(L, cover_rows);
-            if (late && e == 0 && o == 0) /* the later steps not read before the first row */
-                for (int f2 = 1; f2 < ahead; f2++)
-                    if ((f2 * nout - 1) * row_cycles >= READ_LATENCY)
-                        for (int op2 = 0; op2 < 2; op2++)
-                            for (int j = 0; j < (op2 ? nn : nm); j++)
-                                fetch(L, &F, op2, j, f2);
+            for (int f2 = 1; e == 0 && o == 0 && f2 < ahead; f2++) /* the steps not read before the first row */
+                if (late && read_after_first_row(f2, nout, row_cycles))
+                    fetch_step(L, &F, nm, nn, f2);
             /* outer fragments in pairs, after the pair's second row: two reads at a constant
              * distance from one address become one ds_read2 (A's rows a phase cycle apart) */
             if (ahead && f < nsteps && (o % 2 || o == nout - 1))

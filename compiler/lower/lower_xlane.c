@@ -69,27 +69,28 @@ static LLVMValueRef from_words(Lower *L, LLVMTypeRef t, unsigned bits, LLVMValue
     return k == LLVMIntegerTypeKind ? res : LLVMBuildBitCast(L->b, res, t, "");
 }
 
+/* v moved by the DPP control ctrl, 32 bits at a time */
+static LLVMValueRef dpp_words(Lower *L, LLVMValueRef v, int ctrl)
+{
+    LLVMValueRef w[2];
+    unsigned bits;
+    int n = to_words(L, v, w, &bits);
+    for (int i = 0; i < n; i++)
+        w[i] = HOOKS->dpp(L, w[i], ctrl);
+    return from_words(L, LLVMTypeOf(v), bits, w);
+}
+
 LLVMValueRef xlane_xor(Lower *L, LLVMValueRef v, int b, unsigned uniform)
 {
     int ctrl = xor_ctrl(L, b, uniform);
     if (ctrl < 0)
         return red_shuffle(L, v, LLVMBuildXor(L->b, L->lane, const_i32(L, 1 << b), ""));
-    LLVMValueRef w[2];
-    unsigned bits;
-    int n = to_words(L, v, w, &bits);
-    for (int i = 0; i < n; i++)
-        w[i] = HOOKS->dpp(L, NULL, w[i], ctrl, 0xF);
-    return from_words(L, LLVMTypeOf(v), bits, w);
+    return dpp_words(L, v, ctrl);
 }
 
 LLVMValueRef xlane_bcast(Lower *L, LLVMValueRef v, int last)
 {
-    LLVMValueRef w[2];
-    unsigned bits;
-    int n = to_words(L, v, w, &bits);
-    for (int i = 0; i < n; i++) /* DPP_ROW_BCAST15 into rows 1-3, DPP_ROW_BCAST31 into rows 2-3 */
-        w[i] = HOOKS->dpp(L, NULL, w[i], last == 15 ? 0x142 : 0x143, 0xF);
-    return from_words(L, LLVMTypeOf(v), bits, w);
+    return dpp_words(L, v, last == 15 ? 0x142 : 0x143); /* DPP_ROW_BCAST15, DPP_ROW_BCAST31 */
 }
 
 LLVMValueRef xlane_read(Lower *L, LLVMValueRef v, int lane)

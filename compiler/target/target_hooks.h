@@ -37,11 +37,12 @@ typedef struct TargetHooks {
      * false where it placed none (the caller's `barrier` before the writes). NULL: always false. */
     bool (*lds_barrier_early)(struct Lower *L);
     LLVMValueRef (*shuffle)(struct Lower *L, LLVMValueRef value, LLVMValueRef src_lane);
-    /* gfx9's DPP move of an i32 (llvm.amdgcn.update.dpp, full bank mask, bound_ctrl set: a lane whose
-     * row row_mask leaves out keeps `old`, poison where old is NULL) and v_readlane_b32 (a uniform i32).
-     * NULL where the family has none; the emulator's carry them for the gfx942 it emulates
-     * (compiler/lower/lower_xlane.c asks whether the architecture has DPP before it calls them). */
-    LLVMValueRef (*dpp)(struct Lower *L, LLVMValueRef old, LLVMValueRef value, int dpp_ctrl, int row_mask);
+    /* gfx9's DPP move of an i32 (llvm.amdgcn.update.dpp with full row and bank masks and bound_ctrl;
+     * a lane with no source lane is undefined, and the lowering reads none) and v_readlane_b32 (a
+     * uniform i32). NULL where the
+     * family has none; the emulator's carry them for the gfx942 it emulates (compiler/lower/lower_xlane.c
+     * asks whether the architecture has DPP before it calls them). */
+    LLVMValueRef (*dpp)(struct Lower *L, LLVMValueRef value, int dpp_ctrl);
     LLVMValueRef (*readlane)(struct Lower *L, LLVMValueRef value, int lane);
     LLVMValueRef (*mfma)(struct Lower *L, int instr, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c);
     void (*mma_sync)(struct Lower *L, int instr, LLVMValueRef *a, LLVMValueRef *b, LLVMValueRef *acc);

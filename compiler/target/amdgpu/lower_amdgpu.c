@@ -98,10 +98,10 @@ static LLVMValueRef amdgpu_shuffle(Lower *L, LLVMValueRef value, LLVMValueRef sr
     return lower_call(L, "llvm.amdgcn.ds.bpermute", L->i32, pt, args, 2);
 }
 
-static LLVMValueRef amdgpu_dpp(Lower *L, LLVMValueRef old, LLVMValueRef value, int dpp_ctrl, int row_mask)
+static LLVMValueRef amdgpu_dpp(Lower *L, LLVMValueRef value, int dpp_ctrl)
 {
     LLVMTypeRef pt[6] = {L->i32, L->i32, L->i32, L->i32, L->i32, L->i1};
-    LLVMValueRef args[6] = {old ? old : LLVMGetPoison(L->i32), value, const_i32(L, dpp_ctrl), const_i32(L, row_mask),
+    LLVMValueRef args[6] = {LLVMGetPoison(L->i32), value, const_i32(L, dpp_ctrl), const_i32(L, 0xF),
                             const_i32(L, 0xF), LLVMConstInt(L->i1, 1, 0)};
     return lower_call(L, "llvm.amdgcn.update.dpp.i32", L->i32, pt, args, 6);
 }

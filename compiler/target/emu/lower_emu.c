@@ -105,10 +105,10 @@ static LLVMValueRef emu_shuffle(Lower *L, LLVMValueRef value, LLVMValueRef src_l
 }
 
 /* the emulator's DPP and readlane (runtime/emu/emu_wave.c, from AMD's CDNA3 ISA) */
-static LLVMValueRef emu_dpp(Lower *L, LLVMValueRef old, LLVMValueRef value, int dpp_ctrl, int row_mask)
+static LLVMValueRef emu_dpp(Lower *L, LLVMValueRef value, int dpp_ctrl)
 {
     LLVMTypeRef pt[6] = {L->i32, L->i32, L->i32, L->i32, L->i32, L->i32};
-    LLVMValueRef args[6] = {old ? old : const_i32(L, 0), value, const_i32(L, dpp_ctrl), const_i32(L, row_mask), const_i32(L, 0xF),
+    LLVMValueRef args[6] = {const_i32(L, 0), value, const_i32(L, dpp_ctrl), const_i32(L, 0xF), const_i32(L, 0xF),
                             const_i32(L, 1)};
     return emu_call(L, offsetof(EmuFns, dpp), L->i32, pt, args, 6);
 }
