@@ -266,6 +266,18 @@ static bool read_after_first_row(int step, int nout, int row_cycles)
     return (step * nout - 1) * row_cycles >= READ_LATENCY;
 }
 
+/* Whether a dot may carry `carry` rows of its `rows` after the last read (dot_mfma): within the
+ * phis lower_carry.c keeps (MAX_CARRY fragments of each operand), with `wait` rows left to cover the
+ * last read, and the rotated writes' `wcycles` of LDS still draining under the rows left after those. */
+static bool carry_fits(int carry, int nm, int nn, int nout, int rows, int wait, int64_t wcycles,
+                       int simd_row_cycles)
+{
+    int nin = nm <= nn ? nm : nn;
+    return carry <= nout && nm <= MAX_CARRY && nn <= MAX_CARRY && carry * nin <= MAX_CARRY &&
+           carry + nin <= MAX_CARRY && rows - carry > wait &&
+           wcycles <= (int64_t)(rows - carry - wait) * simd_row_cycles;
+}
+
 static void dot_mfma(Lower *L, Op *op)
 {
     const Type *ta = op->operands[0]->type, *tb = op->operands[1]->type, *tc = op->results[0].type;
@@ -343,43 +355,43 @@ static void dot_mfma(Lower *L, Op *op)
         ahead++;
     int rows = ahead * nout;
     /* The last rows carried into the next iteration (lower_carry.c): as many as cover the first
-     * row's reads there. That is an LDS read's latency by the wave's own rows; where the workgroup
-     * has the CU's LDS to itself its waves leave the barrier together, and the first row's reads of
-     * all of them (1 + nin fragments a wave, at 4 * lds_banks bytes a clock) queue in the LDS, which
-     * the rows of the SIMD's waves cover together (256x256x64 w8: 160 and 224 cycles, two rows of 2
-     * waves' 64, where one row was carried; by rk's loop model k16 4292 -> 4264, k32 4189 -> 4141).
+     * row's reads there. That is an LDS read's latency by the wave's own rows (`wait` rows); where
+     * the workgroup has the CU's LDS to itself its waves leave the barrier together, and the first
+     * row's reads of all of them (1 + nin fragments a wave, at 4 * lds_banks bytes a clock) queue
+     * in the LDS, which the rows of the SIMD's waves cover together where it holds several and the
+     * registers hold a step's fragments more (the drain's measure above: each row's operands stay
+     * live round the loop). 256x256x64 w8 k32: 96 cycles of queue, two rows of 2 waves' 64 where one
+     * was carried, by rk's loop model 4189 -> 4149 cycles (k16, 24 registers short, keeps one).
+     * With one wave a SIMD the queue's rows are the wave's own, more of them: 32x256x64 w2 came out
+     * 18% slower, and 64x256x128 w4 and 128x128x128 w2 spilled, with them; kernels that spill
+     * already, whose registers the measure does not see, may spill more (gfx950 256x256x128 w8:
+     * 15 -> 63 VGPRs).
      * The rotated writes, spread over the rows after `wait`, drain through the LDS while those rows
      * of the SIMD's waves run; a row carried away shortens that, and where the writes (the
      * workgroup's bytes at 4 * lds_banks a clock) then outlast it, their drain lands at the loop's
-     * top, before its barrier, and the carried MFMAs behind it only add to the top (rk's loop model,
-     * 256x256x64 w8: k16 4456 -> 4328 cycles, 512 cycles of writes under 6 rows of 2 waves' 64; k32
-     * 4432 -> 4540, under 2 rows): the queue's rows are given up first. */
+     * top, before its barrier, and the carried MFMAs behind it only add to the top (rk's loop
+     * model, 256x256x64 w8: k16 4456 -> 4328 cycles, 512 cycles of writes under 6 rows of 2 waves'
+     * 64; k32 4432 -> 4540, under 2 rows): the queue's rows are given up first, down to `wait`. */
     int carry = 0;
     bool reads_first = false;
-    if (ahead && L->carry && L->carry->dot == op) {
-        int own = (LDS_LATENCY + row_cycles - 1) / row_cycles;
+    if (ahead && L->carry && L->carry->dot == op && ta->elem->sk == tb->elem->sk) {
+        bool spare_step = acc_regs + (ahead + 2) * step_regs + load_regs <= budget;
+        int simd_row_cycles = row_cycles * simd_waves;
         int64_t frag_bytes = (int64_t)kpl * ty_bits(ta) / 8 * L->t->wave_size;
         int64_t queue = lds_workgroups(L) == 1 ? L->nw * (1 + nin) * frag_bytes / (4 * L->t->lds_banks) : 0;
-        int simd_rows = row_cycles * simd_waves;
-        carry = (int)((LDS_LATENCY + queue + simd_rows - 1) / simd_rows);
-        if (carry < own)
-            carry = own;
-        while (carry > own && (carry > nout || rows - carry <= wait ||
-                               wcycles > (int64_t)(rows - carry - wait) * simd_rows))
+        int queue_rows = (int)((LDS_LATENCY + queue + simd_row_cycles - 1) / simd_row_cycles);
+        carry = simd_waves > 1 && spare_step && queue_rows > wait ? queue_rows : wait;
+        while (carry > wait && !carry_fits(carry, nm, nn, nout, rows, wait, wcycles, simd_row_cycles))
             carry--;
-        if (ta->elem->sk != tb->elem->sk || carry > nout || nm > MAX_CARRY || nn > MAX_CARRY ||
-            carry * nin > MAX_CARRY || carry + nin > MAX_CARRY || rows - carry <= wait ||
-            wcycles > (int64_t)(rows - carry - wait) * simd_rows)
+        if (!carry_fits(carry, nm, nn, nout, rows, wait, wcycles, simd_row_cycles))
             carry = 0;
-        /* Where a wave's carried MFMAs take longer than a read's latency, the first row's reads go
-         * ahead of them: LLVM issues them first otherwise (they wait for nothing) and gives the reads
-         * the carried operands' registers, so that the reads wait until the SIMD's matrix unit has
-         * taken every carried MFMA, the first row long after. Both then hold registers at once, a
-         * step's fragments more: only where those fit, as the drain's read-ahead counts them (the
-         * 256x256x64 w8 k32 matmul with 64-bit addresses 4244 -> 4173 cycles by rk's loop model;
-         * k16, 8 VGPRs short, spilled). */
-        reads_first = carry && carry * nin * info->passes * 4 > LDS_LATENCY &&
-                      acc_regs + (ahead + 2) * step_regs + load_regs <= budget;
+        /* Where the queue's rows make a wave's carried MFMAs take longer than a read's latency, the
+         * first row's reads go ahead of all but the first of them (which keeps the matrix unit busy
+         * while the reads issue): LLVM issues them first otherwise (they wait for nothing) and gives
+         * the reads the carried operands' registers, so that the reads wait until the SIMD's matrix
+         * unit has taken every carried MFMA, the first row long after (the 256x256x64 w8 k32 matmul
+         * with 64-bit addresses 4244 -> 4173 cycles by rk's loop model). */
+        reads_first = carry > wait && carry * row_cycles > LDS_LATENCY;
     }
     int live_rows = rows - carry; /* the rows after the last read that stay in this iteration */
     /* The loop's next tiles' global loads (Lower.covered): the dot issues them after its first rows,
@@ -443,7 +455,7 @@ static void dot_mfma(Lower *L, Op *op)
         for (int j = 0; j < nin; j++)
             fetch(L, &F, inner, j, 0);
         if (reads_first)
-            tgt_sched_barrier(L, others); /* the first row's reads before the carried MFMAs */
+            tgt_sched_barrier(L, others); /* the first row's reads before the other carried MFMAs */
         for (int j = 1; j < nout; j++)
             fetch(L, &F, 1 - inner, j, 0);
     }
