@@ -269,10 +269,9 @@ static bool read_after_first_row(int step, int nout, int row_cycles)
 /* Whether a dot may carry `carry` rows of its `rows` after the last read (dot_mfma): within the
  * phis lower_carry.c keeps (MAX_CARRY fragments of each operand), with `wait` rows left to cover the
  * last read, and the rotated writes' `wcycles` of LDS still draining under the rows left after those. */
-static bool carry_fits(int carry, int nm, int nn, int nout, int rows, int wait, int64_t wcycles,
+static bool carry_fits(int carry, int nm, int nn, int nin, int nout, int rows, int wait, int64_t wcycles,
                        int simd_row_cycles)
 {
-    int nin = nm <= nn ? nm : nn;
     return carry <= nout && nm <= MAX_CARRY && nn <= MAX_CARRY && carry * nin <= MAX_CARRY &&
            carry + nin <= MAX_CARRY && rows - carry > wait &&
            wcycles <= (int64_t)(rows - carry - wait) * simd_row_cycles;
@@ -381,9 +380,9 @@ static void dot_mfma(Lower *L, Op *op)
         int64_t queue = lds_workgroups(L) == 1 ? L->nw * (1 + nin) * frag_bytes / (4 * L->t->lds_banks) : 0;
         int queue_rows = (int)((LDS_LATENCY + queue + simd_row_cycles - 1) / simd_row_cycles);
         carry = simd_waves > 1 && spare_step && queue_rows > wait ? queue_rows : wait;
-        while (carry > wait && !carry_fits(carry, nm, nn, nout, rows, wait, wcycles, simd_row_cycles))
+        while (carry > wait && !carry_fits(carry, nm, nn, nin, nout, rows, wait, wcycles, simd_row_cycles))
             carry--;
-        if (!carry_fits(carry, nm, nn, nout, rows, wait, wcycles, simd_row_cycles))
+        if (!carry_fits(carry, nm, nn, nin, nout, rows, wait, wcycles, simd_row_cycles))
             carry = 0;
         /* Where the queue's rows make a wave's carried MFMAs take longer than a read's latency, the
          * first row's reads go ahead of all but the first of them (which keeps the matrix unit busy
@@ -391,7 +390,7 @@ static void dot_mfma(Lower *L, Op *op)
          * the reads the carried operands' registers, so that the reads wait until the SIMD's matrix
          * unit has taken every carried MFMA, the first row long after (the 256x256x64 w8 k32 matmul
          * with 64-bit addresses 4244 -> 4173 cycles by rk's loop model). */
-        reads_first = carry > wait && carry * row_cycles > LDS_LATENCY;
+        reads_first = carry > wait; /* `wait` rows already take a read's latency */
     }
     int live_rows = rows - carry; /* the rows after the last read that stay in this iteration */
     /* The loop's next tiles' global loads (Lower.covered): the dot issues them after its first rows,
