@@ -11,13 +11,16 @@
 #    timeit_cmd.py, wall-clock and CPU time, and rk_time), Triton with triton_side.py (VT_RUNS fresh processes, each with an empty
 #    TRITON_CACHE_DIR; then one warm call). Both code objects are read by hsaco_report, the same
 #    ruler, and disassembled into out/isa/ for reading.
-# 4. table.py prints the table and (unless --no-docs) writes it into docs/performance.md.
+# 4. table.py prints the table and (unless --no-docs) writes it into docs/performance.md; for the
+#    sweep set (VT_SET=sweep: the matmul over every tile both can run, cases.py) sweep.py prints
+#    each configuration's main loop by the cycle model on both sides and the sum of it, and the docs
+#    are left alone.
 #
 # Exit: 0 when everything ran (whether or not rk met its targets), 1 when a compile or a tool failed
 # (the table still prints, with the failures in it), 2 for a bad command line.
 #
 # Environment: VT_RUNS (5), VT_BUILD (build-vt), VT_SKIP_BUILD=1 (take rk as built there), VT_OUT (bench/vs_triton/out), VT_TRITON_VERSION
-# (3.9.0), VT_CASES (a grep -E pattern over the case ids), VT_TRITON_POINTER_RANGE (see
+# (3.9.0), VT_SET (main or sweep: cases.py's sets), VT_CASES (a grep -E pattern over the case ids), VT_TRITON_POINTER_RANGE (see
 # triton_side.py), TRITON_HIP_LLD_PATH (Debian's ld.lld-22).
 set -euo pipefail
 
@@ -26,6 +29,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 BUILD=${VT_BUILD:-$ROOT/build-vt}
 OUT=${VT_OUT:-$HERE/out}
 RUNS=${VT_RUNS:-5}
+SET=${VT_SET:-main}
 TRITON_VERSION=${VT_TRITON_VERSION:-3.9.0}
 VENV=$HERE/.venv
 LLVM_LIB=/usr/lib/llvm-22/lib
@@ -82,7 +86,8 @@ OBJDUMP=$(command -v llvm-objdump-22 || echo "$LLVM_LIB/../bin/llvm-objdump")
 RAW=$OUT/raw.jsonl
 : >"$RAW"
 FAILED=0
-mapfile -t CASES < <(python3 "$HERE/cases.py" list | grep -E "^(${VT_CASES:-.*})"$'\t' || true)
+python3 "$HERE/cases.py" list "$SET" >/dev/null 2>&1 || { say "no case set VT_SET=$SET (main or sweep)"; exit 2; }
+mapfile -t CASES < <(python3 "$HERE/cases.py" list "$SET" | grep -E "^(${VT_CASES:-.*})"$'\t' || true)
 [[ ${#CASES[@]} -gt 0 ]] || { say "no case matches VT_CASES=${VT_CASES:-}"; exit 2; }
 emit() { printf '%s\n' "$1" >>"$RAW"; }
 n=0
@@ -145,11 +150,15 @@ done
 
 # ---- 4. the table --------------------------------------------------------------------------------
 CMDLINE="bench/vs_triton/run.sh"
-for v in VT_CASES VT_SKIP_BUILD VT_BUILD VT_RUNS; do
+for v in VT_SET VT_CASES VT_SKIP_BUILD VT_BUILD VT_RUNS; do
     [[ -n ${!v:-} ]] && CMDLINE="$v=${!v} $CMDLINE"
 done
-targs=(--raw "$RAW" --triton-version "$TV" --runs "$RUNS" --command "$CMDLINE")
-[[ $DOCS == 1 ]] && targs+=(--docs "$ROOT/docs/performance.md")
-python3 "$HERE/table.py" "${targs[@]}" || FAILED=1
+if [[ $SET == sweep ]]; then
+    python3 "$HERE/sweep.py" --raw "$RAW" || FAILED=1
+else
+    targs=(--raw "$RAW" --triton-version "$TV" --runs "$RUNS" --command "$CMDLINE")
+    [[ $DOCS == 1 ]] && targs+=(--docs "$ROOT/docs/performance.md")
+    python3 "$HERE/table.py" "${targs[@]}" || FAILED=1
+fi
 say "== done in ${SECONDS} s; raw results in $RAW, disassembly in $OUT/isa/"
 exit $FAILED
