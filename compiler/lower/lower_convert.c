@@ -410,6 +410,18 @@ static LVal lds_move(Lower *L, const LVal *src, const Type *from, const Type *to
         return out;
     }
     int base = lds_free_offset(L);
+    if (base + need > L->lds_limit && to->layout && to->layout->kind == LAY_DOT_OP) {
+        /* a dot operand (the user's tile, at the dot's line): what waits in LDS below it is the dot's
+         * other operand, or a ring of pipelined stages */
+        char *shape = ty_str(L->a, L->f->module->types, from), *hash = strchr(shape, '#');
+        if (hash)
+            *hash = 0; /* the element type and shape, without the layout */
+        lower_error(L, "this dot's operand %s needs %lld bytes of LDS, and %d of the %d bytes that %s has "
+                    "hold what waits there for the dot (its other operand, or pipelined stages): give the "
+                    "dot smaller tiles (fewer elements along k, or along %s)",
+                    shape, (long long)need, base, L->lds_limit, L->t->name, to->layout->op_idx == 0 ? "m" : "n");
+        return out;
+    }
     if (base + need > L->lds_limit) {
         lower_error(L, "moving %s between layouts needs %lld more bytes of LDS than the %d available",
                     ty_str(L->a, L->f->module->types, from), (long long)need, L->lds_limit - base);
