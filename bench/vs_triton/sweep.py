@@ -6,8 +6,9 @@ One row per configuration: the main loop's cycles an iteration on each side by r
 model (report_loop.c, the same ruler for both code objects; Triton's LDS as it allocates it at
 launch), rk's over Triton's, the matrix unit's utilisation, VGPR spills, waves per SIMD and the LDS
 cycles that bank conflicts add an iteration. Then the sum: in how many configurations rk's loop is
-faster, the geometric mean of the ratios, the configurations where rk is slower (worst first), and
-those where rk spills more or holds fewer waves. A configuration that either side failed to compile
+faster, the geometric mean of the ratios, the configurations where rk is slower (worst first) by the
+first cause that fits (either side spills; rk holds fewer waves; rk's loop has more LDS bank conflict
+cycles; other), and those where rk spills more or holds fewer waves. A configuration that either side failed to compile
 is listed, not counted. Standard library only; exit 1 when a compile failed.
 """
 import argparse
@@ -61,8 +62,16 @@ def main():
               f"{sum(1 for r in rows if r[3] == 1.0)}, slower in {sum(1 for r in rows if r[3] > 1.0)}; "
               f"geometric mean of rk/Triton {gmean:.2f}")
         slower = sorted((r for r in rows if r[3] > 1.0), key=lambda r: -r[3])
-        if slower:
-            print("rk slower: " + ", ".join(f"{r[0]} {r[3]:.2f}" for r in slower))
+        # each slower configuration under the first cause that fits it
+        causes = [("both sides spill", lambda r: r[1][2] > 0 or r[2][2] > 0),
+                  ("fewer waves", lambda r: r[1][3] < r[2][3]),
+                  ("more LDS bank conflict cycles", lambda r: r[1][4] > r[2][4]),
+                  ("other", lambda r: True)]
+        for name, fits in causes:
+            mine = [r for r in slower if fits(r)]
+            slower = [r for r in slower if not fits(r)]
+            if mine:
+                print(f"rk slower, {name} ({len(mine)}): " + ", ".join(f"{r[0]} {r[3]:.2f}" for r in mine))
         more = [r for r in rows if r[1][2] > r[2][2]]
         if more:
             print("rk spills more: " + ", ".join(f"{r[0]} {r[1][2]}/{r[2][2]}" for r in more))
