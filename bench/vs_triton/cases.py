@@ -76,8 +76,9 @@ def by_id(cid):
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["list"] and len(sys.argv) <= 3 and (sys.argv[2:] or ["main"])[0] in SETS:
-        for c in SETS[(sys.argv[2:] or ["main"])[0]]:
+    which = sys.argv[2] if len(sys.argv) == 3 else "main"
+    if sys.argv[1:2] == ["list"] and len(sys.argv) <= 3 and which in SETS:
+        for c in SETS[which]:
             print(c["id"] + "\t" + c["rk_tile"] + "\t" + " ".join(f"{k}={v}" for k, v in c["rk_defs"].items()))
     else:
         print(__doc__, file=sys.stderr)
