@@ -184,11 +184,15 @@ static void fetch_step(Lower *L, Frags *F, int nm, int nn, int step)
  * for the queue of the workgroup's other waves reading the same step. Each step ahead keeps one more
  * step's fragments live (2 VGPRs each for 16-bit operands; a vs_triton matmul's step has 4 to 12),
  * the rows' order only the inner ones and a pair: at most MAX_AHEAD, and fewer than the steps. A
- * dot of two k steps does not read ahead: only the second step's reads could go, for a whole step's
- * fragments live across the first, and such dots (K = 32 blocks) are the small tiles that run 4 to
- * 8 waves a SIMD, whose other waves hide the reads; in bench/isa_snapshot.sh's sweep two of them lost
- * a wave a SIMD to those registers and five loops got slower (LLVM then moved the last step's MFMAs
- * below the rotated writes' barrier).
+ * dot of two k steps (K = 32 blocks of 16-deep MFMAs) reads its second step during its first only
+ * where one step's rows cover the read (ahead 1): a small tile's few MFMAs a step cannot, its other
+ * waves hide the reads, and the second step's fragments would only hold registers across the first
+ * (bench/isa_snapshot.sh's sweep once had two such kernels lose a wave and five loops get slower). A
+ * large tile's step can: bench/tile_sweep.py's 1,478 configurations by rk's loop model (2026-12-06),
+ * two-step dots reading ahead where they cover against none reading ahead: 57 loops faster (256x256x32
+ * w8 s3 k16 f16 3174 -> 2315 cycles, 128x256x32 w4 s2 k16 1286 -> 1091), 2 slower (by 2.6% and
+ * less); reading ahead in every two-step dot made 22 slower (by up to 14%: gfx90a 32x256x32 w4 s3
+ * 585 -> 666), the 20 more all tiles whose step does not cover.
  * bench/vs_triton: the 128x128 32x32 matmuls (two rows of two, 4 waves: no rows between a pair and
  * its use) read two steps ahead, every other case one. */
 enum { LDS_LATENCY = 64, READ_LATENCY = 2 * LDS_LATENCY, MAX_AHEAD = 2, DRAIN_MAX_AHEAD = 3, DRAIN_SPARE = 48 };
@@ -196,12 +200,14 @@ enum { LDS_LATENCY = 64, READ_LATENCY = 2 * LDS_LATENCY, MAX_AHEAD = 2, DRAIN_MA
 enum { GLOBAL_LATENCY = 500 };
 static int read_ahead(const MfmaInfo *info, int nout, int nin, int nsteps)
 {
-    if (nsteps < 3)
+    if (nsteps < 2)
         return 0;
     int mfma = info->passes * 4, ahead = 1;
     int pair = nout > 1 ? 2 : 1;
     while (ahead < MAX_AHEAD && ((ahead - 1) * nout * nin + (nout - pair) * nin) * mfma < READ_LATENCY)
         ahead++;
+    if (nsteps == 2 && ahead > 1)
+        return 0; /* one step's rows do not cover the second step's reads */
     if (ahead > nsteps - 1)
         ahead = nsteps - 1;
     return ahead > 0 ? ahead : 0;
