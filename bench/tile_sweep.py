@@ -24,6 +24,7 @@ directory; RKC paths are taken as given. Exit 0, 2 for a bad command line. The c
 import argparse
 import concurrent.futures as cf
 import hashlib
+import itertools
 import json
 import math
 import os
@@ -40,19 +41,11 @@ SIZES = [32, 64, 128, 256]
 def configurations(every):
     """The sample: each configuration whose key hashes to 0 modulo `every` (stable across runs)."""
     out = []
-    for tgt in TARGETS:
-        for bm in SIZES:
-            for bn in SIZES:
-                for bk in SIZES:
-                    for nw in (2, 4, 8):
-                        for ns in (1, 2, 3):
-                            for mi in (16, 32):
-                                for t in ("bf16", "f16"):
-                                    for assume in (0, 1):
-                                        key = f"{tgt} {bm}x{bn}x{bk} w{nw} s{ns} k{mi} {t}{' 2G' if assume else ''}"
-                                        h = int(hashlib.sha1(key.encode()).hexdigest()[:8], 16)
-                                        if h % every == 0:
-                                            out.append((key, tgt, bm, bn, bk, nw, ns, mi, t, assume))
+    for tgt, bm, bn, bk, nw, ns, mi, t, assume in itertools.product(
+            TARGETS, SIZES, SIZES, SIZES, (2, 4, 8), (1, 2, 3), (16, 32), ("bf16", "f16"), (0, 1)):
+        key = f"{tgt} {bm}x{bn}x{bk} w{nw} s{ns} k{mi} {t}{' 2G' if assume else ''}"
+        if int(hashlib.sha1(key.encode()).hexdigest()[:8], 16) % every == 0:
+            out.append((key, tgt, bm, bn, bk, nw, ns, mi, t, assume))
     return out
 
 
