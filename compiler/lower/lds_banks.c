@@ -72,8 +72,10 @@ static int pass_ways(const Pass *p, int banks, int *ex_lane, int *ex_bank, int64
     return worst;
 }
 
-/* The ways of one access over the first `waves` waves; the worst pass's example. */
-static int access_ways(Lower *L, const LdsAccess *acc, int waves, int *ex_lane, int *ex_bank, int64_t *ex_addr)
+/* The ways of one access over the first `waves` waves; the worst pass's example; in *clocks (where not
+ * NULL) the sum of its passes' ways. */
+static int access_ways(Lower *L, const LdsAccess *acc, int waves, int *ex_lane, int *ex_bank, int64_t *ex_addr,
+                       long *clocks)
 {
     int bytes = acc->run * acc->bytes, banks = L->t->lds_banks > 0 ? L->t->lds_banks : 32;
     int per_pass = 4 * banks / (bytes > 4 ? bytes : 4);
@@ -108,6 +110,8 @@ static int access_ways(Lower *L, const LdsAccess *acc, int waves, int *ex_lane, 
             int el[2] = {0, 0}, eb = 0;
             int64_t ea[2] = {0, 0};
             int ways = pass_ways(p, banks, el, &eb, ea);
+            if (clocks)
+                *clocks += ways;
             if (ways > worst) {
                 worst = ways;
                 ex_lane[0] = el[0] + w * L->wave, ex_lane[1] = el[1] + w * L->wave;
@@ -123,7 +127,18 @@ int lds_ways(Lower *L, const LdsAccess *acc)
 {
     int el[2], eb;
     int64_t ea[2];
-    return access_ways(L, acc, 1, el, &eb, ea);
+    return access_ways(L, acc, 1, el, &eb, ea, NULL);
+}
+
+long lds_clocks(Lower *L, const LdsAccess *acc, long *ways, int weight)
+{
+    int el[2], eb;
+    int64_t ea[2];
+    long clocks = 0;
+    int w = access_ways(L, acc, 1, el, &eb, ea, &clocks);
+    if (ways)
+        *ways += (long)weight * w;
+    return clocks;
 }
 
 static void flush_note(Lower *L, int dir, struct LdsNote *n);
@@ -145,7 +160,7 @@ void lds_note(Lower *L, bool write, const Type *t, const LdsAccess *acc)
     int bytes = acc->run * acc->bytes;
     int ex_lane[2] = {0, 0}, ex_bank = 0;
     int64_t ex_addr[2] = {0, 0};
-    int worst = access_ways(L, acc, L->nw, ex_lane, &ex_bank, ex_addr);
+    int worst = access_ways(L, acc, L->nw, ex_lane, &ex_bank, ex_addr, NULL);
     if (worst > 1) {
         n->conflicted++;
         if (worst > n->ways) {

@@ -595,10 +595,10 @@ int lds_free_offset(Lower *L)
  * when LDS was read since the last barrier: a layout conversion between two deferred operands (a
  * dot's B computed by another dot and transposed) reads its scratch where the next region goes. The
  * race checker found it (8 waves: wave 0 writing the next operand while wave 4 still read). */
-/* AMD: the LDS map of a deferred operand whose accesses meet in the fewest banks, by lds_banks.c's
- * model. The MFMA operands give 16 or 32 consecutive lanes 16 or 32 rows at one k, and rows of a
- * multiple of 128 bytes put them all in one bank (16 ways); the writes of a B transposed from its
- * loads' layout touch rows 8 apart. The candidates:
+/* AMD: the LDS map of a deferred operand that keeps the LDS busiest for the fewest clocks, by
+ * lds_banks.c's model. The MFMA operands give 16 or 32 consecutive lanes 16 or 32 rows at one k, and
+ * rows of a multiple of 128 bytes put them all in one bank (16 ways); the writes of a B transposed from
+ * its loads' layout touch rows 8 apart. The candidates:
  *  - rows as they are (first: it wins ties, so a conflict-free operand keeps its map);
  *  - an XOR swizzle (no LDS): chunks of `vec` elements (the reads' k_width, or 16 bytes) of a row
  *    XORed with its phase, (row / pp ^ row >> xs) & (nch - 1), rows narrower than 128 bytes sharing a
@@ -607,16 +607,25 @@ int lds_free_offset(Lower *L)
  *    whole phase cycle apart that a write touches together;
  *  - with `padded` (allocate_lds's `defer = 2`), rows padded by a multiple of the accesses' widths,
  *    at most DEFER_PAD_BYTES (kept where the swizzle does no better).
- * The measure: the ways of every write and twice those of every read (each read serves more than one
- * wave's worth of MFMAs), plus BASE_WAYS for each distinct address the writes and the reads compute
- * (lds_reg_offset's bases: a swizzle keeps the constant offsets only of registers that do not change
- * the phase; each other address is a VGPR held across the loop); ties go to fewer addresses, then to
- * the earlier candidate. Writes under a swizzle are at most `vec` elements. The lowering does not see
- * register pressure: a kernel at a VGPR step may lose a wave to the addresses (docs/performance.md). */
-enum { BASE_WAYS = 2 };
+ * The measure: the LDS clocks of a workgroup's writes and reads, wave 0's (each pass of an access
+ * takes as many clocks as its worst bank's ways: a 16-bit write 4-way conflicted takes 4 of one
+ * pass, a 128-bit one 2-way 16 of 8) times the workgroup's waves, which all go through the CU's one
+ * LDS; plus BASE_CLOCKS for each distinct address the writes and the reads compute (lds_reg_offset's
+ * bases: a swizzle keeps the constant offsets only of registers that do not change the phase; each
+ * other address is a VGPR held across the loop); ties go to fewer addresses, then to the earlier
+ * candidate. Writes under a swizzle are at most `vec` elements. BASE_CLOCKS is an exchange rate fitted
+ * over bench/tile_sweep.py's 1,478 configurations (gfx942, gfx90a, gfx950; 6 and 12 did worse on
+ * gfx950): fewer waves weigh the conflicts less against the addresses, as their lanes hold larger
+ * tiles (8 waves: an address is worth a clock of conflicts; 2 waves: four). An address costs nothing
+ * until the registers run short; where they are (registers_short), the measure is the frugal one
+ * that came before: each access's worst ways, twice for a read, plus BASE_WAYS an address (the
+ * vs_triton attention kernel's V took 18 VGPRs more and a longer loop by the clocks).
+ * docs/performance.md has the figures. */
+enum { BASE_CLOCKS = 8, BASE_WAYS = 2 };
 typedef struct MapCost {
-    long ways;
+    long clocks, ways;
     int bases;
+    bool short_regs; /* measured by the ways (registers_short) */
 } MapCost;
 
 /* `at` into the set seen[0 .. *n) of distinct address registers (at most 256). */
@@ -630,7 +639,7 @@ static void add_base(int *seen, int *n, int at)
 }
 
 static MapCost map_cost(Lower *L, const LayInfo *si, const LayInfo *di, const Type *to, const Lds *map,
-                        const Perm *p, int bytes, const int *bits, int nb)
+                        const Perm *p, int bytes, const int *bits, int nb, bool short_regs)
 {
     int kw = to->layout->k_width > 0 ? to->layout->k_width : 1;
     int kdim = to->layout->op_idx == 1 ? 0 : 1;
@@ -639,7 +648,7 @@ static MapCost map_cost(Lower *L, const LayInfo *si, const LayInfo *di, const Ty
     int groupmask = 0;
     for (int i = 0; i < nb; i++)
         groupmask |= 1 << bits[i];
-    MapCost c = {0, 0};
+    MapCost c = {0, 0, 0, short_regs};
     LdsView v = {map, p};
     int seen[256], nseen = 0;
     int sfree = reg_free_bits(&si->ll, map, p), dfree = reg_free_bits(&di->ll, map, p);
@@ -647,7 +656,7 @@ static MapCost map_cost(Lower *L, const LayInfo *si, const LayInfo *di, const Ty
         if (r & groupmask)
             continue;
         LdsAccess acc = {&si->ll, r, 1 << nb, bytes, 0, lds_index, &v, 0};
-        c.ways += lds_ways(L, &acc);
+        c.clocks += lds_clocks(L, &acc, &c.ways, 1);
         int at;
         reg_offset_with(si, r, map, p, sfree, &at);
         add_base(seen, &nseen, at);
@@ -660,29 +669,55 @@ static MapCost map_cost(Lower *L, const LayInfo *si, const LayInfo *di, const Ty
         if (co[kdim] % kw)
             continue;
         LdsAccess acc = {&di->ll, r, kw, bytes, 0, lds_index, &v, 0};
-        c.ways += 2 * lds_ways(L, &acc);
+        c.clocks += lds_clocks(L, &acc, &c.ways, 2);
         int at;
         reg_offset_with(di, r, map, p, dfree, &at);
         add_base(seen, &nseen, at);
     }
     c.bases += nseen;
+    c.clocks *= L->nw;
     return c;
 }
 
 static bool cheaper(MapCost a, MapCost b)
 {
-    long ca = a.ways + BASE_WAYS * a.bases, cb = b.ways + BASE_WAYS * b.bases;
+    long ca = a.short_regs ? a.ways + BASE_WAYS * a.bases : a.clocks + BASE_CLOCKS * a.bases;
+    long cb = b.short_regs ? b.ways + BASE_WAYS * b.bases : b.clocks + BASE_CLOCKS * b.bases;
     return ca < cb || (ca == cb && a.bases < b.bases);
 }
 
+/* Whether the registers are short around the op being lowered (a deferred operand's convert, in or
+ * before its loop): twice the loop's estimated registers (reg_pressure.c) exceed what a lane may use
+ * at the waves the LDS allows, or that the kernel asks for (waves_per_eu), at most 256 (the VGPRs an
+ * address can be in). Twice: the estimate leaves out what LLVM adds, the addresses themselves
+ * included; with the estimate alone examples/attention.tile at waves_per_eu = 5 spilled 10 VGPRs. */
+static bool registers_short(Lower *L, int64_t lds_end)
+{
+    int64_t lds = 0;
+    int est = lower_loop_pressure(L, L->op, &lds);
+    if (lds < lds_end)
+        lds = lds_end;
+    int simd_waves = (L->nw + L->t->simds_per_cu - 1) / L->t->simds_per_cu;
+    int64_t wgs = lds > 0 ? L->t->lds_per_cu / lds : L->t->max_waves_per_simd;
+    int64_t waves = (wgs > 0 ? wgs : 1) * simd_waves;
+    if (L->f->opts.waves_per_eu > waves) /* the occupancy the kernel asks for caps its registers */
+        waves = L->f->opts.waves_per_eu;
+    if (waves > L->t->max_waves_per_simd)
+        waves = L->t->max_waves_per_simd;
+    int64_t budget = L->t->vgpr_file / waves;
+    if (budget > 256)
+        budget = 256;
+    return 2 * (int64_t)est > budget;
+}
+
 static void operand_map(Lower *L, const LayInfo *si, const LayInfo *di, const Type *to, Lds *map, const Perm *p,
-                        int bytes, const int *bits, int nb, bool padded)
+                        int bytes, const int *bits, int nb, bool padded, bool short_regs)
 {
     int kw = to->layout->k_width > 0 ? to->layout->k_width : 1;
     int step = kw > 1 << nb ? kw : 1 << nb; /* keeps every read and write aligned to its width */
     int64_t cols = map->shape[1], pitch = cols * bytes;
     Lds best = *map, m = *map;
-    MapCost bc = map_cost(L, si, di, to, map, p, bytes, bits, nb);
+    MapCost bc = map_cost(L, si, di, to, map, p, bytes, bits, nb, short_regs);
     int vecs[2] = {kw, 16 / bytes > kw ? 16 / bytes : kw};
     for (int vi = 0; vi < (vecs[1] > vecs[0] ? 2 : 1); vi++) {
         int vec = vecs[vi];
@@ -693,7 +728,7 @@ static void operand_map(Lower *L, const LayInfo *si, const LayInfo *di, const Ty
                 m = *map;
                 m.vec = vec, m.nch = nch, m.pp = pp, m.fold = true;
                 m.xs = xs ? __builtin_ctz((unsigned)(nch * pp)) : 0;
-                MapCost c = map_cost(L, si, di, to, &m, p, bytes, bits, nb);
+                MapCost c = map_cost(L, si, di, to, &m, p, bytes, bits, nb, short_regs);
                 if (cheaper(c, bc))
                     best = m, bc = c;
             }
@@ -701,7 +736,7 @@ static void operand_map(Lower *L, const LayInfo *si, const LayInfo *di, const Ty
     for (int pad = step; padded && pad * bytes <= DEFER_PAD_BYTES; pad += step) {
         m = *map;
         m.pad = pad;
-        MapCost c = map_cost(L, si, di, to, &m, p, bytes, bits, nb);
+        MapCost c = map_cost(L, si, di, to, &m, p, bytes, bits, nb, short_regs);
         if (cheaper(c, bc))
             best = m, bc = c;
     }
@@ -790,7 +825,7 @@ static Deferred *defer_plan(Lower *L, const Type *from, const Type *to)
         Perm tr = {2, {1, 0}};
         int bits[8], nb = run_bits(si, from, d->kmajor, bits);
         operand_map(L, si, lay_info(L, to), to, &map, d->kmajor ? &tr : NULL, bytes, bits, nb,
-                    L->op->plan->v[PK_DEFER] == 2);
+                    L->op->plan->v[PK_DEFER] == 2, registers_short(L, base + need));
         d->pad = map.pad, d->vec = map.vec, d->nch = map.nch, d->pp = map.pp, d->xs = map.xs;
         need = d->shape[0] * (d->shape[1] + d->pad) * bytes;
         if (base + need > L->lds_limit) {

@@ -167,6 +167,16 @@ void lds_element_coords(const LinLayout *ll, int r, int lane, int warp, int64_t 
 void lds_xor_lane(const LinLayout *ll, int lane, int warp, int64_t *c);
 /* The most words one bank serves in a pass of the access, in wave 0 (the lowering's choices). */
 int lds_ways(Lower *L, const LdsAccess *acc);
+/* The LDS clocks of the access in wave 0: the sum over its passes of each pass's ways (a conflict-free
+ * access takes one clock a pass, 4 * lds_banks bytes); its worst pass's ways times `weight` added to
+ * *ways where not NULL (lds_ways). */
+long lds_clocks(Lower *L, const LdsAccess *acc, long *ways, int weight);
+
+/* ---- reg_pressure.c ---- */
+/* A lower bound of the vector registers a lane holds through the innermost loop around op (0 outside
+ * loops): the tiles the loop carries and reads from outside, and its dots' operands; in *lds (where
+ * not NULL) the bytes of those dots' operands, what a stage of them takes in LDS. */
+int lower_loop_pressure(const Lower *L, const Op *op, int64_t *lds);
 /* Turns the op's notes into remarks and clears them (after each op). */
 void lds_note_flush(Lower *L);
 /* The pending writes' notes count twice: a rotated operand's tile is written before its loop and,

@@ -1,0 +1,92 @@
+/* reg_pressure.c: an estimate, from the tile IR, of the vector registers one lane holds through the
+ * innermost loop around an op: the float tiles the loop carries, those it reads from outside it (held
+ * the whole loop), and the operands of its dots (each held while the dot's MFMAs run). lower_convert.c's
+ * LDS maps trade address registers for bank conflicts and ask it where registers are short. LLVM's
+ * allocation adds the LDS addresses, the fragments read ahead and its own temporaries; on gfx942,
+ * estimated against allocated: bench/vs_triton's matmul 128x64x64 w8 52 and 58, 128x128x64 w4 160 and
+ * 164, 256x256x64 w8 224 and 244, its attention 130 and 144. */
+#include "compiler/lower/lower_internal.h"
+
+static int64_t tile_bytes(const Type *t)
+{
+    return t && t->kind == TY_TILE ? ty_numel(t) * ((ty_bits(ty_elem(t)) + 7) / 8) : 0;
+}
+
+static bool in_lds(const Value *v)
+{
+    const OpPlan *pl = v->def ? v->def->plan : NULL;
+    return pl && (pl->set & (1u << PK_DEFER)) && pl->v[PK_DEFER];
+}
+
+/* A lane's 32-bit registers of a float tile spread over the workgroup. Scalars are SGPRs; integer,
+ * bool and pointer tiles are mostly indices, offsets and masks that the axis analysis proves affine
+ * or constant along an axis and the lowering keeps as few registers (lower_elem.c). */
+static int tile_regs(const Lower *L, const Type *t)
+{
+    if (!t || t->kind != TY_TILE || !ty_is_float(t))
+        return 0;
+    int64_t lanes = (int64_t)L->nw * L->t->wave_size;
+    int64_t bytes = tile_bytes(t);
+    return lanes > 0 ? (int)((bytes + 4 * lanes - 1) / (4 * lanes)) : 0;
+}
+
+/* Whether block b lies in loop's regions (at any depth). */
+static bool in_loop(const Block *b, const Op *loop)
+{
+    for (; b && b->parent; b = b->parent->parent)
+        if (b->parent == loop)
+            return true;
+    return false;
+}
+
+typedef struct Pressure {
+    const Lower *L;
+    const Op *loop;
+    const Value *seen[64]; /* values from outside counted (the first 64) */
+    int nseen, regs;
+    int64_t lds;
+} Pressure;
+
+static bool count_op(Op *op, void *ud)
+{
+    Pressure *p = ud;
+    if (op->code == OP_DOT)
+        p->regs += tile_regs(p->L, op->operands[0]->type) + tile_regs(p->L, op->operands[1]->type);
+    for (int i = 0; op->code == OP_DOT && i < 2; i++) /* the operands read from LDS (allocate_lds's defer) */
+        if (in_lds(op->operands[i]))
+            p->lds += tile_bytes(op->operands[i]->type);
+    for (int i = 0; i < op->nopnds; i++) {
+        const Value *v = op->operands[i];
+        if (!v || v->type->kind != TY_TILE || in_loop(v->def ? v->def->parent : v->owner, p->loop))
+            continue;
+        bool seen = false;
+        for (int j = 0; j < p->nseen && !seen; j++)
+            seen = p->seen[j] == v;
+        if (seen || p->nseen == 64)
+            continue;
+        p->seen[p->nseen++] = v;
+        p->regs += tile_regs(p->L, v->type);
+    }
+    return true;
+}
+
+int lower_loop_pressure(const Lower *L, const Op *op, int64_t *lds)
+{
+    const Op *loop = op && op->parent ? op->parent->parent : NULL;
+    while (loop && loop->code != OP_FOR && loop->code != OP_WHILE)
+        loop = loop->parent ? loop->parent->parent : NULL;
+    if (lds)
+        *lds = 0;
+    if (!loop)
+        return 0;
+    Pressure p = {L, loop, {0}, 0, 0, 0};
+    for (int r = 0; r < loop->nregions; r++) {
+        Block *b = loop->regions[r];
+        for (int i = 0; r == 0 && i < b->nargs; i++) /* (a while's second region takes the same values) */
+            p.regs += tile_regs(L, b->args[i].type);
+        tir_walk_block(b, count_op, &p);
+    }
+    if (lds)
+        *lds = p.lds;
+    return p.regs;
+}
