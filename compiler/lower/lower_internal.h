@@ -173,9 +173,10 @@ int lds_ways(Lower *L, const LdsAccess *acc);
 long lds_clocks(Lower *L, const LdsAccess *acc, long *ways, int weight);
 
 /* ---- reg_pressure.c ---- */
-/* A lower bound of the vector registers a lane holds through the innermost loop around op (0 outside
- * loops): the tiles the loop carries and reads from outside, and its dots' operands; in *lds (where
- * not NULL) the bytes of those dots' operands, what a stage of them takes in LDS. */
+/* An estimate of the vector registers a lane holds through the innermost loop around op (0 outside
+ * loops): the float tiles the loop carries and reads from outside, and its dots' operands; in *lds
+ * (where not NULL) the bytes of those operands that wait in LDS (allocate_lds's defer), what a stage
+ * of them takes there. */
 int lower_loop_pressure(const Lower *L, const Op *op, int64_t *lds);
 /* Turns the op's notes into remarks and clears them (after each op). */
 void lds_note_flush(Lower *L);
