@@ -625,7 +625,6 @@ enum { BASE_CLOCKS = 8, BASE_WAYS = 2 };
 typedef struct MapCost {
     long clocks, ways;
     int bases;
-    bool short_regs; /* measured by the ways (registers_short) */
 } MapCost;
 
 /* `at` into the set seen[0 .. *n) of distinct address registers (at most 256). */
@@ -639,7 +638,7 @@ static void add_base(int *seen, int *n, int at)
 }
 
 static MapCost map_cost(Lower *L, const LayInfo *si, const LayInfo *di, const Type *to, const Lds *map,
-                        const Perm *p, int bytes, const int *bits, int nb, bool short_regs)
+                        const Perm *p, int bytes, const int *bits, int nb)
 {
     int kw = to->layout->k_width > 0 ? to->layout->k_width : 1;
     int kdim = to->layout->op_idx == 1 ? 0 : 1;
@@ -648,7 +647,7 @@ static MapCost map_cost(Lower *L, const LayInfo *si, const LayInfo *di, const Ty
     int groupmask = 0;
     for (int i = 0; i < nb; i++)
         groupmask |= 1 << bits[i];
-    MapCost c = {0, 0, 0, short_regs};
+    MapCost c = {0, 0, 0};
     LdsView v = {map, p};
     int seen[256], nseen = 0;
     int sfree = reg_free_bits(&si->ll, map, p), dfree = reg_free_bits(&di->ll, map, p);
@@ -679,10 +678,11 @@ static MapCost map_cost(Lower *L, const LayInfo *si, const LayInfo *di, const Ty
     return c;
 }
 
-static bool cheaper(MapCost a, MapCost b)
+/* short_regs: measured by the ways (registers_short) */
+static bool cheaper(MapCost a, MapCost b, bool short_regs)
 {
-    long ca = a.short_regs ? a.ways + BASE_WAYS * a.bases : a.clocks + BASE_CLOCKS * a.bases;
-    long cb = b.short_regs ? b.ways + BASE_WAYS * b.bases : b.clocks + BASE_CLOCKS * b.bases;
+    long ca = short_regs ? a.ways + BASE_WAYS * a.bases : a.clocks + BASE_CLOCKS * a.bases;
+    long cb = short_regs ? b.ways + BASE_WAYS * b.bases : b.clocks + BASE_CLOCKS * b.bases;
     return ca < cb || (ca == cb && a.bases < b.bases);
 }
 
@@ -698,16 +698,13 @@ static bool registers_short(Lower *L, int64_t lds_end)
     if (lds < lds_end)
         lds = lds_end;
     int simd_waves = (L->nw + L->t->simds_per_cu - 1) / L->t->simds_per_cu;
-    int64_t wgs = lds > 0 ? L->t->lds_per_cu / lds : L->t->max_waves_per_simd;
-    int64_t waves = (wgs > 0 ? wgs : 1) * simd_waves;
-    if (L->f->opts.waves_per_eu > waves) /* the occupancy the kernel asks for caps its registers */
-        waves = L->f->opts.waves_per_eu;
-    if (waves > L->t->max_waves_per_simd)
-        waves = L->t->max_waves_per_simd;
-    int64_t budget = L->t->vgpr_file / waves;
-    if (budget > 256)
-        budget = 256;
-    return 2 * (int64_t)est > budget;
+    int budget = lower_lds_budget(L, lds, simd_waves);
+    int asked = L->f->opts.waves_per_eu; /* the occupancy the kernel asks for caps its registers */
+    if (asked > 0) {
+        int cap = L->t->vgpr_file / (asked < L->t->max_waves_per_simd ? asked : L->t->max_waves_per_simd);
+        budget = budget < cap ? budget : cap;
+    }
+    return 2 * (int64_t)est > (budget < 256 ? budget : 256);
 }
 
 static void operand_map(Lower *L, const LayInfo *si, const LayInfo *di, const Type *to, Lds *map, const Perm *p,
@@ -717,7 +714,7 @@ static void operand_map(Lower *L, const LayInfo *si, const LayInfo *di, const Ty
     int step = kw > 1 << nb ? kw : 1 << nb; /* keeps every read and write aligned to its width */
     int64_t cols = map->shape[1], pitch = cols * bytes;
     Lds best = *map, m = *map;
-    MapCost bc = map_cost(L, si, di, to, map, p, bytes, bits, nb, short_regs);
+    MapCost bc = map_cost(L, si, di, to, map, p, bytes, bits, nb);
     int vecs[2] = {kw, 16 / bytes > kw ? 16 / bytes : kw};
     for (int vi = 0; vi < (vecs[1] > vecs[0] ? 2 : 1); vi++) {
         int vec = vecs[vi];
@@ -728,16 +725,16 @@ static void operand_map(Lower *L, const LayInfo *si, const LayInfo *di, const Ty
                 m = *map;
                 m.vec = vec, m.nch = nch, m.pp = pp, m.fold = true;
                 m.xs = xs ? __builtin_ctz((unsigned)(nch * pp)) : 0;
-                MapCost c = map_cost(L, si, di, to, &m, p, bytes, bits, nb, short_regs);
-                if (cheaper(c, bc))
+                MapCost c = map_cost(L, si, di, to, &m, p, bytes, bits, nb);
+                if (cheaper(c, bc, short_regs))
                     best = m, bc = c;
             }
     }
     for (int pad = step; padded && pad * bytes <= DEFER_PAD_BYTES; pad += step) {
         m = *map;
         m.pad = pad;
-        MapCost c = map_cost(L, si, di, to, &m, p, bytes, bits, nb, short_regs);
-        if (cheaper(c, bc))
+        MapCost c = map_cost(L, si, di, to, &m, p, bytes, bits, nb);
+        if (cheaper(c, bc, short_regs))
             best = m, bc = c;
     }
     *map = best;

@@ -246,23 +246,32 @@ static void carried_mfma(Lower *L, Carried *cs, LLVMValueRef like)
     dc->n++;
 }
 
-/* The workgroups a CU holds at once by the LDS the kernel has allocated so far. */
-static int lds_workgroups(Lower *L)
+int lower_lds_workgroups(const Lower *L, int64_t lds_bytes)
 {
-    int wgs = L->lds_bytes > 0 ? L->t->lds_per_cu / L->lds_bytes : L->t->max_waves_per_simd;
-    return wgs > 0 ? wgs : 1;
+    int64_t wgs = lds_bytes > 0 ? L->t->lds_per_cu / lds_bytes : L->t->max_waves_per_simd;
+    return wgs > 0 ? (int)wgs : 1;
 }
 
-/* The registers a lane may use without fewer waves a SIMD than the LDS allows (its workgroups a
- * CU times the workgroup's waves a SIMD): the LDS-limited 256x128x64 w4 matmul runs one wave a SIMD,
- * which may use all 512 (AGPRs included). */
-static int lds_budget(Lower *L, int simd_waves)
+/* (the LDS-limited 256x128x64 w4 matmul runs one wave a SIMD, which may use all 512 registers,
+ * AGPRs included) */
+int lower_lds_budget(const Lower *L, int64_t lds_bytes, int simd_waves)
 {
-    int waves = lds_workgroups(L) * simd_waves;
+    int waves = lower_lds_workgroups(L, lds_bytes) * simd_waves;
     if (waves > L->t->max_waves_per_simd)
         waves = L->t->max_waves_per_simd;
     int budget = L->t->vgpr_file / waves;
     return budget < L->t->max_vgprs_per_lane ? budget : L->t->max_vgprs_per_lane;
+}
+
+/* The workgroups a CU holds at once by the LDS the kernel has allocated so far. */
+static int lds_workgroups(Lower *L)
+{
+    return lower_lds_workgroups(L, L->lds_bytes);
+}
+
+static int lds_budget(Lower *L, int simd_waves)
+{
+    return lower_lds_budget(L, L->lds_bytes, simd_waves);
 }
 
 /* Whether read-ahead step `step`'s first row is a read's latency of rows after the first row, so that

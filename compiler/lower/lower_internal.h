@@ -172,6 +172,13 @@ int lds_ways(Lower *L, const LdsAccess *acc);
  * *ways where not NULL (lds_ways). */
 long lds_clocks(Lower *L, const LdsAccess *acc, long *ways, int weight);
 
+/* ---- lower_dot.c ---- */
+/* The workgroups a CU holds at once when each takes lds_bytes of LDS (0: the LDS does not limit). */
+int lower_lds_workgroups(const Lower *L, int64_t lds_bytes);
+/* The registers a lane may use without fewer waves a SIMD than that LDS allows (its workgroups a CU
+ * times the workgroup's simd_waves waves a SIMD), at most max_vgprs_per_lane. */
+int lower_lds_budget(const Lower *L, int64_t lds_bytes, int simd_waves);
+
 /* ---- reg_pressure.c ---- */
 /* An estimate of the vector registers a lane holds through the innermost loop around op (0 outside
  * loops): the float tiles the loop carries and reads from outside, and its dots' operands; in *lds
