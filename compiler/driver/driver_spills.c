@@ -4,9 +4,9 @@
  * takes in a lane (from its layout) and where it was made: what to shrink (a smaller tile, fewer
  * stages, a narrower accumulator) in the language's terms.
  *
- * The main loop is the loop with the most ops in its body, nested loops included. Live across it: the
- * values it carries (its results' initial values' types, as block arguments of the body) and the
- * values made before it that its body reads. A tile's registers per lane are its layout's registers
+ * The main loop is the loop with the most ops in its body, nested loops included. Live across it:
+ * what compiler/tir/loop_live.c finds, the values it carries and the values made before it that its
+ * body reads. A tile's registers per lane are its layout's registers
  * times its element's bits over 32; a scalar counts one (it may well sit in an SGPR). */
 #include <stdlib.h>
 #include <string.h>
@@ -17,13 +17,7 @@
 #include "compiler/target/amdgpu/report.h"
 #include "compiler/target/target.h"
 
-enum { MAX_LIVE = 64, SHOW = 5 };
-
-typedef struct Live {
-    const Value *v[MAX_LIVE];
-    int regs[MAX_LIVE];
-    int n;
-} Live;
+enum { MAX_LIVE = 256, SHOW = 5 };
 
 static int count_ops(const Block *b)
 {
@@ -51,16 +45,6 @@ static void find_main_loop(const Block *b, const Op **best, int *best_n)
     }
 }
 
-/* Whether v is made inside op (a result of an op of its regions, or an argument of one). */
-static bool inside(const Value *v, const Op *loop)
-{
-    const Block *b = v->def ? v->def->parent : v->owner;
-    for (; b; b = b->parent ? b->parent->parent : NULL)
-        if (b->parent == loop)
-            return true;
-    return false;
-}
-
 static int regs_of(const Value *v, int wave, int nw)
 {
     const Type *t = v->type;
@@ -71,28 +55,6 @@ static int regs_of(const Value *v, int wave, int nw)
     if (!t->layout || !lay_linear(t->layout, t->rank, t->shape, wave, nw, &ll))
         return (int)((ty_numel(t) * bits / (wave * nw) + 31) / 32);
     return (lin_nregs(&ll) * bits + 31) / 32;
-}
-
-static void add_live(Live *lv, const Value *v, int wave, int nw)
-{
-    for (int i = 0; i < lv->n; i++)
-        if (lv->v[i] == v)
-            return;
-    if (lv->n < MAX_LIVE) {
-        lv->v[lv->n] = v;
-        lv->regs[lv->n++] = regs_of(v, wave, nw);
-    }
-}
-
-static void reads_from_outside(const Block *b, const Op *loop, Live *lv, int wave, int nw)
-{
-    for (const Op *op = b->first; op; op = op->next) {
-        for (int i = 0; i < op->nopnds; i++)
-            if (!inside(op->operands[i], loop))
-                add_live(lv, op->operands[i], wave, nw);
-        for (int r = 0; r < op->nregions; r++)
-            reads_from_outside(op->regions[r], loop, lv, wave, nw);
-    }
 }
 
 static const char *describe(Arena *a, const Module *m, const Value *v, int regs)
@@ -127,30 +89,29 @@ void driver_spill_remarks(Arena *a, DriverResult *out, const Module *lir, const 
         int nloop = 0;
         find_main_loop(f->body, &loop, &nloop);
         int wave = t->wave_size, nw = f->opts.num_warps;
-        Live lv = {{0}, {0}, 0};
+        const Value *live[MAX_LIVE];
+        int regs[MAX_LIVE], n = 0;
         const char *list = "";
         if (loop) {
-            const Block *body = loop->regions[loop->code == OP_WHILE ? 1 : 0];
-            for (int i = loop->code == OP_FOR ? 1 : 0; i < body->nargs; i++)
-                add_live(&lv, &body->args[i], wave, nw);
-            for (int r = 0; r < loop->nregions; r++)
-                reads_from_outside(loop->regions[r], loop, &lv, wave, nw);
+            n = tir_loop_live(loop, live, MAX_LIVE);
+            for (int i = 0; i < n; i++)
+                regs[i] = regs_of(live[i], wave, nw);
             int total = 0;
-            for (int i = 0; i < lv.n; i++)
-                total += lv.regs[i];
-            for (int shown = 0; shown < SHOW && shown < lv.n; shown++) {
+            for (int i = 0; i < n; i++)
+                total += regs[i];
+            for (int shown = 0; shown < SHOW && shown < n; shown++) {
                 int best = shown;
-                for (int i = shown + 1; i < lv.n; i++)
-                    if (lv.regs[i] > lv.regs[best])
+                for (int i = shown + 1; i < n; i++)
+                    if (regs[i] > regs[best])
                         best = i;
-                const Value *tv = lv.v[shown];
-                int tr = lv.regs[shown];
-                lv.v[shown] = lv.v[best], lv.regs[shown] = lv.regs[best];
-                lv.v[best] = tv, lv.regs[best] = tr;
-                list = arena_printf(a, "%s%s%s", list, shown ? "; " : "", describe(a, lir, lv.v[shown], lv.regs[shown]));
+                const Value *tv = live[shown];
+                int tr = regs[shown];
+                live[shown] = live[best], regs[shown] = regs[best];
+                live[best] = tv, regs[best] = tr;
+                list = arena_printf(a, "%s%s%s", list, shown ? "; " : "", describe(a, lir, live[shown], regs[shown]));
             }
             list = arena_printf(a, "live across this loop, about %d registers a lane in all: %s%s", total, list,
-                                lv.n > SHOW ? "; ..." : "");
+                                n > SHOW ? "; ..." : "");
         } else {
             list = "the kernel has no loop: its largest tiles are live at once";
         }

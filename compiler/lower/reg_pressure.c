@@ -1,6 +1,6 @@
 /* reg_pressure.c: an estimate, from the tile IR, of the vector registers one lane holds through the
- * innermost loop around an op: the float tiles the loop carries, those it reads from outside it (held
- * the whole loop), and the operands of its dots (each held while the dot's MFMAs run). lower_convert.c's
+ * innermost loop around an op: the float tiles live across the loop (compiler/tir/loop_live.c: those
+ * it carries and those it reads from outside it, held the whole loop), and the operands of its dots (each held while the dot's MFMAs run). lower_convert.c's
  * LDS maps trade address registers for bank conflicts and ask it where registers are short. LLVM's
  * allocation adds the LDS addresses, the fragments read ahead and its own temporaries; on gfx942,
  * estimated against allocated: bench/vs_triton's matmul 128x64x64 w8 52 and 58, 128x128x64 w4 160 and
@@ -30,42 +30,25 @@ static int tile_regs(const Lower *L, const Type *t)
     return lanes > 0 ? (int)((bytes + 4 * lanes - 1) / (4 * lanes)) : 0;
 }
 
-/* Whether block b lies in loop's regions (at any depth). */
-static bool in_loop(const Block *b, const Op *loop)
-{
-    for (; b && b->parent; b = b->parent->parent)
-        if (b->parent == loop)
-            return true;
-    return false;
-}
+enum { MAX_LIVE = 256 };
 
 typedef struct Pressure {
     const Lower *L;
-    const Op *loop;
-    const Value *seen[64]; /* values from outside counted (the first 64) */
-    int nseen, regs;
+    int regs;
     int64_t lds;
 } Pressure;
 
-static bool count_op(Op *op, void *ud)
+/* A dot's operands: held while its MFMAs run; those read from LDS (allocate_lds's defer) counted
+ * apart. */
+static bool count_dot(Op *op, void *ud)
 {
     Pressure *p = ud;
-    if (op->code == OP_DOT)
-        p->regs += tile_regs(p->L, op->operands[0]->type) + tile_regs(p->L, op->operands[1]->type);
-    for (int i = 0; op->code == OP_DOT && i < 2; i++) /* the operands read from LDS (allocate_lds's defer) */
+    if (op->code != OP_DOT)
+        return true;
+    for (int i = 0; i < 2; i++) {
+        p->regs += tile_regs(p->L, op->operands[i]->type);
         if (in_lds(op->operands[i]))
             p->lds += tile_bytes(op->operands[i]->type);
-    for (int i = 0; i < op->nopnds; i++) {
-        const Value *v = op->operands[i];
-        if (!v || v->type->kind != TY_TILE || in_loop(v->def ? v->def->parent : v->owner, p->loop))
-            continue;
-        bool seen = false;
-        for (int j = 0; j < p->nseen && !seen; j++)
-            seen = p->seen[j] == v;
-        if (seen || p->nseen == 64)
-            continue;
-        p->seen[p->nseen++] = v;
-        p->regs += tile_regs(p->L, v->type);
     }
     return true;
 }
@@ -79,13 +62,13 @@ int lower_loop_pressure(const Lower *L, const Op *op, int64_t *lds)
         *lds = 0;
     if (!loop)
         return 0;
-    Pressure p = {L, loop, {0}, 0, 0, 0};
-    for (int r = 0; r < loop->nregions; r++) {
-        Block *b = loop->regions[r];
-        for (int i = 0; r == 0 && i < b->nargs; i++) /* (a while's second region takes the same values) */
-            p.regs += tile_regs(L, b->args[i].type);
-        tir_walk_block(b, count_op, &p);
-    }
+    Pressure p = {L, 0, 0};
+    const Value *live[MAX_LIVE];
+    int n = tir_loop_live(loop, live, MAX_LIVE);
+    for (int i = 0; i < n; i++)
+        p.regs += tile_regs(L, live[i]->type);
+    for (int r = 0; r < loop->nregions; r++)
+        tir_walk_block(loop->regions[r], count_dot, &p);
     if (lds)
         *lds = p.lds;
     return p.regs;

@@ -315,6 +315,14 @@ typedef bool (*OpVisitor)(Op *op, void *ud);
 bool tir_walk_block(Block *b, OpVisitor fn, void *ud);
 bool tir_walk_func(Func *f, OpVisitor fn, void *ud);
 
+/* Whether v is made inside loop (a result of an op of its regions, or an argument of one, at any
+ * depth). */
+bool tir_inside_loop(const Value *v, const Op *loop);
+/* The values live across loop (loop_live.c): those it carries (its first region's arguments, a for's
+ * induction variable left out), then those made before it that its regions read; each once, the
+ * first `max` of them into out. Returns how many. */
+int tir_loop_live(const Op *loop, const Value **out, int max);
+
 /* Replaces every use of `from` inside f by `to`. */
 void tir_replace_uses(Func *f, Value *from, Value *to);
 /* Sets Value.scratch of every value in f to its number of uses. */
