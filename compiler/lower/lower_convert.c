@@ -1099,6 +1099,20 @@ void deferred_read(Lower *L, const Deferred *d, int r, int n, LLVMValueRef *out)
         out[i] = LLVMBuildExtractElement(L->b, v, const_i32(L, i), "");
 }
 
+/* The bytes from register r0's LDS read to register r1's where both reads take their address from
+ * one base (lds_reg_offset: the same address computation, the distance a constant in the offset
+ * fields); INT64_MIN where each computes its own. */
+int64_t deferred_read_distance(Lower *L, const Deferred *d, int r0, int r1)
+{
+    const LayInfo *di = lay_info(L, d->to);
+    Lds map = deferred_map(L, d);
+    Perm tr = {2, {1, 0}};
+    int a0, a1;
+    int64_t k0 = lds_reg_offset(di, r0, &map, d->kmajor ? &tr : NULL, &a0);
+    int64_t k1 = lds_reg_offset(di, r1, &map, d->kmajor ? &tr : NULL, &a1);
+    return a0 == a1 ? (k1 - k0) * d->bytes : INT64_MIN;
+}
+
 LLVMValueRef deferred_chunk_ptr(Lower *L, const Deferred *d, LLVMValueRef row, LLVMValueRef chunk)
 {
     if (d->stage)

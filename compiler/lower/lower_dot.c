@@ -142,7 +142,8 @@ static void fragment(Lower *L, const LinLayout *ll, const LVal *regs, const Defe
         deferred_read(L, d, r[j], 1, &out[j]);
 }
 
-/* A dot's operand fragments, fetched per k step into a ring of ahead + 1 sets (dot_mfma). */
+/* A dot's operand fragments, fetched per k step into a ring of ahead + 1 sets (dot_mfma); a k step
+ * read with the one `pair[op]` steps before it (k_pair_distance) waits in `early` for its turn. */
 typedef struct Frags {
     const LinLayout *ll[2];
     const LVal *regs[2];
@@ -151,10 +152,43 @@ typedef struct Frags {
     int instr, kw, kpl, KB, ring;
     LLVMValueRef *xs;
     LLVMValueRef **f[2]; /* f[op][step % ring][j] */
+    int nsteps, nfrag, pair[2];
+    LLVMValueRef *early[2]; /* [op][step * nfrag + j]: read with its pair, not yet taken */
 } Frags;
 
-/* Operand op's (0: A, 1: B) fragment j of k step `step`. */
-static void fetch(Lower *L, Frags *F, int op, int j, int step)
+/* The register of the i-th k element of operand op's fragment j at k step `step`, or -1. */
+static int frag_reg(const Frags *F, int op, int j, int step, int i)
+{
+    int per_q = F->kw / F->kpl;
+    int64_t k0 = (int64_t)(step / per_q) * F->KB + (step % per_q) * F->kpl + i;
+    int64_t c[2] = {op ? k0 : F->org[0][j], op ? F->org[1][j] : k0};
+    return lin_reg_of(F->ll[op], c);
+}
+
+/* Whether fragments j of steps s0 and s1 of operand op are one ds_read2's: each one LDS read of 4 or
+ * 8 bytes (fragment's run), both from one address, the distance within the instruction's 8-bit
+ * offsets (in its units, or in 64 of them: the st64 form). */
+static bool pairable(Lower *L, const Frags *F, int op, int j, int s0, int s1)
+{
+    const Deferred *d = F->d[op];
+    if (!d || (op == 1 && !d->kmajor))
+        return false;
+    int w = F->kpl * d->bytes;
+    if (w != 4 && w != 8)
+        return false;
+    int r0 = frag_reg(F, op, j, s0, 0), r1 = frag_reg(F, op, j, s1, 0);
+    for (int i = 1; i < F->kpl; i++)
+        if (frag_reg(F, op, j, s0, i) != r0 + i || frag_reg(F, op, j, s1, i) != r1 + i)
+            return false;
+    if (r0 < 0 || r1 < 0)
+        return false;
+    int64_t dist = deferred_read_distance(L, d, r0, r1);
+    if (dist == INT64_MIN || dist <= 0 || dist % w)
+        return false;
+    return dist / w <= 255 || (dist % (64 * w) == 0 && dist / (64 * w) <= 255);
+}
+
+static LLVMValueRef read_frag(Lower *L, Frags *F, int op, int j, int step)
 {
     int per_q = F->kw / F->kpl;
     int64_t k0 = (int64_t)(step / per_q) * F->KB + (step % per_q) * F->kpl;
@@ -162,7 +196,33 @@ static void fetch(Lower *L, Frags *F, int op, int j, int step)
         fragment(L, F->ll[0], F->regs[0], F->d[0], F->org[0][j], k0, 1, F->kpl, F->xs);
     else
         fragment(L, F->ll[1], F->regs[1], F->d[1], k0, F->org[1][j], 0, F->kpl, F->xs);
-    F->f[op][step % F->ring][j] = pack_operand(L, F->instr, F->xs, F->kpl);
+    return pack_operand(L, F->instr, F->xs, F->kpl);
+}
+
+/* Operand op's (0: A, 1: B) fragment j of k step `step`: taken from `early` where it was read with
+ * its pair, else read now, and with it the step it pairs with. */
+static void fetch(Lower *L, Frags *F, int op, int j, int step)
+{
+    LLVMValueRef *slot = F->early[op] ? &F->early[op][step * F->nfrag + j] : NULL;
+    if (slot && *slot) {
+        F->f[op][step % F->ring][j] = *slot;
+        *slot = NULL;
+        return;
+    }
+    F->f[op][step % F->ring][j] = read_frag(L, F, op, j, step);
+    int d = F->pair[op], s1 = step + d;
+    if (d && (step / d) % 2 == 0 && s1 < F->nsteps && pairable(L, F, op, j, step, s1))
+        F->early[op][s1 * F->nfrag + j] = read_frag(L, F, op, j, s1);
+}
+
+/* The fewest k steps between two fragments of operand op that one ds_read2 reads (pairable, for
+ * fragment 0 of steps 0 and d), at most `most`; 0 for none. */
+static int k_pair_distance(Lower *L, const Frags *F, int op, int most)
+{
+    for (int d = 1; d <= most && 2 * d <= F->nsteps; d++)
+        if (pairable(L, F, op, 0, 0, d))
+            return d;
+    return 0;
 }
 
 /* Every fragment of k step `step`: A's nm, then B's nn. */
@@ -367,7 +427,63 @@ static void dot_mfma(Lower *L, Op *op)
            acc_regs + (ahead + 2) * step_regs + load_regs <= budget &&
            (!coverable || (nsteps - ahead - 1) * nout + wait - latency_rows >= L->ncovered))
         ahead++;
-    int rows = ahead * nout;
+    Frags F = {{la, lb}, {A, B}, {da, db}, {ms, ns}, cl->instr, kw, kpl, KB, ahead + 1,
+               ARENA_ARRAY(L->a, LLVMValueRef, kpl + 1), {NULL, NULL}, nsteps, nm > nn ? nm : nn, {0, 0},
+               {NULL, NULL}};
+    for (int op2 = 0; op2 < 2; op2++) {
+        F.f[op2] = ARENA_ARRAY(L->a, LLVMValueRef *, F.ring);
+        for (int i = 0; i < F.ring; i++)
+            F.f[op2][i] = ARENA_ARRAY(L->a, LLVMValueRef, (op2 ? nn : nm) + 1);
+    }
+    /* k steps in pairs: where an operand's fragments d steps apart are read from one address at a
+     * distance a ds_read2 holds (k_pair_distance: a swizzle's phase repeats every nch chunks, so
+     * 32x32x8 bf16 under 16 chunks pairs steps 8 apart, 128 bytes), LLVM makes the two reads one only
+     * where they stand side by side between the rows' sched barriers: step s and s + d are read
+     * together (s in the first d of every 2d), the second held d steps longer. Triton's AMD backend
+     * reads its k steps so (ds_read2_b64 offset1:16). Only where it pays, by bench/tile_sweep.py's
+     * 1,478 configurations under rk's loop model (2026-12-06):
+     *  - a step has no more MFMAs than reads (nm * nn <= nm + nn: each MFMA waits on reads of its
+     *    own); with more (128x128x128 w8 k16: 8 MFMAs to 6 reads) every step's reads came at the
+     *    loop's top and queued in the LDS ahead of the first rows (2544 -> 3510 cycles);
+     *  - d is at most a quarter of the steps, so that the early reads spread over the loop (d = 8 in
+     *    16 steps: 128x128x128 w8 k32 2791 -> 3194);
+     *  - the registers are not short (twice the loop's estimate with the held fragments, as for the
+     *    LDS maps, within lds_budget: 32x64x256 w2 s3 k16 spilled 18 VGPRs without it) and the
+     *    fragments fit in lds_budget less DRAIN_SPARE as above. */
+    int frag_regs = (kpl * ty_bits(ta) / 8 + 3) / 4, held = acc_regs + (ahead + 1) * step_regs + load_regs;
+    int est = lower_loop_pressure(L, op, NULL), room = lds_budget(L, simd_waves);
+    room = room < 256 ? room : 256; /* the VGPRs an LDS address can be in */
+    for (int op2 = 0; ahead && nm * nn <= nm + nn && op2 < 2; op2++) {
+        int d = k_pair_distance(L, &F, op2, nsteps / 4);
+        int extra = d * (op2 ? nn : nm) * frag_regs;
+        bool all = d > 0; /* every pair of every fragment */
+        for (int st = 0; all && st + d < nsteps; st++)
+            for (int j = 0; all && (st / d) % 2 == 0 && j < (op2 ? nn : nm); j++)
+                all = pairable(L, &F, op2, j, st, st + d);
+        if (!all)
+            d = 0;
+        if (!d || held + extra > budget || 2 * (est + extra) > room)
+            continue;
+        held += extra;
+        est += extra;
+        F.pair[op2] = d;
+        F.early[op2] = ARENA_ARRAY(L->a, LLVMValueRef, (size_t)nsteps * F.nfrag + 1);
+        memset(F.early[op2], 0, sizeof(LLVMValueRef) * ((size_t)nsteps * F.nfrag + 1));
+    }
+    /* The steps after the one among whose MFMAs the last read stands: `ahead`, more where the last
+     * steps were read with their pairs (a step's reads stand in step - ahead, a pair's second's in
+     * its first's). */
+    int last_read = -1;
+    for (int st = ahead; st < nsteps; st++) {
+        int at = -1;
+        for (int op2 = 0; op2 < 2; op2++) {
+            int d = F.pair[op2], from = d && (st / d) % 2 == 1 ? st - d : st;
+            at = from - ahead > at ? from - ahead : at;
+        }
+        last_read = at > last_read ? at : last_read;
+    }
+    int tail = ahead ? nsteps - 1 - last_read : 0;
+    int rows = tail * nout;
     /* The last rows carried into the next iteration (lower_carry.c): as many as cover the first
      * row's reads there. That is an LDS read's latency by the wave's own rows (`wait` rows); where
      * the workgroup has the CU's LDS to itself its waves leave the barrier together, and the first
@@ -389,7 +505,7 @@ static void dot_mfma(Lower *L, Op *op)
     int carry = 0;
     bool reads_first = false;
     if (ahead && L->carry && L->carry->dot == op && ta->elem->sk == tb->elem->sk) {
-        bool spare_step = acc_regs + (ahead + 2) * step_regs + load_regs <= budget;
+        bool spare_step = held + step_regs <= budget;
         int simd_row_cycles = row_cycles * simd_waves;
         int64_t frag_bytes = (int64_t)kpl * ty_bits(ta) / 8 * L->t->wave_size;
         int64_t queue = lds_workgroups(L) == 1 ? L->nw * (1 + nin) * frag_bytes / (4 * L->t->lds_banks) : 0;
@@ -415,7 +531,7 @@ static void dot_mfma(Lower *L, Op *op)
      * use them: the rows before the writes (after the last read and `wait` rows) less those a global
      * load's latency takes. Where they are fewer than the loads, the writes would wait for them: the
      * loads then stay where they stand, before the barrier. */
-    int cover_rows = (nsteps - ahead) * nout + wait - latency_rows;
+    int cover_rows = (nsteps - tail) * nout + wait - latency_rows;
     bool covered = ahead && L->cover_dot == op && L->ncovered && cover_rows >= L->ncovered;
     while (!covered && L->cover_dot == op && lower_next_covered(L))
         ;
@@ -428,13 +544,6 @@ static void dot_mfma(Lower *L, Op *op)
         tile[i] = -1;
     for (int t = 0; t < ntiles; t++)
         tile[(a_in ? ni[t] : mi[t]) * nin + (a_in ? mi[t] : ni[t])] = t;
-    Frags F = {{la, lb}, {A, B}, {da, db}, {ms, ns}, cl->instr, kw, kpl, KB, ahead + 1,
-               ARENA_ARRAY(L->a, LLVMValueRef, kpl + 1), {NULL, NULL}};
-    for (int op2 = 0; op2 < 2; op2++) {
-        F.f[op2] = ARENA_ARRAY(L->a, LLVMValueRef *, F.ring);
-        for (int i = 0; i < F.ring; i++)
-            F.f[op2][i] = ARENA_ARRAY(L->a, LLVMValueRef, (op2 ? nn : nm) + 1);
-    }
     int inner = a_in ? 0 : 1;
     /* LLVM's scheduler would sink the reads back to their MFMAs (its register pressure heuristic):
      * sched barriers keep reads and MFMAs in this order; everything else may cross them */
@@ -493,7 +602,7 @@ static void dot_mfma(Lower *L, Op *op)
     if (covered) /* the covered loads stay in their rows */
         others &= ~(unsigned)SCHED_ALLOW_VMEM;
     /* The loop's rotated writes (defer_rotate_early), where this dot is their operands' last reader:
-     * after its last read (in step nsteps - 1 - ahead) the last `ahead` steps' nout rows of MFMAs
+     * after its last read (in step nsteps - 1 - tail) the last `tail` steps' nout rows of MFMAs
      * remain. Where the writes take the LDS longer than those rows' MFMAs (the workgroup's bytes at
      * 4 * lds_banks a clock; 256x256x64 w8 k32: 512 cycles against 4 rows of 64), written at the
      * body's end they outlast the few MFMAs LLVM leaves there (3 of 8): the dot writes them itself,
@@ -519,7 +628,7 @@ static void dot_mfma(Lower *L, Op *op)
         }
         /* transposed accumulators come from the instruction with its operands swapped: D^T = B^T A^T */
         for (int o = 0; o < (ahead ? nout : 1); o++) {
-            int row = (e - (nsteps - ahead)) * nout + o; /* >= 0: a row after the last read */
+            int row = (e - (nsteps - tail)) * nout + o; /* >= 0: a row after the last read */
             if (cs.dc && row >= live_rows) { /* carried: its fragments go round the loop */
                 for (int i = 0; i < nin; i++) {
                     int t = tile[o * nin + i];

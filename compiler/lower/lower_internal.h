@@ -431,6 +431,7 @@ typedef struct Deferred {
 /* Reads `n` consecutive registers starting at r of a deferred operand (n > 1 only when they are
  * consecutive in LDS). */
 void deferred_read(Lower *L, const Deferred *d, int r, int n, LLVMValueRef *out);
+int64_t deferred_read_distance(Lower *L, const Deferred *d, int r0, int r1);
 /* A `for` loop's deferred operands that allocate_lds rotated (`rotate`): their initial tiles written
  * before the loop (true when there are any), the yielded ones at the body's end behind a barrier. */
 bool defer_rotate_begin(Lower *L, Op *loop);
