@@ -156,12 +156,18 @@ typedef struct Frags {
     LLVMValueRef *early[2]; /* [op][step * nfrag + j]: read with its pair, not yet taken */
 } Frags;
 
+/* The first k of k step `step`: a lane's k_width consecutive k feed kw / kpl steps. */
+static int64_t step_k0(const Frags *F, int step)
+{
+    int per_q = F->kw / F->kpl;
+    return (int64_t)(step / per_q) * F->KB + (step % per_q) * F->kpl;
+}
+
 /* The register of the i-th k element of operand op's fragment j at k step `step`, or -1. */
 static int frag_reg(const Frags *F, int op, int j, int step, int i)
 {
-    int per_q = F->kw / F->kpl;
-    int64_t k0 = (int64_t)(step / per_q) * F->KB + (step % per_q) * F->kpl + i;
-    int64_t c[2] = {op ? k0 : F->org[0][j], op ? F->org[1][j] : k0};
+    int64_t k = step_k0(F, step) + i;
+    int64_t c[2] = {op ? k : F->org[0][j], op ? F->org[1][j] : k};
     return lin_reg_of(F->ll[op], c);
 }
 
@@ -177,11 +183,11 @@ static bool pairable(Lower *L, const Frags *F, int op, int j, int s0, int s1)
     if (w != 4 && w != 8)
         return false;
     int r0 = frag_reg(F, op, j, s0, 0), r1 = frag_reg(F, op, j, s1, 0);
+    if (r0 < 0 || r1 < 0)
+        return false;
     for (int i = 1; i < F->kpl; i++)
         if (frag_reg(F, op, j, s0, i) != r0 + i || frag_reg(F, op, j, s1, i) != r1 + i)
             return false;
-    if (r0 < 0 || r1 < 0)
-        return false;
     int64_t dist = deferred_read_distance(L, d, r0, r1);
     if (dist == INT64_MIN || dist <= 0 || dist % w)
         return false;
@@ -190,8 +196,7 @@ static bool pairable(Lower *L, const Frags *F, int op, int j, int s0, int s1)
 
 static LLVMValueRef read_frag(Lower *L, Frags *F, int op, int j, int step)
 {
-    int per_q = F->kw / F->kpl;
-    int64_t k0 = (int64_t)(step / per_q) * F->KB + (step % per_q) * F->kpl;
+    int64_t k0 = step_k0(F, step);
     if (op == 0)
         fragment(L, F->ll[0], F->regs[0], F->d[0], F->org[0][j], k0, 1, F->kpl, F->xs);
     else
@@ -215,14 +220,21 @@ static void fetch(Lower *L, Frags *F, int op, int j, int step)
         F->early[op][s1 * F->nfrag + j] = read_frag(L, F, op, j, s1);
 }
 
-/* The fewest k steps between two fragments of operand op that one ds_read2 reads (pairable, for
- * fragment 0 of steps 0 and d), at most `most`; 0 for none. */
-static int k_pair_distance(Lower *L, const Frags *F, int op, int most)
+/* The fewest k steps d, at most `most`, between two fragments of operand op that one ds_read2
+ * reads (pairable, fragment 0 of steps 0 and d), where every fragment of every step s in the first
+ * d of each 2d pairs with step s + d as well; 0 for none. */
+static int k_pair_distance(Lower *L, const Frags *F, int op, int nfrag, int most)
 {
-    for (int d = 1; d <= most && 2 * d <= F->nsteps; d++)
-        if (pairable(L, F, op, 0, 0, d))
-            return d;
-    return 0;
+    int d = 1;
+    while (d <= most && 2 * d <= F->nsteps && !pairable(L, F, op, 0, 0, d))
+        d++;
+    if (d > most || 2 * d > F->nsteps)
+        return 0;
+    for (int st = 0; st + d < F->nsteps; st++)
+        for (int j = 0; (st / d) % 2 == 0 && j < nfrag; j++)
+            if (!pairable(L, F, op, j, st, st + d))
+                return 0;
+    return d;
 }
 
 /* Every fragment of k step `step`: A's nm, then B's nn. */
@@ -454,21 +466,14 @@ static void dot_mfma(Lower *L, Op *op)
     int est = lower_loop_pressure(L, op, NULL), room = lds_budget(L, simd_waves);
     room = room < 256 ? room : 256; /* the VGPRs an LDS address can be in */
     for (int op2 = 0; ahead && nm * nn <= nm + nn && op2 < 2; op2++) {
-        int d = k_pair_distance(L, &F, op2, nsteps / 4);
+        int d = k_pair_distance(L, &F, op2, op2 ? nn : nm, nsteps / 4);
         int extra = d * (op2 ? nn : nm) * frag_regs;
-        bool all = d > 0; /* every pair of every fragment */
-        for (int st = 0; all && st + d < nsteps; st++)
-            for (int j = 0; all && (st / d) % 2 == 0 && j < (op2 ? nn : nm); j++)
-                all = pairable(L, &F, op2, j, st, st + d);
-        if (!all)
-            d = 0;
         if (!d || held + extra > budget || 2 * (est + extra) > room)
             continue;
         held += extra;
         est += extra;
         F.pair[op2] = d;
-        F.early[op2] = ARENA_ARRAY(L->a, LLVMValueRef, (size_t)nsteps * F.nfrag + 1);
-        memset(F.early[op2], 0, sizeof(LLVMValueRef) * ((size_t)nsteps * F.nfrag + 1));
+        F.early[op2] = ARENA_ARRAY(L->a, LLVMValueRef, (size_t)nsteps * F.nfrag + 1); /* (zeroed) */
     }
     /* The steps after the one among whose MFMAs the last read stands: `ahead`, more where the last
      * steps were read with their pairs (a step's reads stand in step - ahead, a pair's second's in
