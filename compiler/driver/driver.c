@@ -18,6 +18,7 @@
 #include "compiler/lower/lower.h"
 #include "compiler/passes/passes.h"
 #include "compiler/report/work.h"
+#include "compiler/target/amdgpu/report.h"
 #include "parser.h"
 #include "support/strbuf.h"
 
@@ -48,6 +49,20 @@ bool driver_stage_available(const char *target, Stage s)
     if (target_is_interp(target))
         return s == STAGE_BIN; /* the interpreter's code is the TIR itself */
     return true;
+}
+
+bool driver_lower_kernel(Arena *a, Diags *diags, const LowerOptions *lopt, Func *f, LLVMModuleRef mod, DriverResult *out)
+{
+    LowerResult lr;
+    bool ok = lower_kernel(f, mod, lopt, diags, &lr);
+    driver_add_remarks(a, out, &lr);
+    for (int k = 0; k < out->nkernels; k++)
+        if (strcmp(out->kernels[k].symbol, f->name) == 0) {
+            out->kernels[k].lds_bytes = lr.lds_bytes;
+            out->kernels[k].tma = lr.tma ? arena_strdup(a, lr.tma) : NULL;
+            out->kernels[k].block = lr.block;
+        }
+    return ok;
 }
 
 void driver_add_remarks(Arena *a, DriverResult *out, const LowerResult *lr)
@@ -177,6 +192,223 @@ static char *tokens_text(Arena *a, SrcFile *f, Diags *diags)
 static const char *func_text(Arena *a, Func *f)
 {
     return tir_print_func(a, f, 0);
+}
+
+/* One lowering and code generation of lir's kernels into out (frugal[i]: kernel i lowered with
+ * LowerOptions.frugal; NULL: none): out->text or out->binary as `stop` asks, the texts an IR dump of
+ * the LLVM IR or assembly wants in *llvm_text and *asm_text (generate_best dumps the chosen ones), and
+ * for an object, where frugal is given, the code object it links to in *facts_bin. */
+static bool generate(Arena *a, Diags *diags, const DriverOptions *o, DriverResult *out, Module *lir,
+                     const char *target, const Target *tg, const char *fname, Stage stop, const bool *frugal,
+                     const char **llvm_text, const char **asm_text, void **facts_bin, size_t *facts_size)
+{
+    /* a code object of several AMDGPU kernels: each kernel in a module of its own, compiled on
+     * threads side by side (driver_kernels.c) and merged, unless an IR dump wants the whole module */
+    if (stop == STAGE_BIN && tg && tg->codegen->link == LINK_CODE_OBJECT && lir->nfuncs > 1 && !dump_wanted(o, "llvm") &&
+        !dump_wanted(o, "asm")) {
+        int threads = driver_codegen_threads(lir->nfuncs);
+        if (threads > 1) {
+            int r = driver_kernels_parallel(a, diags, o, target, lir, threads, frugal, out);
+            if (r >= 0)
+                return r == 1;
+        }
+    }
+    /* LLVM IR: every kernel of the file in one module */
+    double t3 = driver_now_ms(), c3 = cpu_ms();
+    /* An allocation failure from here on (the arena's longjmp, compiler/api/compile.c) passes
+     * through this guard, which disposes of the LLVM module and context on its way. ctx and mod
+     * are not changed after the setjmp, so they are intact when it returns again. */
+    LlvmGuard *g = ARENA_NEW(a, LlvmGuard);
+    if (!g) {
+        diag_plain(diags, DIAG_ERROR, "out of memory");
+        return false;
+    }
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMModuleRef mod = LLVMModuleCreateWithNameInContext(fname, ctx);
+    jmp_buf *outer = a->oom;
+    if (outer) {
+        if (setjmp(g->oom)) {
+            a->oom = outer;
+            LLVMDisposeModule(mod);
+            LLVMContextDispose(ctx);
+            longjmp(*outer, 1);
+        }
+        a->oom = &g->oom;
+    }
+    LowerOptions lopt = {tg, false, o->remarks, false};
+    bool ok = true;
+    for (int i = 0; i < lir->nfuncs && ok; i++) {
+        lopt.frugal = frugal && frugal[i];
+        ok = driver_lower_kernel(a, diags, &lopt, lir->funcs[i], mod, out);
+    }
+    /* verified here only when LLVM stops at the IR: codegen_module verifies before its first
+     * pass (verifying twice cost a compile 0.2 to 0.5 ms) */
+    char *vmsg = NULL;
+    if (ok && stop <= STAGE_LLVM && LLVMVerifyModule(mod, LLVMReturnStatusAction, &vmsg)) {
+        diag_plain(diags, DIAG_ERROR, "internal error: rk produced invalid LLVM IR (a bug in rk): %s", vmsg);
+        ok = false;
+    }
+    if (vmsg)
+        LLVMDisposeMessage(vmsg);
+    /* and the target's allow-lists, which codegen_module checks before LLVM runs: IR that stops
+     * here (rkc --emit=llvm, fuzz_lower) is IR that would be compiled */
+    const char *why = NULL;
+    if (ok && stop <= STAGE_LLVM && tg && !codegen_check_allowed(tg, mod, a, &why)) {
+        diag_plain(diags, DIAG_ERROR, "internal error: %s", why);
+        ok = false;
+    }
+    out->ms_lower = driver_now_ms() - t3;
+    out->cpu_lower = cpu_ms() - c3;
+    if (ok && (stop == STAGE_LLVM || dump_wanted(o, "llvm"))) {
+        char *ir = LLVMPrintModuleToString(mod);
+        out->text = arena_strdup(a, ir);
+        LLVMDisposeMessage(ir);
+        *llvm_text = out->text;
+    }
+    if (ok && stop > STAGE_LLVM) {
+        /* LLVM: optimise, generate code, link */
+        out->text = NULL;
+        unsigned want = stop == STAGE_ASM ? CG_WANT_ASM : stop == STAGE_OBJ ? CG_WANT_OBJ : CG_WANT_BINARY;
+        if (dump_wanted(o, "asm"))
+            want |= CG_WANT_ASM;
+        if (stop == STAGE_OBJ && frugal)
+            want |= CG_WANT_BINARY; /* what the registers came to (generate_best) */
+        CodegenResult cr;
+        const char *err = NULL;
+        CgStatus st = tg ? codegen_module(tg, mod, o->opt_level, want, a, &cr, &err) : CG_ERR_USAGE;
+        if (st != CG_OK) {
+            diag_plain(diags, DIAG_ERROR, "%s%s", st == CG_ERR_INVALID || st == CG_ERR_LLVM ? "internal error: " : "",
+                       err ? err : "code generation failed");
+            ok = false;
+        } else {
+            out->ms_opt = cr.t_opt_ms;
+            out->ms_codegen = cr.t_codegen_ms;
+            out->ms_link = cr.t_link_ms;
+            out->cpu_opt = cr.c_opt_ms;
+            out->cpu_codegen = cr.c_codegen_ms;
+            out->cpu_link = cr.c_link_ms;
+            *asm_text = cr.asm_text;
+            if (stop == STAGE_ASM) {
+                out->text = cr.asm_text;
+            } else if (stop == STAGE_OBJ) {
+                out->binary = cr.obj;
+                out->size = cr.obj_size;
+                *facts_bin = cr.binary;
+                *facts_size = cr.binary_size;
+            } else {
+                out->binary = cr.binary;
+                out->size = cr.binary_size;
+            }
+        }
+    }
+    a->oom = outer;
+    LLVMDisposeModule(mod);
+    LLVMContextDispose(ctx);
+    return ok;
+}
+
+/* The stage's timings of attempt `from` added to `to` (every attempt counts). */
+static void add_times(DriverResult *to, const DriverResult *from)
+{
+    to->ms_lower += from->ms_lower, to->cpu_lower += from->cpu_lower;
+    to->ms_opt += from->ms_opt, to->cpu_opt += from->cpu_opt;
+    to->ms_codegen += from->ms_codegen, to->cpu_codegen += from->cpu_codegen;
+    to->ms_link += from->ms_link, to->cpu_link += from->cpu_link;
+}
+
+/* One attempt's result: out as it left it, with its copy of the kernels' table and its dump texts. */
+typedef struct Attempt {
+    DriverResult out;
+    DriverKernel *kernels;
+    const char *llvm_text, *asm_text;
+    RegFacts *facts;
+    int nfacts;
+} Attempt;
+
+static bool attempt(Arena *a, Diags *diags, const DriverOptions *o, DriverResult *out, const DriverResult *base,
+                    const DriverKernel *base_kernels, Module *lir, const char *target, const Target *tg,
+                    const char *fname, Stage stop, const bool *frugal, Attempt *at)
+{
+    *out = *base;
+    if (out->nkernels)
+        memcpy(out->kernels, base_kernels, sizeof *out->kernels * (size_t)out->nkernels);
+    void *fb = NULL;
+    size_t fs = 0;
+    at->llvm_text = at->asm_text = NULL;
+    bool ok = generate(a, diags, o, out, lir, target, tg, fname, stop, frugal, &at->llvm_text, &at->asm_text, &fb, &fs);
+    at->out = *out;
+    at->kernels = ARENA_ARRAY(a, DriverKernel, (size_t)out->nkernels + 1);
+    if (out->nkernels)
+        memcpy(at->kernels, out->kernels, sizeof *out->kernels * (size_t)out->nkernels);
+    at->nfacts = 0;
+    if (ok && frugal)
+        at->nfacts = driver_reg_facts(a, stop == STAGE_ASM ? NULL : stop == STAGE_OBJ ? fb : out->binary,
+                                      stop == STAGE_OBJ ? fs : out->size, at->asm_text, &at->facts);
+    return ok;
+}
+
+static const RegFacts *facts_of(const Attempt *at, const char *name)
+{
+    for (int i = 0; i < at->nfacts; i++)
+        if (strcmp(at->facts[i].name, name) == 0)
+            return &at->facts[i];
+    return NULL;
+}
+
+/* The code of lir's kernels, each kernel lowered frugally where its first code lost to its registers
+ * and the frugal code did better (driver_frugal.c): a first attempt; where a kernel spilled or lost
+ * waves to its VGPRs, a second with those kernels frugal; where only some of them did better, a third
+ * with just those. AMDGPU code objects only, from the assembly on; `--emit=llvm` shows the first
+ * lowering (the choice needs the machine code). The dumps of the LLVM IR and assembly are the chosen
+ * attempt's; the timings are all attempts'. */
+static bool generate_best(Arena *a, Diags *diags, const DriverOptions *o, DriverResult *out, Module *lir,
+                          const char *target, const Target *tg, const char *fname, Stage stop)
+{
+    int n = lir->nfuncs;
+    bool retry = tg && tg->codegen->link == LINK_CODE_OBJECT && stop >= STAGE_ASM && n > 0 &&
+                 report_occupancy_for(tg->cpu, 0, 0, 0, 64, NULL) > 0;
+    bool *none = ARENA_ARRAY(a, bool, (size_t)n + 1), *frugal = ARENA_ARRAY(a, bool, (size_t)n + 1);
+    DriverResult base = *out;
+    DriverKernel *base_kernels = ARENA_ARRAY(a, DriverKernel, (size_t)out->nkernels + 1);
+    if (out->nkernels)
+        memcpy(base_kernels, out->kernels, sizeof *out->kernels * (size_t)out->nkernels);
+    Attempt at[3];
+    int tries = 0, chosen = 0;
+    bool ok = attempt(a, diags, o, out, &base, base_kernels, lir, target, tg, fname, stop, retry ? none : NULL, &at[tries++]);
+    int bound = 0;
+    for (int i = 0; ok && retry && i < n; i++) {
+        const RegFacts *f = facts_of(&at[0], lir->funcs[i]->name);
+        frugal[i] = f && driver_register_bound(tg, f);
+        bound += frugal[i];
+    }
+    if (bound) {
+        ok = attempt(a, diags, o, out, &base, base_kernels, lir, target, tg, fname, stop, frugal, &at[tries++]);
+        int better = 0;
+        for (int i = 0; ok && i < n; i++) {
+            const RegFacts *f0 = facts_of(&at[0], lir->funcs[i]->name), *f1 = facts_of(&at[1], lir->funcs[i]->name);
+            frugal[i] = frugal[i] && f0 && f1 && driver_frugal_better(tg, f0, f1);
+            better += frugal[i];
+        }
+        if (ok && better == bound)
+            chosen = 1;
+        else if (ok && better)
+            ok = attempt(a, diags, o, out, &base, base_kernels, lir, target, tg, fname, stop, frugal, &at[tries++]),
+            chosen = 2;
+    }
+    Attempt *c = &at[chosen];
+    *out = c->out;
+    if (out->nkernels)
+        memcpy(out->kernels, c->kernels, sizeof *out->kernels * (size_t)out->nkernels);
+    for (int t = 0; t < tries; t++)
+        if (t != chosen)
+            add_times(out, &at[t].out);
+    if (!ok)
+        return false;
+    for (int i = 0; c->llvm_text && i < n; i++)
+        dump(a, diags, o, out, "llvm", lir->funcs[i]->name, c->llvm_text);
+    for (int i = 0; c->asm_text && i < n; i++)
+        dump(a, diags, o, out, "asm", lir->funcs[i]->name, c->asm_text);
+    return true;
 }
 
 static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, const DriverOptions *o, Stage stop,
@@ -391,120 +623,10 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
             out->text = tir_print_module(a, lir, 0);
             return diags->nerrors == errs0;
         }
-        /* a code object of several AMDGPU kernels: each kernel in a module of its own, compiled on
-         * threads side by side (driver_kernels.c) and merged, unless an IR dump wants the whole module */
-        if (stop == STAGE_BIN && tg && tg->codegen->link == LINK_CODE_OBJECT && lir->nfuncs > 1 && !dump_wanted(o, "llvm") &&
-            !dump_wanted(o, "asm")) {
-            int threads = driver_codegen_threads(lir->nfuncs);
-            if (threads > 1) {
-                int r = driver_kernels_parallel(a, diags, o, target, lir, threads, out);
-                if (r == 1 && o->remarks)
-                    driver_spill_remarks(a, out, lir, tg);
-                if (r >= 0)
-                    return r == 1 && diags->nerrors == errs0;
-            }
-        }
-        /* LLVM IR: every kernel of the file in one module */
-        double t3 = driver_now_ms(), c3 = cpu_ms();
-        /* An allocation failure from here on (the arena's longjmp, compiler/api/compile.c) passes
-         * through this guard, which disposes of the LLVM module and context on its way. ctx and mod
-         * are not changed after the setjmp, so they are intact when it returns again. */
-        LlvmGuard *g = ARENA_NEW(a, LlvmGuard);
-        if (!g) {
-            diag_plain(diags, DIAG_ERROR, "out of memory");
-            return false;
-        }
-        LLVMContextRef ctx = LLVMContextCreate();
-        LLVMModuleRef mod = LLVMModuleCreateWithNameInContext(f->name, ctx);
-        jmp_buf *outer = a->oom;
-        if (outer) {
-            if (setjmp(g->oom)) {
-                a->oom = outer;
-                LLVMDisposeModule(mod);
-                LLVMContextDispose(ctx);
-                longjmp(*outer, 1);
-            }
-            a->oom = &g->oom;
-        }
-        LowerOptions lopt = {tg, false, o->remarks};
-        bool ok = true;
-        for (int i = 0; i < lir->nfuncs && ok; i++) {
-            LowerResult lr;
-            ok = lower_kernel(lir->funcs[i], mod, &lopt, diags, &lr);
-            driver_add_remarks(a, out, &lr);
-            for (int k = 0; k < out->nkernels; k++)
-                if (strcmp(out->kernels[k].symbol, lir->funcs[i]->name) == 0) {
-                    out->kernels[k].lds_bytes = lr.lds_bytes;
-                    out->kernels[k].tma = lr.tma ? arena_strdup(a, lr.tma) : NULL;
-                    out->kernels[k].block = lr.block;
-                }
-        }
-        /* verified here only when LLVM stops at the IR: codegen_module verifies before its first
-         * pass (verifying twice cost a compile 0.2 to 0.5 ms) */
-        char *vmsg = NULL;
-        if (ok && stop <= STAGE_LLVM && LLVMVerifyModule(mod, LLVMReturnStatusAction, &vmsg)) {
-            diag_plain(diags, DIAG_ERROR, "internal error: rk produced invalid LLVM IR (a bug in rk): %s", vmsg);
-            ok = false;
-        }
-        if (vmsg)
-            LLVMDisposeMessage(vmsg);
-        /* and the target's allow-lists, which codegen_module checks before LLVM runs: IR that stops
-         * here (rkc --emit=llvm, fuzz_lower) is IR that would be compiled */
-        const char *why = NULL;
-        if (ok && stop <= STAGE_LLVM && tg && !codegen_check_allowed(tg, mod, a, &why)) {
-            diag_plain(diags, DIAG_ERROR, "internal error: %s", why);
-            ok = false;
-        }
-        out->ms_lower = driver_now_ms() - t3;
-        out->cpu_lower = cpu_ms() - c3;
-        if (ok && (stop == STAGE_LLVM || dump_wanted(o, "llvm"))) {
-            char *ir = LLVMPrintModuleToString(mod);
-            out->text = arena_strdup(a, ir);
-            LLVMDisposeMessage(ir);
-            for (int i = 0; i < lir->nfuncs; i++)
-                dump(a, diags, o, out, "llvm", lir->funcs[i]->name, out->text);
-        }
-        if (ok && stop > STAGE_LLVM) {
-            /* LLVM: optimise, generate code, link */
-            out->text = NULL;
-            unsigned want = stop == STAGE_ASM ? CG_WANT_ASM : stop == STAGE_OBJ ? CG_WANT_OBJ : CG_WANT_BINARY;
-            if (dump_wanted(o, "asm"))
-                want |= CG_WANT_ASM;
-            CodegenResult cr;
-            const char *err = NULL;
-            CgStatus st = tg ? codegen_module(tg, mod, o->opt_level, want, a, &cr, &err) : CG_ERR_USAGE;
-            if (st != CG_OK) {
-                diag_plain(diags, DIAG_ERROR, "%s%s", st == CG_ERR_INVALID || st == CG_ERR_LLVM ? "internal error: " : "",
-                           err ? err : "code generation failed");
-                ok = false;
-            } else {
-                out->ms_opt = cr.t_opt_ms;
-                out->ms_codegen = cr.t_codegen_ms;
-                out->ms_link = cr.t_link_ms;
-                out->cpu_opt = cr.c_opt_ms;
-                out->cpu_codegen = cr.c_codegen_ms;
-                out->cpu_link = cr.c_link_ms;
-                if (cr.asm_text)
-                    for (int i = 0; i < lir->nfuncs; i++)
-                        dump(a, diags, o, out, "asm", lir->funcs[i]->name, cr.asm_text);
-                if (stop == STAGE_ASM) {
-                    out->text = cr.asm_text;
-                } else if (stop == STAGE_OBJ) {
-                    out->binary = cr.obj;
-                    out->size = cr.obj_size;
-                } else {
-                    out->binary = cr.binary;
-                    out->size = cr.binary_size;
-                }
-            }
-        }
-        a->oom = outer;
-        LLVMDisposeModule(mod);
-        LLVMContextDispose(ctx);
+        bool ok = generate_best(a, diags, o, out, lir, target, tg, f->name, stop);
         if (ok && o->remarks && stop == STAGE_BIN && tg->codegen->link == LINK_CODE_OBJECT)
             driver_spill_remarks(a, out, lir, tg);
-        if (!ok || stop >= STAGE_LLVM)
-            return ok && diags->nerrors == errs0;
+        return ok && diags->nerrors == errs0;
     }
     if (target_is_interp(target)) {
         /* The interpreter runs the TIR itself: its code object is the text form with positions. */

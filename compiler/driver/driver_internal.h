@@ -2,6 +2,8 @@
 #ifndef RK_DRIVER_INTERNAL_H
 #define RK_DRIVER_INTERNAL_H
 
+#include <llvm-c/Types.h>
+
 #include "compiler/driver/driver.h"
 
 /* Stack of the threads that run LLVM (driver.c's compile thread, driver_kernels.c's): LLVM's passes
@@ -21,7 +23,26 @@ int driver_codegen_threads(int nkernels);
  * on `threads` threads, the objects merged and linked into out->binary (AMDGPU). 1: done; 0: failed
  * (diagnostics written); -1: the objects could not be merged, compile them in one module instead. */
 int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, const char *target, Module *lir,
-                            int threads, DriverResult *out);
+                            int threads, const bool *frugal, DriverResult *out);
+
+/* driver_frugal.c: what a kernel's code came to in registers, from a code object (binary) or, where
+ * binary is NULL, from the metadata of its assembly. */
+typedef struct RegFacts {
+    const char *name;
+    int vgprs, sgprs, lds, spills, block; /* .vgpr_count, .sgpr_count, LDS bytes, VGPRs spilled, work-items */
+} RegFacts;
+int driver_reg_facts(Arena *a, const void *binary, size_t size, const char *asm_text, RegFacts **out);
+struct Target;
+/* Spilled VGPRs, or fewer waves a SIMD than without its VGPRs (its LDS, workgroup and SGPRs the rest). */
+bool driver_register_bound(const struct Target *t, const RegFacts *f);
+/* The frugal code spills fewer VGPRs, or as many and runs more waves a SIMD. */
+bool driver_frugal_better(const struct Target *t, const RegFacts *first, const RegFacts *frugal);
+
+/* Lowers kernel f into mod (compiler/lower/lower.h) and notes in out what the runtime needs of it
+ * (LDS, tensor maps, workgroup) and its remarks. */
+struct LowerOptions;
+bool driver_lower_kernel(Arena *a, Diags *diags, const struct LowerOptions *lopt, Func *f, LLVMModuleRef mod,
+                         DriverResult *out);
 
 /* Adds a kernel's lowering remarks (LDS accesses) to out->remarks; one already there (a kernel lowered
  * again after a failed merge) is not added twice. */

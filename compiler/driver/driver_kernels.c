@@ -96,7 +96,7 @@ typedef struct Guard {
 } Guard;
 
 int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, const char *target, Module *lir,
-                            int threads, DriverResult *out)
+                            int threads, const bool *frugal, DriverResult *out)
 {
     const Target *tg = target_find(target);
     int n = lir->nfuncs;
@@ -124,22 +124,15 @@ int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, cons
         a->oom = &g->oom;
     }
     bool ok = true;
-    LowerOptions lopt = {target_find(target), false, o->remarks};
+    LowerOptions lopt = {target_find(target), false, o->remarks, false};
     for (int i = 0; i < n; i++) {
         jobs[i].ctx = LLVMContextCreate();
         jobs[i].mod = LLVMModuleCreateWithNameInContext(lir->funcs[i]->name, jobs[i].ctx);
         made = i + 1;
         if (!ok)
             continue;
-        LowerResult lr;
-        ok = lower_kernel(lir->funcs[i], jobs[i].mod, &lopt, diags, &lr);
-        driver_add_remarks(a, out, &lr);
-        for (int k = 0; k < out->nkernels; k++)
-            if (strcmp(out->kernels[k].symbol, lir->funcs[i]->name) == 0) {
-                out->kernels[k].lds_bytes = lr.lds_bytes;
-                out->kernels[k].tma = lr.tma ? arena_strdup(a, lr.tma) : NULL;
-                out->kernels[k].block = lr.block;
-            }
+        lopt.frugal = frugal && frugal[i];
+        ok = driver_lower_kernel(a, diags, &lopt, lir->funcs[i], jobs[i].mod, out);
     }
     a->oom = outer;
     out->ms_lower = driver_now_ms() - t0;

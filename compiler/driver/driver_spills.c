@@ -48,6 +48,8 @@ static void find_main_loop(const Block *b, const Op **best, int *best_n)
 static int regs_of(const Value *v, int wave, int nw)
 {
     const Type *t = v->type;
+    if (v->def && v->def->code == OP_CONST)
+        return 0; /* one value splat over the tile: an immediate where it is used */
     if (t->kind != TY_TILE)
         return 1;
     int bits = ty_bits(ty_elem(t));

@@ -23,6 +23,10 @@ typedef struct LowerOptions {
     const struct Target *target; /* from compiler/target's table: its facts and hooks */
     bool debug;         /* device_assert and print active (always on for emu) */
     bool remarks;       /* collect the LDS remarks (lds_banks.c) into LowerResult */
+    bool frugal;        /* registers before speed: every choice that spends VGPRs to save cycles (LDS
+                           maps by their clocks, k steps in pairs, reading further ahead, rows carried
+                           for the LDS queue) takes its frugal side; the driver asks for it where the
+                           first code spilled or lost waves to its VGPRs (driver_frugal.c) */
 } LowerOptions;
 
 typedef struct LowerResult {

@@ -74,15 +74,17 @@ static LLVMValueRef from_storage(Lower *L, LLVMValueRef v, const Type *t)
  * XOR-swizzled by the row number (over up to 8 chunks), so that lanes reading the same column of
  * consecutive rows hit different banks. Every access of a transfer uses the same mapping, and a run
  * of registers never crosses a chunk, so swizzling never splits a vector access. The chunk XORed is
- * the row's phase, (row / pp ^ row >> xs) & (nch - 1): the second term (xs > 0, AMD's deferred
- * operands) also spreads rows that are nch * pp apart, which a write touches together. */
+ * the row's phase, (row / pp ^ (row >> xs) << xl) & (nch - 1): the second term (xs > 0, AMD's
+ * deferred operands) also spreads rows that are nch * pp apart, which a write touches together, over
+ * the chunks 1 << xl apart (a write whose lanes cover 1 << xl chunks of a row). */
 typedef struct Lds {
     int rank;
     int64_t shape[TIR_MAX_RANK];
     int vec;  /* elements per chunk (16 bytes, or a deferred operand's k_width) */
     int nch;  /* chunks XORed with the row (1: no swizzle) */
     int pp;   /* rows per phase: the XOR uses row / pp (rows narrower than 128 bytes share a phase) */
-    int xs;   /* > 0: the phase also XORs row >> xs */
+    int xs;   /* > 0: the phase also XORs (row >> xs) << xl */
+    int xl;
     int pad;  /* elements after each row: the row pitch is shape[rank - 1] + pad (deferred operands) */
     bool fold; /* a swizzled access may still take a register's constant offset (lds_reg_offset) */
 } Lds;
@@ -98,6 +100,7 @@ static Lds lds_map(const Type *t, int bytes, bool swizzle)
     m.nch = swizzle && t->rank >= 2 && chunks >= 2 ? (int)(chunks < 8 ? chunks : 8) : 1;
     m.pp = 1;
     m.xs = 0;
+    m.xl = 0;
     m.pad = 0;
     m.fold = false;
     return m;
@@ -132,7 +135,10 @@ static LLVMValueRef lds_offset(Lower *L, const LayInfo *li, int r, const Lds *m,
     if (m->nch > 1) {
         LLVMValueRef prow = m->pp > 1 ? LLVMBuildUDiv(L->b, row, const_i32(L, m->pp), "") : row;
         if (m->xs > 0)
-            prow = LLVMBuildXor(L->b, prow, LLVMBuildLShr(L->b, row, const_i32(L, m->xs), ""), "");
+            prow = LLVMBuildXor(L->b, prow,
+                                LLVMBuildShl(L->b, LLVMBuildLShr(L->b, row, const_i32(L, m->xs), ""),
+                                             const_i32(L, m->xl), ""),
+                                "");
         LLVMValueRef phase = LLVMBuildAnd(L->b, prow, const_i32(L, m->nch - 1), "");
         col = LLVMBuildXor(L->b, col, LLVMBuildMul(L->b, phase, const_i32(L, m->vec), ""), "");
     }
@@ -170,7 +176,7 @@ static int64_t lds_index(const void *view, const int64_t *coord)
     }
     int64_t col = c[m->rank - 1];
     if (m->nch > 1)
-        col ^= ((row / m->pp ^ (m->xs > 0 ? row >> m->xs : 0)) & (m->nch - 1)) * m->vec;
+        col ^= ((row / m->pp ^ (m->xs > 0 ? (row >> m->xs) << m->xl : 0)) & (m->nch - 1)) * m->vec;
     return m->rank == 1 ? col : row * (m->shape[m->rank - 1] + m->pad) + col;
 }
 
@@ -601,10 +607,15 @@ int lds_free_offset(Lower *L)
  * its loads' layout touch rows 8 apart. The candidates:
  *  - rows as they are (first: it wins ties, so a conflict-free operand keeps its map);
  *  - an XOR swizzle (no LDS): chunks of `vec` elements (the reads' k_width, or 16 bytes) of a row
- *    XORed with its phase, (row / pp ^ row >> xs) & (nch - 1), rows narrower than 128 bytes sharing a
- *    phase (pp) as in Triton's AMD shared encoding for MFMA operands (vec = k_width, perPhase =
- *    128 bytes / row, maxPhase = min(16 / perPhase, chunks)), and xs > 0 also spreading the rows a
- *    whole phase cycle apart that a write touches together;
+ *    XORed with its phase, (row / pp ^ (row >> xs) << xl) & (nch - 1), rows narrower than 128 bytes
+ *    sharing a phase (pp) as in Triton's AMD shared encoding for MFMA operands (vec = k_width,
+ *    perPhase = 128 bytes / row, maxPhase = min(16 / perPhase, chunks)), and xs > 0 also spreading
+ *    the rows a whole phase cycle apart that a write touches together over the chunks 1 << xl apart
+ *    (xl up to log2(nch) - 1; not in a frugal lowering, LowerOptions.frugal: the spread costs
+ *    addresses). A write whose lanes cover two chunks of a row (bench/vs_triton's 64x32x64 w4 k32:
+ *    B's 16-bit writes, rows 8 and 16 apart) needs it in the second bit; xl = 0 left them 2-way.
+ *    A wider spread is a candidate only where it has fewer conflicts (ways) than xl = 0: taken for
+ *    its fewer addresses alone it cost 256x256x64 w8 k32 2-way writes (4149 -> 4253 cycles);
  *  - with `padded` (allocate_lds's `defer = 2`), rows padded by a multiple of the accesses' widths,
  *    at most DEFER_PAD_BYTES (kept where the swizzle does no better).
  * The measure: the LDS clocks of a workgroup's writes and reads, wave 0's (each pass of an access
@@ -693,6 +704,8 @@ static bool cheaper(MapCost a, MapCost b, bool short_regs)
  * included; with the estimate alone examples/attention.tile at waves_per_eu = 5 spilled 10 VGPRs. */
 static bool registers_short(Lower *L, int64_t lds_end)
 {
+    if (L->o->frugal)
+        return true;
     int64_t lds = 0;
     int est = lower_loop_pressure(L, L->op, &lds);
     if (lds < lds_end)
@@ -720,15 +733,22 @@ static void operand_map(Lower *L, const LayInfo *si, const LayInfo *di, const Ty
         int vec = vecs[vi];
         int64_t units = cols % vec ? 0 : cols / vec;
         int pp = pitch >= 128 ? 1 : (int)(128 / pitch);
-        for (int nch = 2; nch <= units && nch <= 32; nch *= 2)
-            for (int xs = 0; xs <= 1; xs++) {
+        for (int nch = 2; nch <= units && nch <= 32; nch *= 2) {
+            long spread_ways = 0; /* the ways of the spread over adjacent chunks (xl = 0) */
+            for (int xs = 0; xs <= (L->o->frugal ? 1 : __builtin_ctz((unsigned)nch)); xs++) {
                 m = *map;
                 m.vec = vec, m.nch = nch, m.pp = pp, m.fold = true;
                 m.xs = xs ? __builtin_ctz((unsigned)(nch * pp)) : 0;
+                m.xl = xs ? xs - 1 : 0;
                 MapCost c = map_cost(L, si, di, to, &m, p, bytes, bits, nb);
+                if (xs == 1)
+                    spread_ways = c.ways;
+                if (m.xl > 0 && c.ways >= spread_ways)
+                    continue; /* a wider spread is for conflicts, not for fewer addresses */
                 if (cheaper(c, bc, short_regs))
                     best = m, bc = c;
             }
+        }
     }
     for (int pad = step; padded && pad * bytes <= DEFER_PAD_BYTES; pad += step) {
         m = *map;
@@ -817,13 +837,14 @@ static Deferred *defer_plan(Lower *L, const Type *from, const Type *to)
         map.nch = d->nch;
         map.pp = d->pp;
         map.xs = 0;
+        map.xl = 0;
         map.pad = 0;
         map.fold = false;
         Perm tr = {2, {1, 0}};
         int bits[8], nb = run_bits(si, from, d->kmajor, bits);
         operand_map(L, si, lay_info(L, to), to, &map, d->kmajor ? &tr : NULL, bytes, bits, nb,
                     L->op->plan->v[PK_DEFER] == 2, registers_short(L, base + need));
-        d->pad = map.pad, d->vec = map.vec, d->nch = map.nch, d->pp = map.pp, d->xs = map.xs;
+        d->pad = map.pad, d->vec = map.vec, d->nch = map.nch, d->pp = map.pp, d->xs = map.xs, d->xl = map.xl;
         need = d->shape[0] * (d->shape[1] + d->pad) * bytes;
         if (base + need > L->lds_limit) {
             lower_error(L, "internal error: a deferred dot operand that does not fit in LDS");
@@ -846,6 +867,7 @@ static Lds deferred_map(const Lower *L, const Deferred *d)
     map.nch = d->nch;
     map.pp = d->pp;
     map.xs = d->xs;
+    map.xl = d->xl;
     map.pad = d->pad;
     map.fold = !L->t->warp_mma;
     return map;

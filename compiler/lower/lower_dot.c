@@ -434,7 +434,8 @@ static void dot_mfma(Lower *L, Op *op)
     int latency_rows = (GLOBAL_LATENCY + row_cycles - 1) / row_cycles;
     bool coverable = L->cover_dot == op && L->ncovered &&
                      (nsteps - ahead) * nout + wait - latency_rows >= L->ncovered;
-    while (ahead && L->loop_depth == 1 && ahead < DRAIN_MAX_AHEAD && ahead < nsteps - 1 &&
+    bool frugal = L->o->frugal;
+    while (ahead && !frugal && L->loop_depth == 1 && ahead < DRAIN_MAX_AHEAD && ahead < nsteps - 1 &&
            wcycles > (int64_t)(ahead * nout - wait) * row_cycles * simd_waves &&
            acc_regs + (ahead + 2) * step_regs + load_regs <= budget &&
            (!coverable || (nsteps - ahead - 1) * nout + wait - latency_rows >= L->ncovered))
@@ -465,7 +466,7 @@ static void dot_mfma(Lower *L, Op *op)
     int frag_regs = (kpl * ty_bits(ta) / 8 + 3) / 4, held = acc_regs + (ahead + 1) * step_regs + load_regs;
     int est = lower_loop_pressure(L, op, NULL), room = lds_budget(L, simd_waves);
     room = room < 256 ? room : 256; /* the VGPRs an LDS address can be in */
-    for (int op2 = 0; ahead && nm * nn <= nm + nn && op2 < 2; op2++) {
+    for (int op2 = 0; ahead && !frugal && nm * nn <= nm + nn && op2 < 2; op2++) {
         int d = k_pair_distance(L, &F, op2, op2 ? nn : nm, nsteps / 4);
         int extra = d * (op2 ? nn : nm) * frag_regs;
         if (!d || held + extra > budget || 2 * (est + extra) > room)
@@ -515,7 +516,7 @@ static void dot_mfma(Lower *L, Op *op)
         int64_t frag_bytes = (int64_t)kpl * ty_bits(ta) / 8 * L->t->wave_size;
         int64_t queue = lds_workgroups(L) == 1 ? L->nw * (1 + nin) * frag_bytes / (4 * L->t->lds_banks) : 0;
         int queue_rows = (int)((LDS_LATENCY + queue + simd_row_cycles - 1) / simd_row_cycles);
-        carry = simd_waves > 1 && spare_step && queue_rows > wait ? queue_rows : wait;
+        carry = simd_waves > 1 && spare_step && !frugal && queue_rows > wait ? queue_rows : wait;
         while (carry > wait && !carry_fits(carry, nm, nn, nin, nout, rows, wait, wcycles, simd_row_cycles))
             carry--;
         if (!carry_fits(carry, nm, nn, nin, nout, rows, wait, wcycles, simd_row_cycles))

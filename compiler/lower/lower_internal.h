@@ -421,7 +421,7 @@ typedef struct Deferred {
     int offset;       /* byte offset of its LDS region */
     int bytes;        /* element size */
     int64_t shape[TIR_MAX_RANK];
-    int rank, vec, nch, pp, xs; /* the swizzled row-major map (lower_convert.c's Lds) */
+    int rank, vec, nch, pp, xs, xl; /* the swizzled row-major map (lower_convert.c's Lds) */
     int pad;                /* elements after each row (AMD: against bank conflicts), row pitch shape[1] + pad */
     bool ldsm;              /* sm_90: read with ldmatrix (16-byte chunks swizzled by row / pp) */
     LLVMValueRef base_v;    /* the region's offset as a value (a cp.async stage buffer), else offset */

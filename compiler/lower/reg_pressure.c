@@ -1,10 +1,13 @@
 /* reg_pressure.c: an estimate, from the tile IR, of the vector registers one lane holds through the
  * innermost loop around an op: the float tiles live across the loop (compiler/tir/loop_live.c: those
- * it carries and those it reads from outside it, held the whole loop), and the operands of its dots (each held while the dot's MFMAs run). lower_convert.c's
- * LDS maps trade address registers for bank conflicts and ask it where registers are short. LLVM's
- * allocation adds the LDS addresses, the fragments read ahead and its own temporaries; on gfx942,
- * estimated against allocated: bench/vs_triton's matmul 128x64x64 w8 52 and 58, 128x128x64 w4 160 and
- * 164, 256x256x64 w8 224 and 244, its attention 130 and 144. */
+ * it carries and those it reads from outside it, held the whole loop; constants, such as a masked
+ * load's `other`, are immediates and count nothing), and the operands of its dots (each held while
+ * the dot's MFMAs run). lower_convert.c's LDS maps trade address registers for bank conflicts and ask
+ * it where registers are short, as lower_dot.c's k-step pairs do. LLVM's allocation adds the LDS
+ * addresses, the fragments read ahead and its own temporaries, and the estimate can be wrong either
+ * way: where the code spills or loses waves to its VGPRs, the driver lowers the kernel again
+ * frugally (compiler/driver/driver_frugal.c). bench/vs_triton's 64x64x256 w8 k32 (gfx942): 72
+ * estimated (104 while the two masked loads' zero tiles counted), 152 allocated. */
 #include "compiler/lower/lower_internal.h"
 
 static int64_t tile_bytes(const Type *t)
@@ -28,6 +31,13 @@ static int tile_regs(const Lower *L, const Type *t)
     int64_t lanes = (int64_t)L->nw * L->t->wave_size;
     int64_t bytes = tile_bytes(t);
     return lanes > 0 ? (int)((bytes + 4 * lanes - 1) / (4 * lanes)) : 0;
+}
+
+/* A value's registers through the loop: a constant is one value splat over the tile, an immediate or
+ * a scalar register wherever it is used (a masked load's `other`), not a tile of VGPRs. */
+static int live_regs(const Lower *L, const Value *v)
+{
+    return v->def && v->def->code == OP_CONST ? 0 : tile_regs(L, v->type);
 }
 
 enum { MAX_LIVE = 256 };
@@ -66,7 +76,7 @@ int lower_loop_pressure(const Lower *L, const Op *op, int64_t *lds)
     const Value *live[MAX_LIVE];
     int n = tir_loop_live(loop, live, MAX_LIVE);
     for (int i = 0; i < n; i++)
-        p.regs += tile_regs(L, live[i]->type);
+        p.regs += live_regs(L, live[i]);
     for (int r = 0; r < loop->nregions; r++)
         tir_walk_block(loop->regions[r], count_dot, &p);
     if (lds)

@@ -394,6 +394,7 @@ void gen_dot(void)
         {32, 32, 32, 1, 2, 32}, {32, 64, 32, 8, 1, 16},   {16, 32, 16, 8, 2, 16},  {64, 16, 32, 2, 1, 16},
         {128, 128, 32, 16, 2, 16}, {64, 64, 64, 16, 3, 32},
         {32, 64, 256, 8, 2, 32}, /* k steps 8 apart read in pairs (lower_dot.c, k_pair_distance) */
+        {64, 32, 64, 4, 2, 32},  /* B's LDS rows spread over every other chunk (operand_map's xl = 1) */
     };
     enum { NMM = sizeof mm / sizeof mm[0] };
     static const rk_dtype DT[] = {RK_F16, RK_BF16, RK_F32, RK_I8, RK_F64};

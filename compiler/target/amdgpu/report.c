@@ -407,7 +407,21 @@ int report_code_object(Arena *a, const void *elf, size_t size, CodeReport *out, 
     return report_code_object_lds(a, elf, size, 0, out, err);
 }
 
+static int read_code_object(Arena *a, const void *elf, size_t size, int extra_lds, bool meta_only, CodeReport *out,
+                            const char **err);
+
 int report_code_object_lds(Arena *a, const void *elf, size_t size, int extra_lds, CodeReport *out, const char **err)
+{
+    return read_code_object(a, elf, size, extra_lds, false, out, err);
+}
+
+int report_code_object_meta(Arena *a, const void *elf, size_t size, CodeReport *out, const char **err)
+{
+    return read_code_object(a, elf, size, 0, true, out, err);
+}
+
+static int read_code_object(Arena *a, const void *elf, size_t size, int extra_lds, bool meta_only, CodeReport *out,
+                            const char **err)
 {
     static const char *dummy;
     Elf e = {.a = a, .b = elf, .n = elf ? size : 0, .err = err ? err : &dummy, .extra_lds = extra_lds > 0 ? extra_lds : 0};
@@ -448,6 +462,23 @@ int report_code_object_lds(Arena *a, const void *elf, size_t size, int extra_lds
     int nk = 0;
     if (read_metadata(&e, desc, descsz, &meta, &nk) < 0)
         return -1;
+    if (meta_only) {
+        out->kernels = ARENA_ARRAY(a, KernelReport, nk ? nk : 1);
+        for (int i = 0; i < nk; i++) {
+            KernelReport *k = &out->kernels[i];
+            k->name = meta[i].name;
+            k->vgprs_total = (int)meta[i].vgprs;
+            k->sgprs = (int)meta[i].sgprs;
+            k->lds_bytes = (int)meta[i].lds;
+            k->scratch_bytes = (int)meta[i].scratch;
+            k->vgpr_spills = (int)meta[i].vgpr_spills;
+            k->sgpr_spills = (int)meta[i].sgpr_spills;
+            k->workgroup_size = (int)meta[i].wgsize;
+            k->wave_size = (int)meta[i].wave;
+        }
+        out->nkernels = nk;
+        return 0;
+    }
     /* (Should the arena's allocator fail and jump to Arena.oom in between, the disassembler
      * context, which LLVM allocates, would leak: a few KiB once, in a process out of memory.) */
     const char *why = NULL;

@@ -120,6 +120,10 @@ int report_code_object(Arena *a, const void *elf, size_t size, CodeReport *out, 
 /* The same for a launch that adds extra_lds bytes of LDS to each kernel's (dynamic shared memory, as
  * Triton's launcher gives): counted in lds_bytes, the occupancy and the loops' resident workgroups. */
 int report_code_object_lds(Arena *a, const void *elf, size_t size, int extra_lds, CodeReport *out, const char **err);
+/* Only what the code object's metadata says of each kernel (name, .vgpr_count as vgprs_total, SGPRs,
+ * LDS, scratch, spills, workgroup and wave size): no disassembly, no occupancy (the driver's check of
+ * a compile, compiler/driver/driver_frugal.c). */
+int report_code_object_meta(Arena *a, const void *elf, size_t size, CodeReport *out, const char **err);
 /* The report as text (the `rkc --report` format) and as JSON (`--report=json`). */
 char *report_text(Arena *a, const CodeReport *r);
 char *report_json(Arena *a, const CodeReport *r);

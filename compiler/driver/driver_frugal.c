@@ -1,0 +1,111 @@
+/* driver_frugal.c: which kernels lost to their registers, and whether their frugal lowering did
+ * better (driver.c lowers them again with LowerOptions.frugal).
+ *
+ * The lowering spends VGPRs to save cycles where its estimate says they are there (the LDS maps'
+ * address registers, k steps read in pairs, fragments read further ahead, rows carried for the LDS
+ * queue); the estimate is made from the tile IR, before LLVM allocates, and can be wrong. The code
+ * object says what the allocation came to: a kernel that spilled VGPRs, or that runs fewer waves a
+ * SIMD than its LDS, workgroup and SGPRs allow (its VGPRs the limit), is lowered again frugally, and
+ * the frugal code kept where it spills less, or as much and runs more waves. The facts come from the
+ * code object's metadata (compiler/target/amdgpu/report.h) or, for assembly, from the same metadata
+ * in its text (`.amdgpu_metadata`). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/driver/driver_internal.h"
+#include "compiler/target/amdgpu/report.h"
+#include "compiler/target/target.h"
+
+/* The value of `key` (".vgpr_count:") on a metadata line, or -1 where the line is not that key. */
+static long key_value(const char *line, const char *key)
+{
+    size_t n = strlen(key);
+    if (strncmp(line, key, n) != 0)
+        return -1;
+    return strtol(line + n, NULL, 10);
+}
+
+/* The kernels of the assembly's `amdhsa.kernels` list: entries start at "  - ." and their keys are
+ * indented four spaces (an entry's `.args` list is indented further). */
+static int facts_of_asm(Arena *a, const char *text, RegFacts **out)
+{
+    const char *list = text ? strstr(text, "\namdhsa.kernels:") : NULL;
+    int n = 0, cap = 0;
+    RegFacts *f = NULL;
+    for (const char *p = list ? strchr(list + 1, '\n') : NULL; p && p[1] && (p[1] == ' ' || p[1] == '-');
+         p = strchr(p + 1, '\n')) {
+        const char *line = p + 1, *key;
+        if (strncmp(line, "  - .", 5) == 0) {
+            if (n == cap) {
+                cap = cap ? 2 * cap : 4;
+                RegFacts *g = ARENA_ARRAY(a, RegFacts, (size_t)cap);
+                if (n)
+                    memcpy(g, f, sizeof *g * (size_t)n);
+                f = g;
+            }
+            f[n++] = (RegFacts){"", 0, 0, 0, 0, 0};
+            key = line + 4;
+        } else if (strncmp(line, "    .", 5) == 0 && n) {
+            key = line + 4;
+        } else {
+            continue;
+        }
+        RegFacts *k = &f[n - 1];
+        long v;
+        if (strncmp(key, ".name:", 6) == 0) {
+            const char *s = key + 6, *e;
+            while (*s == ' ')
+                s++;
+            for (e = s; *e && *e != '\n' && *e != ' '; e++)
+                ;
+            k->name = arena_strndup(a, s, (size_t)(e - s));
+        } else if ((v = key_value(key, ".vgpr_count:")) >= 0) {
+            k->vgprs = (int)v;
+        } else if ((v = key_value(key, ".sgpr_count:")) >= 0) {
+            k->sgprs = (int)v;
+        } else if ((v = key_value(key, ".vgpr_spill_count:")) >= 0) {
+            k->spills = (int)v;
+        } else if ((v = key_value(key, ".group_segment_fixed_size:")) >= 0) {
+            k->lds = (int)v;
+        } else if ((v = key_value(key, ".max_flat_workgroup_size:")) >= 0) {
+            k->block = (int)v;
+        }
+    }
+    *out = f;
+    return n;
+}
+
+int driver_reg_facts(Arena *a, const void *binary, size_t size, const char *asm_text, RegFacts **out)
+{
+    *out = NULL;
+    if (!binary)
+        return facts_of_asm(a, asm_text, out);
+    CodeReport rep;
+    const char *err = NULL;
+    if (report_code_object_meta(a, binary, size, &rep, &err) != 0)
+        return 0;
+    RegFacts *f = ARENA_ARRAY(a, RegFacts, (size_t)rep.nkernels + 1);
+    for (int k = 0; k < rep.nkernels; k++) {
+        const KernelReport *kr = &rep.kernels[k];
+        f[k] = (RegFacts){kr->name, kr->vgprs_total, kr->sgprs, kr->lds_bytes, kr->vgpr_spills, kr->workgroup_size};
+    }
+    *out = f;
+    return rep.nkernels;
+}
+
+static int waves(const Target *t, const RegFacts *f, int vgprs)
+{
+    return report_occupancy_for(t->cpu, vgprs, f->sgprs, f->lds, f->block, NULL);
+}
+
+bool driver_register_bound(const Target *t, const RegFacts *f)
+{
+    return f->spills > 0 || waves(t, f, f->vgprs) < waves(t, f, 0);
+}
+
+bool driver_frugal_better(const Target *t, const RegFacts *first, const RegFacts *frugal)
+{
+    if (frugal->spills != first->spills)
+        return frugal->spills < first->spills;
+    return waves(t, frugal, frugal->vgprs) > waves(t, first, first->vgprs);
+}
