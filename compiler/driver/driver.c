@@ -61,6 +61,7 @@ bool driver_lower_kernel(Arena *a, Diags *diags, const LowerOptions *lopt, Func 
             out->kernels[k].lds_bytes = lr.lds_bytes;
             out->kernels[k].tma = lr.tma ? arena_strdup(a, lr.tma) : NULL;
             out->kernels[k].block = lr.block;
+            out->kernels[k].spends_regs = lr.spends;
         }
     return ok;
 }
@@ -195,12 +196,11 @@ static const char *func_text(Arena *a, Func *f)
 }
 
 /* One lowering and code generation of lir's kernels into out (frugal[i]: kernel i lowered with
- * LowerOptions.frugal; NULL: none): out->text or out->binary as `stop` asks, the texts an IR dump of
- * the LLVM IR or assembly wants in *llvm_text and *asm_text (generate_best dumps the chosen ones), and
- * for an object, where frugal is given, the code object it links to in *facts_bin. */
+ * LowerOptions.frugal; NULL: none): out->text or out->binary as `stop` asks, and the texts an IR dump
+ * of the LLVM IR or assembly wants in *llvm_text and *asm_text (generate_best dumps the chosen ones). */
 static bool generate(Arena *a, Diags *diags, const DriverOptions *o, DriverResult *out, Module *lir,
                      const char *target, const Target *tg, const char *fname, Stage stop, const bool *frugal,
-                     const char **llvm_text, const char **asm_text, void **facts_bin, size_t *facts_size)
+                     const char **llvm_text, const char **asm_text)
 {
     /* a code object of several AMDGPU kernels: each kernel in a module of its own, compiled on
      * threads side by side (driver_kernels.c) and merged, unless an IR dump wants the whole module */
@@ -271,8 +271,6 @@ static bool generate(Arena *a, Diags *diags, const DriverOptions *o, DriverResul
         unsigned want = stop == STAGE_ASM ? CG_WANT_ASM : stop == STAGE_OBJ ? CG_WANT_OBJ : CG_WANT_BINARY;
         if (dump_wanted(o, "asm"))
             want |= CG_WANT_ASM;
-        if (stop == STAGE_OBJ && frugal)
-            want |= CG_WANT_BINARY; /* what the registers came to (generate_best) */
         CodegenResult cr;
         const char *err = NULL;
         CgStatus st = tg ? codegen_module(tg, mod, o->opt_level, want, a, &cr, &err) : CG_ERR_USAGE;
@@ -293,8 +291,6 @@ static bool generate(Arena *a, Diags *diags, const DriverOptions *o, DriverResul
             } else if (stop == STAGE_OBJ) {
                 out->binary = cr.obj;
                 out->size = cr.obj_size;
-                *facts_bin = cr.binary;
-                *facts_size = cr.binary_size;
             } else {
                 out->binary = cr.binary;
                 out->size = cr.binary_size;
@@ -332,18 +328,20 @@ static bool attempt(Arena *a, Diags *diags, const DriverOptions *o, DriverResult
     *out = *base;
     if (out->nkernels)
         memcpy(out->kernels, base_kernels, sizeof *out->kernels * (size_t)out->nkernels);
-    void *fb = NULL;
-    size_t fs = 0;
     at->llvm_text = at->asm_text = NULL;
-    bool ok = generate(a, diags, o, out, lir, target, tg, fname, stop, frugal, &at->llvm_text, &at->asm_text, &fb, &fs);
+    at->nfacts = 0;
+    bool ok = generate(a, diags, o, out, lir, target, tg, fname, stop, frugal, &at->llvm_text, &at->asm_text);
     at->out = *out;
     at->kernels = ARENA_ARRAY(a, DriverKernel, (size_t)out->nkernels + 1);
+    if (!at->kernels) {
+        diag_plain(diags, DIAG_ERROR, "out of memory");
+        return false;
+    }
     if (out->nkernels)
         memcpy(at->kernels, out->kernels, sizeof *out->kernels * (size_t)out->nkernels);
-    at->nfacts = 0;
+    /* the code object's metadata (an object's note is the one the link keeps), or the assembly's */
     if (ok && frugal)
-        at->nfacts = driver_reg_facts(a, stop == STAGE_ASM ? NULL : stop == STAGE_OBJ ? fb : out->binary,
-                                      stop == STAGE_OBJ ? fs : out->size, at->asm_text, &at->facts);
+        at->nfacts = driver_reg_facts(a, stop == STAGE_ASM ? NULL : out->binary, out->size, at->asm_text, &at->facts);
     return ok;
 }
 
@@ -355,12 +353,31 @@ static const RegFacts *facts_of(const Attempt *at, const char *name)
     return NULL;
 }
 
+static bool spent(const Attempt *at, int nkernels, const char *name)
+{
+    for (int k = 0; k < nkernels; k++)
+        if (strcmp(at->kernels[k].symbol, name) == 0)
+            return at->kernels[k].spends_regs;
+    return false;
+}
+
+/* A frugal attempt failed: its diagnostics are taken back, and the first attempt, which succeeded,
+ * stands (a frugal lowering is only ever a fallback). Returns the attempt chosen: 0. */
+static int take_back(Diags *diags, int n, int nerrors)
+{
+    diags->n = n;
+    diags->nerrors = nerrors;
+    return 0;
+}
+
 /* The code of lir's kernels, each kernel lowered frugally where its first code lost to its registers
  * and the frugal code did better (driver_frugal.c): a first attempt; where a kernel spilled or lost
- * waves to its VGPRs, a second with those kernels frugal; where only some of them did better, a third
- * with just those. AMDGPU code objects only, from the assembly on; `--emit=llvm` shows the first
- * lowering (the choice needs the machine code). The dumps of the LLVM IR and assembly are the chosen
- * attempt's; the timings are all attempts'. */
+ * waves to its VGPRs and its lowering spent VGPRs for cycles (LowerResult.spends: a frugal one would
+ * differ), a second with those kernels frugal; where only some of them did better, a third with just
+ * those; where a later attempt fails, the first stands. AMDGPU code objects only, from the assembly
+ * on; `--emit=llvm` shows the first lowering (the choice needs the machine code), as do autotuned
+ * variants (compiler/api/variants.c lowers them to LLVM IR). The dumps of the LLVM IR and assembly
+ * are the chosen attempt's (a failed first attempt's LLVM IR too); the timings are all attempts'. */
 static bool generate_best(Arena *a, Diags *diags, const DriverOptions *o, DriverResult *out, Module *lir,
                           const char *target, const Target *tg, const char *fname, Stage stop)
 {
@@ -370,6 +387,10 @@ static bool generate_best(Arena *a, Diags *diags, const DriverOptions *o, Driver
     bool *none = ARENA_ARRAY(a, bool, (size_t)n + 1), *frugal = ARENA_ARRAY(a, bool, (size_t)n + 1);
     DriverResult base = *out;
     DriverKernel *base_kernels = ARENA_ARRAY(a, DriverKernel, (size_t)out->nkernels + 1);
+    if (!none || !frugal || !base_kernels) {
+        diag_plain(diags, DIAG_ERROR, "out of memory");
+        return false;
+    }
     if (out->nkernels)
         memcpy(base_kernels, out->kernels, sizeof *out->kernels * (size_t)out->nkernels);
     Attempt at[3];
@@ -378,22 +399,25 @@ static bool generate_best(Arena *a, Diags *diags, const DriverOptions *o, Driver
     int bound = 0;
     for (int i = 0; ok && retry && i < n; i++) {
         const RegFacts *f = facts_of(&at[0], lir->funcs[i]->name);
-        frugal[i] = f && driver_register_bound(tg, f);
+        frugal[i] = f && spent(&at[0], out->nkernels, lir->funcs[i]->name) && driver_register_bound(tg, f);
         bound += frugal[i];
     }
     if (bound) {
-        ok = attempt(a, diags, o, out, &base, base_kernels, lir, target, tg, fname, stop, frugal, &at[tries++]);
-        int better = 0;
-        for (int i = 0; ok && i < n; i++) {
+        int dn = diags->n, de = diags->nerrors, better = 0;
+        bool ok1 = attempt(a, diags, o, out, &base, base_kernels, lir, target, tg, fname, stop, frugal, &at[tries++]);
+        for (int i = 0; ok1 && i < n; i++) {
             const RegFacts *f0 = facts_of(&at[0], lir->funcs[i]->name), *f1 = facts_of(&at[1], lir->funcs[i]->name);
             frugal[i] = frugal[i] && f0 && f1 && driver_frugal_better(tg, f0, f1);
             better += frugal[i];
         }
-        if (ok && better == bound)
+        if (!ok1)
+            chosen = take_back(diags, dn, de);
+        else if (better == bound)
             chosen = 1;
-        else if (ok && better)
-            ok = attempt(a, diags, o, out, &base, base_kernels, lir, target, tg, fname, stop, frugal, &at[tries++]),
-            chosen = 2;
+        else if (better)
+            chosen = attempt(a, diags, o, out, &base, base_kernels, lir, target, tg, fname, stop, frugal, &at[tries++])
+                         ? 2
+                         : take_back(diags, dn, de);
     }
     Attempt *c = &at[chosen];
     *out = c->out;
@@ -402,13 +426,11 @@ static bool generate_best(Arena *a, Diags *diags, const DriverOptions *o, Driver
     for (int t = 0; t < tries; t++)
         if (t != chosen)
             add_times(out, &at[t].out);
-    if (!ok)
-        return false;
     for (int i = 0; c->llvm_text && i < n; i++)
         dump(a, diags, o, out, "llvm", lir->funcs[i]->name, c->llvm_text);
-    for (int i = 0; c->asm_text && i < n; i++)
+    for (int i = 0; ok && c->asm_text && i < n; i++)
         dump(a, diags, o, out, "asm", lir->funcs[i]->name, c->asm_text);
-    return true;
+    return ok;
 }
 
 static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, const DriverOptions *o, Stage stop,

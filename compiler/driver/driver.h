@@ -64,6 +64,8 @@ typedef struct DriverKernel {
     const char *grid_tir; /* the @grid function as TIR text, or NULL */
     const char *tma;      /* sm_90: the tensor maps it takes after its parameters (LowerResult), or NULL */
     const char *work;     /* its FLOPs and bytes as formulas (compiler/report/work.h) */
+    bool spends_regs;     /* its lowering spent VGPRs for cycles (LowerResult.spends): a frugal one
+                             would differ (the driver's retry, driver_frugal.c) */
 } DriverKernel;
 
 typedef struct DriverResult {

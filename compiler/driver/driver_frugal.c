@@ -26,7 +26,9 @@ static long key_value(const char *line, const char *key)
 }
 
 /* The kernels of the assembly's `amdhsa.kernels` list: entries start at "  - ." and their keys are
- * indented four spaces (an entry's `.args` list is indented further). */
+ * indented four spaces (an entry's `.args` list is indented further). Any text is safe: every read
+ * stops at a NUL or a newline. A name the assembler quotes does not match the kernel's, which is then
+ * not retried (rk's kernel names are identifiers, never quoted). */
 static int facts_of_asm(Arena *a, const char *text, RegFacts **out)
 {
     const char *list = text ? strstr(text, "\namdhsa.kernels:") : NULL;
@@ -39,6 +41,8 @@ static int facts_of_asm(Arena *a, const char *text, RegFacts **out)
             if (n == cap) {
                 cap = cap ? 2 * cap : 4;
                 RegFacts *g = ARENA_ARRAY(a, RegFacts, (size_t)cap);
+                if (!g)
+                    break;
                 if (n)
                     memcpy(g, f, sizeof *g * (size_t)n);
                 f = g;
@@ -85,6 +89,8 @@ int driver_reg_facts(Arena *a, const void *binary, size_t size, const char *asm_
     if (report_code_object_meta(a, binary, size, &rep, &err) != 0)
         return 0;
     RegFacts *f = ARENA_ARRAY(a, RegFacts, (size_t)rep.nkernels + 1);
+    if (!f)
+        return 0;
     for (int k = 0; k < rep.nkernels; k++) {
         const KernelReport *kr = &rep.kernels[k];
         f[k] = (RegFacts){kr->name, kr->vgprs_total, kr->sgprs, kr->lds_bytes, kr->vgpr_spills, kr->workgroup_size};

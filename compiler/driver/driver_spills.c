@@ -7,7 +7,8 @@
  * The main loop is the loop with the most ops in its body, nested loops included. Live across it:
  * what compiler/tir/loop_live.c finds, the values it carries and the values made before it that its
  * body reads. A tile's registers per lane are its layout's registers
- * times its element's bits over 32; a scalar counts one (it may well sit in an SGPR). */
+ * times its element's bits over 32; a scalar counts one (it may well sit in an SGPR); a constant none
+ * (one value splat over a tile, an immediate or a register hoisted out of the loop), and is not named. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,9 +96,10 @@ void driver_spill_remarks(Arena *a, DriverResult *out, const Module *lir, const 
         int regs[MAX_LIVE], n = 0;
         const char *list = "";
         if (loop) {
-            n = tir_loop_live(loop, live, MAX_LIVE);
-            for (int i = 0; i < n; i++)
-                regs[i] = regs_of(live[i], wave, nw);
+            int found = tir_loop_live(loop, live, MAX_LIVE);
+            for (int i = 0; i < found; i++)
+                if ((regs[n] = regs_of(live[i], wave, nw)) > 0)
+                    live[n++] = live[i];
             int total = 0;
             for (int i = 0; i < n; i++)
                 total += regs[i];

@@ -39,6 +39,9 @@ typedef struct LowerResult {
      * allocated in the diagnostics' arena (compiler/passes/remark.h) */
     struct Remark *remarks;
     int nremarks;
+    bool spends; /* a choice spent VGPRs for cycles (an LDS map by its clocks or spread wider, k steps
+                    in pairs, reading further ahead, rows carried for the queue): lowered with
+                    LowerOptions.frugal, the kernel would differ */
 } LowerResult;
 
 /* Lowers one LIR kernel into `mod` (created by the caller in its own LLVMContext). Errors (an op or

@@ -6,6 +6,7 @@
  * and every lane reads the elements its new layout gives it. Reshape is the same with the destination's
  * own shape (row-major order is what reshape preserves), permute with permuted coordinates. Runs of
  * consecutive registers that are consecutive in LDS move as one vector access. */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -842,8 +843,10 @@ static Deferred *defer_plan(Lower *L, const Type *from, const Type *to)
         map.fold = false;
         Perm tr = {2, {1, 0}};
         int bits[8], nb = run_bits(si, from, d->kmajor, bits);
+        bool short_regs = registers_short(L, base + need);
         operand_map(L, si, lay_info(L, to), to, &map, d->kmajor ? &tr : NULL, bytes, bits, nb,
-                    L->op->plan->v[PK_DEFER] == 2, registers_short(L, base + need));
+                    L->op->plan->v[PK_DEFER] == 2, short_regs);
+        L->spends |= !short_regs || map.xl > 0;
         d->pad = map.pad, d->vec = map.vec, d->nch = map.nch, d->pp = map.pp, d->xs = map.xs, d->xl = map.xl;
         need = d->shape[0] * (d->shape[1] + d->pad) * bytes;
         if (base + need > L->lds_limit) {
@@ -1137,6 +1140,7 @@ int64_t deferred_read_distance(Lower *L, const Deferred *d, int r0, int r1)
 
 LLVMValueRef deferred_chunk_ptr(Lower *L, const Deferred *d, LLVMValueRef row, LLVMValueRef chunk)
 {
+    assert(d->xs == 0 && d->pad == 0); /* sm_90's maps only: operand_map's are AMD's */
     if (d->stage)
         return tgt_lds_ptr(L, LLVMBuildAdd(L->b, stage_chunk_offset(L, row, chunk, d->shape[1] * d->bytes, d->shape[0]),
                                            d->base_v, ""));

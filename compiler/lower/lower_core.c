@@ -1060,6 +1060,7 @@ static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const
         tgt_finish(L);
     }
     out->lds_bytes = L->lds_bytes;
+    out->spends = L->spends;
     out->block = L->nw * L->wave;
     out->tma = tma_spec(L);
     out->remarks = L->remarks;

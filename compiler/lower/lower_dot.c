@@ -439,7 +439,7 @@ static void dot_mfma(Lower *L, Op *op)
            wcycles > (int64_t)(ahead * nout - wait) * row_cycles * simd_waves &&
            acc_regs + (ahead + 2) * step_regs + load_regs <= budget &&
            (!coverable || (nsteps - ahead - 1) * nout + wait - latency_rows >= L->ncovered))
-        ahead++;
+        ahead++, L->spends = true;
     Frags F = {{la, lb}, {A, B}, {da, db}, {ms, ns}, cl->instr, kw, kpl, KB, ahead + 1,
                ARENA_ARRAY(L->a, LLVMValueRef, kpl + 1), {NULL, NULL}, nsteps, nm > nn ? nm : nn, {0, 0},
                {NULL, NULL}};
@@ -474,6 +474,7 @@ static void dot_mfma(Lower *L, Op *op)
         held += extra;
         est += extra;
         F.pair[op2] = d;
+        L->spends = true;
         F.early[op2] = ARENA_ARRAY(L->a, LLVMValueRef, (size_t)nsteps * F.nfrag + 1); /* (zeroed) */
     }
     /* The steps after the one among whose MFMAs the last read stands: `ahead`, more where the last
@@ -519,6 +520,7 @@ static void dot_mfma(Lower *L, Op *op)
         carry = simd_waves > 1 && spare_step && !frugal && queue_rows > wait ? queue_rows : wait;
         while (carry > wait && !carry_fits(carry, nm, nn, nin, nout, rows, wait, wcycles, simd_row_cycles))
             carry--;
+        L->spends |= carry > wait;
         if (!carry_fits(carry, nm, nn, nin, nout, rows, wait, wcycles, simd_row_cycles))
             carry = 0;
         /* Where the queue's rows make a wave's carried MFMAs take longer than a read's latency, the

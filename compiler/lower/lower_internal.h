@@ -85,6 +85,7 @@ struct Lower {
     const Op *cover_dot;
     struct DotCarry *carry; /* the loop whose body is being lowered: its dot that may carry MFMAs */
     int loop_depth;         /* loops around the op being lowered */
+    bool spends;            /* a choice spent VGPRs for cycles that LowerOptions.frugal would not */
     /* lower_covered_row: the loads' vector memory instructions taken out of the block, each with what
      * uses its value, put back pieces_per_row after each of the dot's rows (-1: not split) */
     struct CoveredPiece {

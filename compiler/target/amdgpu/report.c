@@ -464,6 +464,8 @@ static int read_code_object(Arena *a, const void *elf, size_t size, int extra_ld
         return -1;
     if (meta_only) {
         out->kernels = ARENA_ARRAY(a, KernelReport, nk ? nk : 1);
+        if (!out->kernels)
+            return failf(&e, "out of memory");
         for (int i = 0; i < nk; i++) {
             KernelReport *k = &out->kernels[i];
             k->name = meta[i].name;
