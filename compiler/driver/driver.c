@@ -421,7 +421,7 @@ static bool generate_best(Arena *a, Diags *diags, const DriverOptions *o, Driver
     }
     Attempt *c = &at[chosen];
     *out = c->out;
-    if (out->nkernels)
+    if (out->nkernels && c->kernels) /* (NULL only where the attempt ran out of memory) */
         memcpy(out->kernels, c->kernels, sizeof *out->kernels * (size_t)out->nkernels);
     for (int t = 0; t < tries; t++)
         if (t != chosen)
