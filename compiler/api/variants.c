@@ -63,6 +63,19 @@ typedef struct Group {
 
 typedef struct Worker Worker;
 
+/* The variants being compiled: the set's, or the frugal lowerings of those that lost to their
+ * registers (retry_frugal); phase 1 → 2: each one's IR text (NULL: none) and function name in it. */
+typedef struct Batch {
+    Variant *v;
+    int n;
+    const char **irs;
+    size_t *irlens;
+    const char **oldsyms;
+    int *of;                /* a frugal batch's: each one's variant in the set */
+    Group *groups;
+    int ngroups;
+} Batch;
+
 typedef struct Shared {
     VariantSet *vs;
     rk_ctx *ctx;            /* workers read stdlib and dump settings, and the thread-safe trace */
@@ -74,11 +87,7 @@ typedef struct Shared {
     int lowered, generated, running;
     int compiles;
     bool oom;
-    const char **irs;       /* phase 1 → 2: each variant's IR text (NULL: none) */
-    size_t *irlens;
-    const char **oldsyms;   /* each variant's function name in its IR */
-    Group *groups;
-    int ngroups;
+    Batch *b;               /* the variants the phases work on */
     void (*item)(Worker *w, int i);
 } Shared;
 
@@ -198,7 +207,7 @@ static void lower_variant(Worker *w, int i)
 {
     Shared *sh = w->sh;
     VariantSet *vs = sh->vs;
-    Variant *v = &vs->v[i];
+    Variant *v = &sh->b->v[i];
     arena_init(&w->ca, locked_allocator(&sh->alloc));
     if (setjmp(w->oom)) {
         arena_free(&w->ca);
@@ -219,6 +228,7 @@ static void lower_variant(Worker *w, int i)
     if (v->assume)
         cx->opts.assume = v->assume;
     cx->opts.kernel = v->kernel;
+    cx->opts.frugal = v->frugal;
     bool ok = compile_session_run(cx, ca, sh->ctx, STAGE_LLVM, v->symbol);
     bump(sh, &sh->compiles, 1);
     const Diags *diags = &cx->diags;
@@ -265,9 +275,10 @@ static void lower_variant(Worker *w, int i)
         } else {
             v->state = VAR_OK;
             size_t len = strlen(r->text);
-            sh->irs[i] = arena_strndup(&w->a, r->text, len);
-            sh->irlens[i] = len;
-            sh->oldsyms[i] = arena_strdup(&w->a, dk->symbol);
+            sh->b->irs[i] = arena_strndup(&w->a, r->text, len);
+            sh->b->irlens[i] = len;
+            sh->b->oldsyms[i] = arena_strdup(&w->a, dk->symbol);
+            v->spends = dk->spends_regs;
         }
     }
     w->a.oom = NULL;
@@ -301,9 +312,9 @@ static LLVMModuleRef link_members(Shared *sh, LLVMContextRef lc, LlvmDiag *diag,
     LLVMModuleRef mod = NULL;
     for (int k = 0; k < n; k++) {
         int i = members[k];
-        Variant *v = &sh->vs->v[i];
+        Variant *v = &sh->b->v[i];
         /* the text is NUL-terminated, and the parser does not keep the buffer */
-        LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(sh->irs[i], sh->irlens[i], v->symbol, 1);
+        LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(sh->b->irs[i], sh->b->irlens[i], v->symbol, 1);
         LLVMModuleRef m = NULL;
         char *msg = NULL;
         LLVMBool bad = LLVMParseIRInContext2(lc, buf, &m, &msg);
@@ -313,16 +324,16 @@ static LLVMModuleRef link_members(Shared *sh, LLVMContextRef lc, LlvmDiag *diag,
             LLVMDisposeMessage(msg);
             break;
         }
-        LLVMValueRef f = LLVMGetNamedFunction(m, sh->oldsyms[i]);
+        LLVMValueRef f = LLVMGetNamedFunction(m, sh->b->oldsyms[i]);
         if (!f) {
-            *why = arena_printf(a, "internal error: no function %s in the LLVM IR of %s", sh->oldsyms[i], v->symbol);
+            *why = arena_printf(a, "internal error: no function %s in the LLVM IR of %s", sh->b->oldsyms[i], v->symbol);
             LLVMDisposeModule(m);
             break;
         }
         LLVMSetValueName2(f, v->symbol, strlen(v->symbol));
         /* emu code with waves of 32 exports "<kernel>.rk_wave" beside it: renamed with it, or the members'
          * constants would clash in the link and the runtime would look for the new name in vain */
-        char *wname = arena_printf(a, "%s" EMU_WAVE_SYMBOL_SUFFIX, sh->oldsyms[i]);
+        char *wname = arena_printf(a, "%s" EMU_WAVE_SYMBOL_SUFFIX, sh->b->oldsyms[i]);
         LLVMValueRef wg = LLVMGetNamedGlobal(m, wname);
         if (wg) {
             const char *nw = arena_printf(a, "%s" EMU_WAVE_SYMBOL_SUFFIX, v->symbol);
@@ -409,12 +420,16 @@ static void read_spills(Worker *w, const int *members, int n, const void *bin, s
     if (rc != 0)
         return;
     for (int k = 0; k < n; k++) {
-        Variant *v = &w->sh->vs->v[members[k]];
+        Variant *v = &w->sh->b->v[members[k]];
         for (int j = 0; j < rep.nkernels; j++)
             if (rep.kernels[j].name && strcmp(rep.kernels[j].name, v->symbol) == 0) {
-                v->vgpr_spills = rep.kernels[j].vgpr_spills;
-                v->sgpr_spills = rep.kernels[j].sgpr_spills;
-                v->scratch_bytes = rep.kernels[j].scratch_bytes;
+                const KernelReport *kr = &rep.kernels[j];
+                v->vgpr_spills = kr->vgpr_spills;
+                v->sgpr_spills = kr->sgpr_spills;
+                v->scratch_bytes = kr->scratch_bytes;
+                v->regs = (RegFacts){v->symbol, kr->vgprs_total, kr->sgprs, kr->lds_bytes, kr->vgpr_spills,
+                                     kr->workgroup_size};
+                v->have_regs = true;
             }
     }
 }
@@ -422,14 +437,14 @@ static void read_spills(Worker *w, const int *members, int n, const void *bin, s
 static void generate_group(Worker *w, int gi)
 {
     Shared *sh = w->sh;
-    Group *g = &sh->groups[gi];
+    Group *g = &sh->b->groups[gi];
     const Target *t = target_find(sh->vs->cs->target);
     bool amdgpu = t && t->codegen->link == LINK_CODE_OBJECT; /* spill counts from the code object */
     if (setjmp(w->oom)) {
         w->a.oom = NULL;
         g->bin = NULL;
         for (int k = 0; k < g->n; k++) {
-            Variant *v = &sh->vs->v[g->members[k]];
+            Variant *v = &sh->b->v[g->members[k]];
             v->state = VAR_FAILED;
             v->st = RK_ENOMEM;
             v->why = "out of memory";
@@ -444,7 +459,7 @@ static void generate_group(Worker *w, int gi)
         if (amdgpu)
             read_spills(w, g->members, g->n, g->bin, g->size);
     } else if (g->n == 1) {
-        Variant *v = &sh->vs->v[g->members[0]];
+        Variant *v = &sh->b->v[g->members[0]];
         v->state = VAR_FAILED;
         v->st = strncmp(why, "internal error", 14) == 0 ? RK_EINTERNAL : RK_ECOMPILE;
         v->why = why;
@@ -455,7 +470,7 @@ static void generate_group(Worker *w, int gi)
         g->split_sizes = ARENA_ARRAY(&w->a, size_t, g->n);
         g->split_of = ARENA_ARRAY(&w->a, int, g->n);
         for (int k = 0; k < g->n; k++) {
-            Variant *v = &sh->vs->v[g->members[k]];
+            Variant *v = &sh->b->v[g->members[k]];
             const char *vwhy = NULL;
             int s = g->nsplit;
             g->split_of[k] = -1;
@@ -484,14 +499,15 @@ static int cmp_cost(const void *a, const void *b, void *ud)
     return x > y ? -1 : x < y;
 }
 
-/* Deals the lowered variants into groups: largest first, each to the lightest group with room. */
+/* Deals the batch's lowered variants into groups: largest first, each to the lightest group with room. */
 static bool make_groups(Shared *sh, Arena *a)
 {
     VariantSet *vs = sh->vs;
+    Batch *b = sh->b;
     int nok = 0;
-    int *order = ARENA_ARRAY(a, int, vs->n + 1);
-    for (int i = 0; i < vs->n; i++)
-        if (vs->v[i].state == VAR_OK)
+    int *order = ARENA_ARRAY(a, int, b->n + 1);
+    for (int i = 0; i < b->n; i++)
+        if (b->v[i].state == VAR_OK)
             order[nok++] = i;
     if (nok == 0)
         return true;
@@ -501,59 +517,163 @@ static bool make_groups(Shared *sh, Arena *a)
         ng = nok < vs->threads ? nok : vs->threads; /* keep every worker busy */
     if (vs->link_all && single_image(vs->cs->target))
         ng = 1; /* one module per code object */
-    qsort_r(order, (size_t)nok, sizeof *order, cmp_cost, sh->irlens);
-    sh->groups = ARENA_ARRAY(a, Group, ng);
-    sh->ngroups = ng;
+    qsort_r(order, (size_t)nok, sizeof *order, cmp_cost, b->irlens);
+    b->groups = ARENA_ARRAY(a, Group, ng);
+    b->ngroups = ng;
     int cap = (nok + ng - 1) / ng;
     for (int g = 0; g < ng; g++)
-        sh->groups[g].members = ARENA_ARRAY(a, int, nok);
+        b->groups[g].members = ARENA_ARRAY(a, int, nok);
     for (int k = 0; k < nok; k++) {
         int best = -1;
         for (int g = 0; g < ng; g++)
-            if (sh->groups[g].n < (ng == 1 ? nok : cap) && (best < 0 || sh->groups[g].cost < sh->groups[best].cost))
+            if (b->groups[g].n < (ng == 1 ? nok : cap) && (best < 0 || b->groups[g].cost < b->groups[best].cost))
                 best = g;
-        Group *gp = &sh->groups[best];
+        Group *gp = &b->groups[best];
         gp->members[gp->n++] = order[k];
-        gp->cost += (double)sh->irlens[order[k]];
+        gp->cost += (double)b->irlens[order[k]];
     }
     return true;
 }
 
-/* Collects the code objects and numbers the variants' groups; with link_all on emu, links the groups'
- * objects into one shared object. */
-static rk_status collect(rk_ctx *ctx, Shared *sh)
+static Batch *batch_new(Arena *a, Variant *v, int n)
+{
+    Batch *b = ARENA_NEW(a, Batch);
+    if (!b)
+        return NULL;
+    b->v = v;
+    b->n = n;
+    b->irs = ARENA_ARRAY(a, const char *, n + 1);
+    b->irlens = ARENA_ARRAY(a, size_t, n + 1);
+    b->oldsyms = ARENA_ARRAY(a, const char *, n + 1);
+    b->of = ARENA_ARRAY(a, int, n + 1);
+    return b->v && b->irs && b->irlens && b->oldsyms && b->of ? b : NULL;
+}
+
+/* ---- phase 3: the frugal retry ----
+ * The lowering spends VGPRs for cycles where its estimate, made before LLVM allocates, says they are
+ * there (compiler/driver/driver_frugal.c). A variant whose code spilled VGPRs or runs fewer waves than
+ * without its VGPRs, and whose lowering spent some, is lowered again with DriverOptions.frugal and
+ * generated apart; it keeps the frugal code where that spills fewer VGPRs, or as many and runs more
+ * waves: the choice rkc makes for the same config. Returns the batch of frugal lowerings whose code
+ * objects hold kept variants (NULL: none kept). On a single image (a bundle's code object) the kept
+ * ones' IR replaces the first in `main`, whose groups are generated again, and NULL is returned. */
+static Batch *retry_frugal(Shared *sh, Worker *ws, int nthreads, Batch *main)
 {
     VariantSet *vs = sh->vs;
+    const Target *tg = target_find(vs->cs->target);
+    if (!tg || tg->codegen->link != LINK_CODE_OBJECT || report_occupancy_for(tg->cpu, 0, 0, 0, 64, NULL) <= 0)
+        return NULL;
+    int nc = 0;
+    for (int i = 0; i < main->n; i++) {
+        const Variant *v = &main->v[i];
+        nc += v->state == VAR_OK && v->spends && v->have_regs && driver_register_bound(tg, &v->regs);
+    }
+    if (nc == 0)
+        return NULL;
+    Batch *tb = batch_new(vs->out, ARENA_ARRAY(vs->out, Variant, nc + 1), nc);
+    if (!tb) {
+        out_of_memory(sh);
+        return NULL;
+    }
+    for (int i = 0, t = 0; i < main->n; i++) {
+        const Variant *v = &main->v[i];
+        if (!(v->state == VAR_OK && v->spends && v->have_regs && driver_register_bound(tg, &v->regs)))
+            continue;
+        tb->of[t] = i;
+        tb->v[t++] = (Variant){.kernel = v->kernel, .index = v->index, .defs = v->defs, .ndefs = v->ndefs,
+                               .label = v->label, .assume = v->assume, .spec = v->spec, .frugal = true};
+    }
+    /* the progress counts are the set's: the retry's work is not counted in them */
+    int lowered = sh->lowered, generated = sh->generated;
+    void (*progress)(void *, int, int, int) = vs->on_progress;
+    vs->on_progress = NULL;
+    sh->b = tb;
+    run_pool(sh, ws, nthreads, nc, lower_variant);
+    if (!sh->oom) {
+        make_groups(sh, vs->out);
+        run_pool(sh, ws, nthreads, tb->ngroups, generate_group);
+    }
+    sh->b = main;
+    int kept = 0;
+    for (int t = 0; t < nc && !sh->oom; t++) {
+        Variant *f = &tb->v[t], *v = &main->v[tb->of[t]];
+        if (f->state != VAR_OK || !f->have_regs || !driver_frugal_better(tg, &v->regs, &f->regs))
+            continue;
+        *v = *f; /* its description, spills and registers are the frugal code's; v->frugal says where it is */
+        main->irs[tb->of[t]] = tb->irs[t];
+        main->irlens[tb->of[t]] = tb->irlens[t];
+        main->oldsyms[tb->of[t]] = tb->oldsyms[t];
+        kept++;
+    }
+    if (kept && !sh->oom && vs->link_all && single_image(vs->cs->target)) {
+        for (int g = 0; g < main->ngroups; g++) {
+            Group *gp = &main->groups[g];
+            *gp = (Group){.members = gp->members, .n = gp->n, .cost = gp->cost};
+        }
+        run_pool(sh, ws, nthreads, main->ngroups, generate_group);
+        kept = 0;
+    }
+    vs->on_progress = progress;
+    sh->lowered = lowered;
+    sh->generated = generated;
+    return kept ? tb : NULL;
+}
+
+/* Whether member i of batch b is the code its variant in the set keeps: a frugal batch's where the
+ * variant took the frugal code, the first batch's where it did not (or no frugal batch is collected). */
+static bool kept_code(const Shared *sh, const Batch *b, int i, bool frugal_batch, bool have_frugal)
+{
+    const Variant *v = frugal_batch ? &sh->vs->v[b->of[i]] : &b->v[i];
+    if (v->state != VAR_OK)
+        return false;
+    return frugal_batch ? v->frugal && b->v[i].state == VAR_OK : !(have_frugal && v->frugal);
+}
+
+/* Collects the code objects of the batches (the set's, then the frugal one's if any) and numbers the
+ * variants' groups; with link_all on emu, links the groups' objects into one shared object. */
+static rk_status collect(rk_ctx *ctx, Shared *sh, Batch *main, Batch *frugal)
+{
+    VariantSet *vs = sh->vs;
+    Batch *bs[2] = {main, frugal};
+    int nb = frugal ? 2 : 1;
     int total = 0;
-    for (int g = 0; g < sh->ngroups; g++)
-        total += sh->groups[g].bin ? 1 : sh->groups[g].nsplit;
+    for (int j = 0; j < nb; j++)
+        for (int g = 0; g < bs[j]->ngroups; g++)
+            total += bs[j]->groups[g].bin ? 1 : bs[j]->groups[g].nsplit;
     vs->bins = ARENA_ARRAY(vs->out, void *, total + 1);
     vs->sizes = ARENA_ARRAY(vs->out, size_t, total + 1);
     vs->nbins = 0;
-    for (int g = 0; g < sh->ngroups; g++) {
-        Group *gp = &sh->groups[g];
-        for (int k = 0; k < gp->n; k++) {
-            Variant *v = &vs->v[gp->members[k]];
-            if (v->state != VAR_OK)
-                continue;
-            v->group = gp->bin ? vs->nbins : vs->nbins + gp->split_of[k];
-        }
-        if (gp->bin) {
-            vs->bins[vs->nbins] = gp->bin;
-            vs->sizes[vs->nbins++] = gp->size;
-        } else {
-            for (int s = 0; s < gp->nsplit; s++) {
-                vs->bins[vs->nbins] = gp->split_bins[s];
-                vs->sizes[vs->nbins++] = gp->split_sizes[s];
+    if (!vs->bins || !vs->sizes)
+        return rt_fail(ctx, RK_ENOMEM, "out of memory compiling the autotune configs");
+    for (int j = 0; j < nb; j++)
+        for (int g = 0; g < bs[j]->ngroups; g++) {
+            Group *gp = &bs[j]->groups[g];
+            bool used = false;
+            for (int k = 0; k < gp->n; k++) {
+                if (!kept_code(sh, bs[j], gp->members[k], j == 1, nb == 2))
+                    continue;
+                Variant *v = j == 1 ? &vs->v[bs[j]->of[gp->members[k]]] : &vs->v[gp->members[k]];
+                v->group = gp->bin ? vs->nbins : vs->nbins + gp->split_of[k];
+                used = true;
+            }
+            if (!used && j == 1)
+                continue; /* frugal code no variant kept */
+            if (gp->bin) {
+                vs->bins[vs->nbins] = gp->bin;
+                vs->sizes[vs->nbins++] = gp->size;
+            } else {
+                for (int s = 0; s < gp->nsplit; s++) {
+                    vs->bins[vs->nbins] = gp->split_bins[s];
+                    vs->sizes[vs->nbins++] = gp->split_sizes[s];
+                }
             }
         }
-    }
     if (vs->link_all && single_image(vs->cs->target) && vs->nbins > 1) {
         /* every config compiles alone, but not all of them as the one image a bundle is (its link
          * could not write its files, say): the group's failure is the answer */
         const char *why = NULL;
-        for (int g = 0; g < sh->ngroups && !why; g++)
-            why = sh->groups[g].why;
+        for (int g = 0; g < main->ngroups && !why; g++)
+            why = main->groups[g].why;
         return rt_fail(ctx, RK_ECOMPILE, "the configs do not compile into one code object: %s",
                        why ? why : "(no reason given)");
     }
@@ -582,18 +702,19 @@ rk_status variants_build(rk_ctx *ctx, VariantSet *vs)
     if (nthreads > vs->n)
         nthreads = vs->n > 0 ? vs->n : 1;
     Shared *sh = ARENA_NEW(vs->out, Shared);
+    Batch *main = sh ? batch_new(vs->out, vs->v, vs->n) : NULL;
+    Worker *ws = ARENA_ARRAY(vs->out, Worker, nthreads);
+    vs->keep = ARENA_ARRAY(vs->out, Arena *, nthreads);
+    if (!main || !ws || !vs->keep)
+        return rt_fail(ctx, RK_ENOMEM, "out of memory compiling the autotune configs");
     sh->vs = vs;
     sh->ctx = ctx;
+    sh->b = main;
     locked_allocator_init(&sh->alloc, *rt_ctx_allocator(ctx));
-    sh->irs = ARENA_ARRAY(vs->out, const char *, vs->n + 1);
-    sh->irlens = ARENA_ARRAY(vs->out, size_t, vs->n + 1);
-    sh->oldsyms = ARENA_ARRAY(vs->out, const char *, vs->n + 1);
-    Worker *ws = ARENA_ARRAY(vs->out, Worker, nthreads);
     pthread_mutex_init(&sh->lock, NULL);
     pthread_cond_init(&sh->changed, NULL);
     /* The results point into the workers' arenas, which the set keeps until variants_free (also after
      * running out of memory here). */
-    vs->keep = ARENA_ARRAY(vs->out, Arena *, nthreads);
     vs->raw = *rt_ctx_allocator(ctx);
     for (int t = 0; t < nthreads; t++) {
         ws[t].sh = sh;
@@ -603,16 +724,19 @@ rk_status variants_build(rk_ctx *ctx, VariantSet *vs)
     codegen_init_llvm();
     run_pool(sh, ws, nthreads, vs->n, lower_variant);
     rk_status st = RK_OK;
+    Batch *frugal = NULL;
     if (sh->oom)
         st = rt_fail(ctx, RK_ENOMEM, "out of memory compiling the autotune configs");
     if (!st) {
         make_groups(sh, vs->out);
-        run_pool(sh, ws, nthreads, sh->ngroups, generate_group);
+        run_pool(sh, ws, nthreads, main->ngroups, generate_group);
+        if (!sh->oom)
+            frugal = retry_frugal(sh, ws, nthreads, main);
         if (sh->oom)
             st = rt_fail(ctx, RK_ENOMEM, "out of memory compiling the autotune configs");
     }
     if (!st)
-        st = collect(ctx, sh);
+        st = collect(ctx, sh, main, frugal);
     vs->compiles = sh->compiles;
     vs->ms_wall = now_ms() - t0;
     pthread_mutex_destroy(&sh->lock);

@@ -375,14 +375,15 @@ static int take_back(Diags *diags, int n, int nerrors)
  * waves to its VGPRs and its lowering spent VGPRs for cycles (LowerResult.spends: a frugal one would
  * differ), a second with those kernels frugal; where only some of them did better, a third with just
  * those; where a later attempt fails, the first stands. AMDGPU code objects only, from the assembly
- * on; `--emit=llvm` shows the first lowering (the choice needs the machine code), as do autotuned
- * variants (compiler/api/variants.c lowers them to LLVM IR). The dumps of the LLVM IR and assembly
+ * on; `--emit=llvm` shows the first lowering (the choice needs the machine code). Autotuned variants
+ * are lowered to LLVM IR here and make the same choice in compiler/api/variants.c, which asks for the
+ * frugal lowering with DriverOptions.frugal (every kernel frugal, no retry). The dumps of the LLVM IR and assembly
  * are the chosen attempt's (a failed first attempt's LLVM IR too); the timings are all attempts'. */
 static bool generate_best(Arena *a, Diags *diags, const DriverOptions *o, DriverResult *out, Module *lir,
                           const char *target, const Target *tg, const char *fname, Stage stop)
 {
     int n = lir->nfuncs;
-    bool retry = tg && tg->codegen->link == LINK_CODE_OBJECT && stop >= STAGE_ASM && n > 0 &&
+    bool retry = tg && tg->codegen->link == LINK_CODE_OBJECT && stop >= STAGE_ASM && n > 0 && !o->frugal &&
                  report_occupancy_for(tg->cpu, 0, 0, 0, 64, NULL) > 0;
     bool *none = ARENA_ARRAY(a, bool, (size_t)n + 1), *frugal = ARENA_ARRAY(a, bool, (size_t)n + 1);
     DriverResult base = *out;
@@ -393,9 +394,12 @@ static bool generate_best(Arena *a, Diags *diags, const DriverOptions *o, Driver
     }
     if (out->nkernels)
         memcpy(base_kernels, out->kernels, sizeof *out->kernels * (size_t)out->nkernels);
+    for (int i = 0; o->frugal && i < n; i++)
+        frugal[i] = true;
     Attempt at[3];
     int tries = 0, chosen = 0;
-    bool ok = attempt(a, diags, o, out, &base, base_kernels, lir, target, tg, fname, stop, retry ? none : NULL, &at[tries++]);
+    bool ok = attempt(a, diags, o, out, &base, base_kernels, lir, target, tg, fname, stop,
+                      o->frugal ? frugal : retry ? none : NULL, &at[tries++]);
     int bound = 0;
     for (int i = 0; ok && retry && i < n; i++) {
         const RegFacts *f = facts_of(&at[0], lir->funcs[i]->name);

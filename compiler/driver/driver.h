@@ -42,6 +42,9 @@ typedef struct DriverOptions {
     bool confine_imports; /* imports only from inside incdirs and stdlib_dir (untrusted source) */
     bool remarks;         /* collect performance remarks (DriverResult.remarks) */
     bool tir_input;       /* source is tile IR text (rkc -x tir): parsed and verified, then `passes` */
+    bool frugal;          /* every kernel lowered frugally (LowerOptions.frugal), not only where its
+                             first code lost to its registers: an autotuned variant's second lowering
+                             (compiler/api/variants.c) */
     const char *passes;   /* with tir_input: pass names, comma-separated (pass_table.c), or NULL for none */
     /* IR dumps: the RK_DUMP_IR value ("1", "all" or a list of stages such as "tir,llvm"), RK_DUMP_DIR,
      * and a sink for dumps that are not written to files (NULL: keep them in DriverResult.dumps). */
@@ -94,5 +97,19 @@ int driver_stage_from_name(const char *name);
 const char *driver_stage_name(Stage s);
 /* Whether a stage is implemented for a target yet. */
 bool driver_stage_available(const char *target, Stage s);
+
+/* driver_frugal.c: what a kernel's code came to in registers, from a code object (binary) or, where
+ * binary is NULL, from the metadata of its assembly; the frugal retry's tests (the driver's, and
+ * autotuned variants' in compiler/api/variants.c). */
+typedef struct RegFacts {
+    const char *name;
+    int vgprs, sgprs, lds, spills, block; /* .vgpr_count, .sgpr_count, LDS bytes, VGPRs spilled, work-items */
+} RegFacts;
+int driver_reg_facts(Arena *a, const void *binary, size_t size, const char *asm_text, RegFacts **out);
+struct Target;
+/* Spilled VGPRs, or fewer waves a SIMD than without its VGPRs (its LDS, workgroup and SGPRs the rest). */
+bool driver_register_bound(const struct Target *t, const RegFacts *f);
+/* The frugal code spills fewer VGPRs, or as many and runs more waves a SIMD. */
+bool driver_frugal_better(const struct Target *t, const RegFacts *first, const RegFacts *frugal);
 
 #endif

@@ -25,19 +25,6 @@ int driver_codegen_threads(int nkernels);
 int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, const char *target, Module *lir,
                             int threads, const bool *frugal, DriverResult *out);
 
-/* driver_frugal.c: what a kernel's code came to in registers, from a code object (binary) or, where
- * binary is NULL, from the metadata of its assembly. */
-typedef struct RegFacts {
-    const char *name;
-    int vgprs, sgprs, lds, spills, block; /* .vgpr_count, .sgpr_count, LDS bytes, VGPRs spilled, work-items */
-} RegFacts;
-int driver_reg_facts(Arena *a, const void *binary, size_t size, const char *asm_text, RegFacts **out);
-struct Target;
-/* Spilled VGPRs, or fewer waves a SIMD than without its VGPRs (its LDS, workgroup and SGPRs the rest). */
-bool driver_register_bound(const struct Target *t, const RegFacts *f);
-/* The frugal code spills fewer VGPRs, or as many and runs more waves a SIMD. */
-bool driver_frugal_better(const struct Target *t, const RegFacts *first, const RegFacts *frugal);
-
 /* Lowers kernel f into mod (compiler/lower/lower.h) and notes in out what the runtime needs of it
  * (LDS, tensor maps, workgroup) and its remarks. */
 struct LowerOptions;

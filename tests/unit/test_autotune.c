@@ -59,26 +59,6 @@ static rk_stats stats(rk_ctx *ctx)
     return s;
 }
 
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    if (b)
-        b[n] = 0;
-    *len = (size_t)n;
-    return b;
-}
-
 static const rk_compile_options opts = {.filename = "tests/data/autotune_small.tile"};
 
 /* vadd through rk_run with n elements; true when the result is right. */

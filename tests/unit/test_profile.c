@@ -16,32 +16,12 @@ typedef struct Counts {
     bool valid;
 } Counts;
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    if (b)
-        b[n] = 0;
-    *len = (size_t)n;
-    return b;
-}
-
 /* Parses the trace and checks each event's fields. */
 static Counts check_trace(const char *path)
 {
     Counts c = {0};
     size_t len;
-    char *text = slurp(path, &len);
+    char *text = read_all(path, &len);
     CHECK(text != NULL);
     if (!text)
         return c;
