@@ -1,13 +1,16 @@
 /* Compiling many configs at once on all cores (variants.h).
  *
- * Two phases, each a pool of worker threads taking items in turn:
+ * Three phases, each a pool of worker threads taking items in turn:
  *   1. lower: each variant through the driver to LLVM IR text (front end, sema, passes, lowering);
  *      variants over the LDS limit are pruned here;
  *   2. generate: the surviving variants are dealt into groups, largest IR first to the lightest group
  *      (so the groups take about equally long), and each group's IR is parsed into one module of a
  *      fresh LLVMContext, the kernels renamed kernel__cN (in a bundle kernel__cN_<id>, <id> naming
  *      what the code was compiled for: runtime/bundle/variant_id.h), linked, optimised, compiled
- *      and linked by ld.lld into one code object.
+ *      and linked by ld.lld into one code object;
+ *   3. retry (AMDGPU): variants whose code lost to its registers are compiled again, frugally or for
+ *      their next occupancy step, in two rounds through phases 1 and 2, each a batch of its own, and
+ *      keep the second code where it spills fewer VGPRs or runs more waves (retry_registers).
  * The text form between the phases costs a few milliseconds a variant, against the hundreds LLVM
  * takes to optimise and compile it, and keeps the driver's interface as it is. */
 #include "compiler/target/target.h"
@@ -63,15 +66,15 @@ typedef struct Group {
 
 typedef struct Worker Worker;
 
-/* The variants being compiled: the set's, or the frugal lowerings of those that lost to their
- * registers (retry_frugal); phase 1 → 2: each one's IR text (NULL: none) and function name in it. */
+/* The variants being compiled: the set's, or the second compiles of those that lost to their
+ * registers (retry_registers); phase 1 → 2: each one's IR text (NULL: none) and function name in it. */
 typedef struct Batch {
     Variant *v;
     int n;
     const char **irs;
     size_t *irlens;
     const char **oldsyms;
-    int *of;                /* a frugal batch's: each one's variant in the set */
+    int *of;                /* a retry batch's: each one's variant in the set */
     Group *groups;
     int ngroups;
 } Batch;
@@ -229,6 +232,7 @@ static void lower_variant(Worker *w, int i)
         cx->opts.assume = v->assume;
     cx->opts.kernel = v->kernel;
     cx->opts.frugal = v->frugal;
+    cx->opts.min_waves = v->min_waves;
     bool ok = compile_session_run(cx, ca, sh->ctx, STAGE_LLVM, v->symbol);
     bump(sh, &sh->compiles, 1);
     const Diags *diags = &cx->diags;
@@ -279,6 +283,7 @@ static void lower_variant(Worker *w, int i)
             sh->b->irlens[i] = len;
             sh->b->oldsyms[i] = arena_strdup(&w->a, dk->symbol);
             v->spends = dk->spends_regs;
+            v->asks_waves = m->opts.waves_per_eu > 0;
         }
     }
     w->a.oom = NULL;
@@ -499,13 +504,18 @@ static int cmp_cost(const void *a, const void *b, void *ud)
     return x > y ? -1 : x < y;
 }
 
-/* Deals the batch's lowered variants into groups: largest first, each to the lightest group with room. */
+/* Deals the batch's lowered variants into groups: largest first, each to the lightest group with room.
+ * False where memory ran out. */
 static bool make_groups(Shared *sh, Arena *a)
 {
     VariantSet *vs = sh->vs;
     Batch *b = sh->b;
     int nok = 0;
     int *order = ARENA_ARRAY(a, int, b->n + 1);
+    if (!order) {
+        out_of_memory(sh);
+        return false;
+    }
     for (int i = 0; i < b->n; i++)
         if (b->v[i].state == VAR_OK)
             order[nok++] = i;
@@ -515,14 +525,22 @@ static bool make_groups(Shared *sh, Arena *a)
     int ng = (nok + gmax - 1) / gmax;
     if (ng < vs->threads)
         ng = nok < vs->threads ? nok : vs->threads; /* keep every worker busy */
-    if (vs->link_all && single_image(vs->cs->target))
-        ng = 1; /* one module per code object */
+    if (vs->link_all && single_image(vs->cs->target) && !b->of)
+        ng = 1; /* one module per code object (a retry's code objects only tell what it came to) */
     qsort_r(order, (size_t)nok, sizeof *order, cmp_cost, b->irlens);
     b->groups = ARENA_ARRAY(a, Group, ng);
+    if (!b->groups) {
+        out_of_memory(sh);
+        return false;
+    }
     b->ngroups = ng;
     int cap = (nok + ng - 1) / ng;
     for (int g = 0; g < ng; g++)
-        b->groups[g].members = ARENA_ARRAY(a, int, nok);
+        if (!(b->groups[g].members = ARENA_ARRAY(a, int, nok))) {
+            b->ngroups = 0;
+            out_of_memory(sh);
+            return false;
+        }
     for (int k = 0; k < nok; k++) {
         int best = -1;
         for (int g = 0; g < ng; g++)
@@ -535,7 +553,8 @@ static bool make_groups(Shared *sh, Arena *a)
     return true;
 }
 
-static Batch *batch_new(Arena *a, Variant *v, int n)
+/* A batch of n variants; `retry`: a retry's, which maps each one to its variant in the set (of). */
+static Batch *batch_new(Arena *a, Variant *v, int n, bool retry)
 {
     Batch *b = ARENA_NEW(a, Batch);
     if (!b)
@@ -545,119 +564,174 @@ static Batch *batch_new(Arena *a, Variant *v, int n)
     b->irs = ARENA_ARRAY(a, const char *, n + 1);
     b->irlens = ARENA_ARRAY(a, size_t, n + 1);
     b->oldsyms = ARENA_ARRAY(a, const char *, n + 1);
-    b->of = ARENA_ARRAY(a, int, n + 1);
-    return b->v && b->irs && b->irlens && b->oldsyms && b->of ? b : NULL;
+    b->of = retry ? ARENA_ARRAY(a, int, n + 1) : NULL;
+    return b->v && b->irs && b->irlens && b->oldsyms && (b->of || !retry) ? b : NULL;
 }
 
-/* ---- phase 3: the frugal retry ----
+/* ---- phase 3: the retry of variants that lost to their registers ----
  * The lowering spends VGPRs for cycles where its estimate, made before LLVM allocates, says they are
- * there (compiler/driver/driver_frugal.c). A variant whose code spilled VGPRs or runs fewer waves than
- * without its VGPRs, and whose lowering spent some, is lowered again with DriverOptions.frugal and
- * generated apart; it keeps the frugal code where that spills fewer VGPRs, or as many and runs more
- * waves: the choice rkc makes for the same config. Returns the batch of frugal lowerings whose code
- * objects hold kept variants (NULL: none kept). On a single image (a bundle's code object) the kept
- * ones' IR replaces the first in `main`, whose groups are generated again, and NULL is returned. */
-static Batch *retry_frugal(Shared *sh, Worker *ws, int nthreads, Batch *main)
+ * there, and LLVM allocates as many as its schedule takes (compiler/driver/driver_frugal.c). A variant
+ * whose code spilled VGPRs or runs fewer waves than without its VGPRs is compiled again in two rounds,
+ * as rkc compiles the same config (compiler/driver/driver.c, generate_best): first lowered frugally
+ * (DriverOptions.frugal) where its lowering spent VGPRs, else, a few VGPRs short of its next occupancy
+ * step, as if its config asked for those waves (DriverOptions.min_waves); then both at once where
+ * both hold and the first round did not do better. Each round's variants are generated apart, and
+ * each keeps the second code where it spills fewer VGPRs, or as many and runs more waves. */
+static bool retry_plan(const Target *tg, const Variant *v, int round, bool *frugal, int *min_waves)
+{
+    if (v->state != VAR_OK || !v->have_regs || v->retried)
+        return false;
+    int waves = v->asks_waves ? 0 : driver_next_waves(tg, &v->regs);
+    bool spends = v->spends && driver_register_bound(tg, &v->regs);
+    *frugal = spends;
+    *min_waves = round == 1 ? (spends ? 0 : waves) : waves;
+    return round == 1 ? spends || waves > 0 : spends && waves > 0;
+}
+
+/* One round: its variants compiled and generated as a batch of their own; the kept ones take their
+ * second code's description and IR in `main` (Variant.retried = round). The batch, or NULL where none
+ * was kept. */
+static Batch *retry_round(Shared *sh, Worker *ws, int nthreads, Batch *main, const Target *tg, int round)
 {
     VariantSet *vs = sh->vs;
-    const Target *tg = target_find(vs->cs->target);
-    if (!tg || tg->codegen->link != LINK_CODE_OBJECT || report_occupancy_for(tg->cpu, 0, 0, 0, 64, NULL) <= 0)
-        return NULL;
-    int nc = 0;
-    for (int i = 0; i < main->n; i++) {
-        const Variant *v = &main->v[i];
-        nc += v->state == VAR_OK && v->spends && v->have_regs && driver_register_bound(tg, &v->regs);
-    }
+    int nc = 0, mw;
+    bool fr;
+    for (int i = 0; i < main->n; i++)
+        nc += retry_plan(tg, &main->v[i], round, &fr, &mw);
     if (nc == 0)
         return NULL;
-    Batch *tb = batch_new(vs->out, ARENA_ARRAY(vs->out, Variant, nc + 1), nc);
+    Batch *tb = batch_new(vs->out, ARENA_ARRAY(vs->out, Variant, nc + 1), nc, true);
     if (!tb) {
         out_of_memory(sh);
         return NULL;
     }
     for (int i = 0, t = 0; i < main->n; i++) {
         const Variant *v = &main->v[i];
-        if (!(v->state == VAR_OK && v->spends && v->have_regs && driver_register_bound(tg, &v->regs)))
+        if (!retry_plan(tg, v, round, &fr, &mw))
             continue;
         tb->of[t] = i;
         tb->v[t++] = (Variant){.kernel = v->kernel, .index = v->index, .defs = v->defs, .ndefs = v->ndefs,
-                               .label = v->label, .assume = v->assume, .spec = v->spec, .frugal = true};
+                               .label = v->label, .assume = v->assume, .spec = v->spec, .frugal = fr,
+                               .min_waves = mw};
     }
-    /* the progress counts are the set's: the retry's work is not counted in them */
-    int lowered = sh->lowered, generated = sh->generated;
-    void (*progress)(void *, int, int, int) = vs->on_progress;
-    vs->on_progress = NULL;
     sh->b = tb;
     run_pool(sh, ws, nthreads, nc, lower_variant);
-    if (!sh->oom) {
-        make_groups(sh, vs->out);
+    if (!sh->oom && make_groups(sh, vs->out))
         run_pool(sh, ws, nthreads, tb->ngroups, generate_group);
-    }
     sh->b = main;
     int kept = 0;
     for (int t = 0; t < nc && !sh->oom; t++) {
         Variant *f = &tb->v[t], *v = &main->v[tb->of[t]];
         if (f->state != VAR_OK || !f->have_regs || !driver_frugal_better(tg, &v->regs, &f->regs))
             continue;
-        *v = *f; /* its description, spills and registers are the frugal code's; v->frugal says where it is */
+        f->retried = round;
+        *v = *f; /* its description, spills and registers are the second code's */
         main->irs[tb->of[t]] = tb->irs[t];
         main->irlens[tb->of[t]] = tb->irlens[t];
         main->oldsyms[tb->of[t]] = tb->oldsyms[t];
         kept++;
     }
-    if (kept && !sh->oom && vs->link_all && single_image(vs->cs->target)) {
+    return kept ? tb : NULL;
+}
+
+/* The two rounds; rounds[r - 1] is round r's batch where it holds kept code (else NULL). On a single
+ * image (a bundle's code object) the kept variants' IR replaces the first in `main`, whose groups are
+ * generated again (where that fails, the first code stands), and no round's batch is returned. */
+static void retry_registers(Shared *sh, Worker *ws, int nthreads, Batch *main, Batch *rounds[2])
+{
+    VariantSet *vs = sh->vs;
+    const Target *tg = target_find(vs->cs->target);
+    rounds[0] = rounds[1] = NULL;
+    if (!tg || tg->codegen->link != LINK_CODE_OBJECT || report_occupancy_for(tg->cpu, 0, 0, 0, 64, NULL) <= 0)
+        return;
+    bool again = vs->link_all && single_image(vs->cs->target);
+    for (int g = 0; g < main->ngroups && again; g++)
+        if (!main->groups[g].bin)
+            return; /* the bundle fails as one code object anyway (collect) */
+    /* what a bundle's regeneration falls back on */
+    Group *groups0 = again ? ARENA_ARRAY(vs->out, Group, main->ngroups + 1) : NULL;
+    Batch *b0 = again ? batch_new(vs->out, ARENA_ARRAY(vs->out, Variant, main->n + 1), main->n, false) : NULL;
+    if (again && (!groups0 || !b0)) {
+        out_of_memory(sh);
+        return;
+    }
+    if (again) {
+        memcpy(groups0, main->groups, sizeof *groups0 * (size_t)main->ngroups);
+        memcpy(b0->v, main->v, sizeof *b0->v * (size_t)main->n);
+        memcpy(b0->irs, main->irs, sizeof *b0->irs * (size_t)main->n);
+        memcpy(b0->irlens, main->irlens, sizeof *b0->irlens * (size_t)main->n);
+        memcpy(b0->oldsyms, main->oldsyms, sizeof *b0->oldsyms * (size_t)main->n);
+    }
+    /* the progress counts are the set's: the retry's work is not counted in them */
+    int lowered = sh->lowered, generated = sh->generated;
+    void (*progress)(void *, int, int, int) = vs->on_progress;
+    vs->on_progress = NULL;
+    for (int r = 0; r < 2 && !sh->oom; r++)
+        rounds[r] = retry_round(sh, ws, nthreads, main, tg, r + 1);
+    if ((rounds[0] || rounds[1]) && again && !sh->oom) {
         for (int g = 0; g < main->ngroups; g++) {
             Group *gp = &main->groups[g];
             *gp = (Group){.members = gp->members, .n = gp->n, .cost = gp->cost};
         }
         run_pool(sh, ws, nthreads, main->ngroups, generate_group);
-        kept = 0;
+        bool whole = true;
+        for (int g = 0; g < main->ngroups; g++)
+            whole &= main->groups[g].bin != NULL;
+        if (!whole && !sh->oom) {
+            memcpy(main->groups, groups0, sizeof *groups0 * (size_t)main->ngroups);
+            memcpy(main->v, b0->v, sizeof *b0->v * (size_t)main->n);
+            memcpy(main->irs, b0->irs, sizeof *b0->irs * (size_t)main->n);
+            memcpy(main->irlens, b0->irlens, sizeof *b0->irlens * (size_t)main->n);
+            memcpy(main->oldsyms, b0->oldsyms, sizeof *b0->oldsyms * (size_t)main->n);
+        }
+        rounds[0] = rounds[1] = NULL;
     }
     vs->on_progress = progress;
     sh->lowered = lowered;
     sh->generated = generated;
-    return kept ? tb : NULL;
 }
 
-/* Whether member i of batch b is the code its variant in the set keeps: a frugal batch's where the
- * variant took the frugal code, the first batch's where it did not (or no frugal batch is collected). */
-static bool kept_code(const Shared *sh, const Batch *b, int i, bool frugal_batch, bool have_frugal)
+/* Whether member i of batch j (0 the set's, r the retry round r's) is the code its variant in the set
+ * keeps: round r's where the variant took that round's code and the round's batch is collected,
+ * the set's otherwise. */
+static bool kept_code(const Shared *sh, Batch *const *bs, int j, int i)
 {
-    const Variant *v = frugal_batch ? &sh->vs->v[b->of[i]] : &b->v[i];
+    const Variant *v = j ? &sh->vs->v[bs[j]->of[i]] : &bs[0]->v[i];
     if (v->state != VAR_OK)
         return false;
-    return frugal_batch ? v->frugal && b->v[i].state == VAR_OK : !(have_frugal && v->frugal);
+    if (j)
+        return v->retried == j && bs[j]->v[i].state == VAR_OK;
+    return !(v->retried && bs[v->retried]);
 }
 
-/* Collects the code objects of the batches (the set's, then the frugal one's if any) and numbers the
- * variants' groups; with link_all on emu, links the groups' objects into one shared object. */
-static rk_status collect(rk_ctx *ctx, Shared *sh, Batch *main, Batch *frugal)
+/* Collects the code objects of the batches (the set's, then the retry rounds' where kept) and numbers
+ * the variants' groups; with link_all on emu, links the groups' objects into one shared object. */
+static rk_status collect(rk_ctx *ctx, Shared *sh, Batch *main, Batch *const rounds[2])
 {
     VariantSet *vs = sh->vs;
-    Batch *bs[2] = {main, frugal};
-    int nb = frugal ? 2 : 1;
+    Batch *bs[3] = {main, rounds[0], rounds[1]};
     int total = 0;
-    for (int j = 0; j < nb; j++)
-        for (int g = 0; g < bs[j]->ngroups; g++)
+    for (int j = 0; j < 3; j++)
+        for (int g = 0; bs[j] && g < bs[j]->ngroups; g++)
             total += bs[j]->groups[g].bin ? 1 : bs[j]->groups[g].nsplit;
     vs->bins = ARENA_ARRAY(vs->out, void *, total + 1);
     vs->sizes = ARENA_ARRAY(vs->out, size_t, total + 1);
     vs->nbins = 0;
     if (!vs->bins || !vs->sizes)
         return rt_fail(ctx, RK_ENOMEM, "out of memory compiling the autotune configs");
-    for (int j = 0; j < nb; j++)
-        for (int g = 0; g < bs[j]->ngroups; g++) {
+    for (int j = 0; j < 3; j++)
+        for (int g = 0; bs[j] && g < bs[j]->ngroups; g++) {
             Group *gp = &bs[j]->groups[g];
             bool used = false;
             for (int k = 0; k < gp->n; k++) {
-                if (!kept_code(sh, bs[j], gp->members[k], j == 1, nb == 2))
+                if (!kept_code(sh, bs, j, gp->members[k]))
                     continue;
-                Variant *v = j == 1 ? &vs->v[bs[j]->of[gp->members[k]]] : &vs->v[gp->members[k]];
+                Variant *v = &vs->v[j ? bs[j]->of[gp->members[k]] : gp->members[k]];
                 v->group = gp->bin ? vs->nbins : vs->nbins + gp->split_of[k];
                 used = true;
             }
-            if (!used && j == 1)
-                continue; /* frugal code no variant kept */
+            if (!used && j)
+                continue; /* second code no variant kept */
             if (gp->bin) {
                 vs->bins[vs->nbins] = gp->bin;
                 vs->sizes[vs->nbins++] = gp->size;
@@ -702,7 +776,7 @@ rk_status variants_build(rk_ctx *ctx, VariantSet *vs)
     if (nthreads > vs->n)
         nthreads = vs->n > 0 ? vs->n : 1;
     Shared *sh = ARENA_NEW(vs->out, Shared);
-    Batch *main = sh ? batch_new(vs->out, vs->v, vs->n) : NULL;
+    Batch *main = sh ? batch_new(vs->out, vs->v, vs->n, false) : NULL;
     Worker *ws = ARENA_ARRAY(vs->out, Worker, nthreads);
     vs->keep = ARENA_ARRAY(vs->out, Arena *, nthreads);
     if (!main || !ws || !vs->keep)
@@ -724,19 +798,19 @@ rk_status variants_build(rk_ctx *ctx, VariantSet *vs)
     codegen_init_llvm();
     run_pool(sh, ws, nthreads, vs->n, lower_variant);
     rk_status st = RK_OK;
-    Batch *frugal = NULL;
+    Batch *rounds[2] = {NULL, NULL};
     if (sh->oom)
         st = rt_fail(ctx, RK_ENOMEM, "out of memory compiling the autotune configs");
     if (!st) {
-        make_groups(sh, vs->out);
-        run_pool(sh, ws, nthreads, main->ngroups, generate_group);
+        if (make_groups(sh, vs->out))
+            run_pool(sh, ws, nthreads, main->ngroups, generate_group);
         if (!sh->oom)
-            frugal = retry_frugal(sh, ws, nthreads, main);
+            retry_registers(sh, ws, nthreads, main, rounds);
         if (sh->oom)
             st = rt_fail(ctx, RK_ENOMEM, "out of memory compiling the autotune configs");
     }
     if (!st)
-        st = collect(ctx, sh, main, frugal);
+        st = collect(ctx, sh, main, rounds);
     vs->compiles = sh->compiles;
     vs->ms_wall = now_ms() - t0;
     pthread_mutex_destroy(&sh->lock);

@@ -17,9 +17,10 @@
  * For AMDGPU targets each group's code object is read back with the ISA report (compiler/target/amdgpu), and
  * every variant gets its spill counts and scratch size, for the autotuner's pruning. A variant whose
  * code lost to its registers (spilled VGPRs, or fewer waves than without its VGPRs) where its lowering
- * spent VGPRs for cycles is lowered again frugally and generated apart, and keeps the frugal code where
- * it spills fewer VGPRs or runs more waves: the choice rkc makes for the same config
- * (compiler/driver/driver_frugal.c); a bundle's one code object is then generated again with it.
+ * spent VGPRs for cycles, or that is a few VGPRs short of more waves, is compiled again (frugally, or
+ * for those waves) and generated apart, and keeps the second code where it spills fewer VGPRs or runs
+ * more waves: the choice rkc makes for the same config (compiler/driver/driver_frugal.c); a bundle's
+ * one code object is then generated again with it.
  *
  * The memory of workers comes from the context's allocator hook, behind a mutex. Workers never touch
  * the context: they never log or record statistics; the calling thread waits for them, reports
@@ -45,8 +46,8 @@ typedef struct Variant {
     const char *label;       /* the config as -D pairs */
     const char *assume;      /* the facts it is compiled for (NULL: the compile's own) */
     int spec;                /* > 0: a specialisation's variant, symbol kernel__s<spec>c<index> */
-    bool frugal;             /* lowered frugally (DriverOptions.frugal); set on the variants whose
-                                frugal code was kept (the retry of variants.c's phase 3) */
+    bool frugal;             /* lowered frugally (DriverOptions.frugal) */
+    int min_waves;           /* > 0: compiled for this many waves a SIMD (DriverOptions.min_waves) */
     /* out */
     VariantState state;
     rk_status st;            /* VAR_FAILED: RK_ECOMPILE, RK_EINTERNAL or RK_ENOMEM */
@@ -57,7 +58,10 @@ typedef struct Variant {
     RtKernelDesc desc;       /* name and symbol are `symbol`, config is `label` */
     int group;               /* index into VariantSet.bins */
     int vgpr_spills, sgpr_spills, scratch_bytes; /* AMDGPU only */
+    int retried;             /* > 0: its code is the second compile's of that retry round (variants.c's
+                                phase 3) */
     bool spends;             /* its lowering spent VGPRs for cycles: a frugal one would differ */
+    bool asks_waves;         /* the config says waves_per_eu */
     bool have_regs;          /* AMDGPU: regs is what its code came to in registers */
     RegFacts regs;
 } Variant;

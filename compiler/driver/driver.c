@@ -195,12 +195,12 @@ static const char *func_text(Arena *a, Func *f)
     return tir_print_func(a, f, 0);
 }
 
-/* One lowering and code generation of lir's kernels into out (frugal[i]: kernel i lowered with
- * LowerOptions.frugal; NULL: none): out->text or out->binary as `stop` asks, and the texts an IR dump
+/* One lowering and code generation of lir's kernels into out (retry[i]: kernel i lowered with
+ * LowerOptions.frugal and min_waves as it says; NULL: neither): out->text or out->binary as `stop` asks, and the texts an IR dump
  * of the LLVM IR or assembly wants in *llvm_text and *asm_text (generate_best dumps the chosen ones). */
 static bool generate(Arena *a, Diags *diags, const DriverOptions *o, DriverResult *out, Module *lir,
-                     const char *target, const Target *tg, const char *fname, Stage stop, const bool *frugal,
-                     const char **llvm_text, const char **asm_text)
+                     const char *target, const Target *tg, const char *fname, Stage stop,
+                     const KernelRetry *retry, const char **llvm_text, const char **asm_text)
 {
     /* a code object of several AMDGPU kernels: each kernel in a module of its own, compiled on
      * threads side by side (driver_kernels.c) and merged, unless an IR dump wants the whole module */
@@ -208,7 +208,7 @@ static bool generate(Arena *a, Diags *diags, const DriverOptions *o, DriverResul
         !dump_wanted(o, "asm")) {
         int threads = driver_codegen_threads(lir->nfuncs);
         if (threads > 1) {
-            int r = driver_kernels_parallel(a, diags, o, target, lir, threads, frugal, out);
+            int r = driver_kernels_parallel(a, diags, o, target, lir, threads, retry, out);
             if (r >= 0)
                 return r == 1;
         }
@@ -235,10 +235,11 @@ static bool generate(Arena *a, Diags *diags, const DriverOptions *o, DriverResul
         }
         a->oom = &g->oom;
     }
-    LowerOptions lopt = {tg, false, o->remarks, false};
+    LowerOptions lopt = {tg, false, o->remarks, false, 0};
     bool ok = true;
     for (int i = 0; i < lir->nfuncs && ok; i++) {
-        lopt.frugal = frugal && frugal[i];
+        lopt.frugal = retry && retry[i].frugal;
+        lopt.min_waves = retry ? retry[i].min_waves : 0;
         ok = driver_lower_kernel(a, diags, &lopt, lir->funcs[i], mod, out);
     }
     /* verified here only when LLVM stops at the IR: codegen_module verifies before its first
@@ -323,14 +324,14 @@ typedef struct Attempt {
 
 static bool attempt(Arena *a, Diags *diags, const DriverOptions *o, DriverResult *out, const DriverResult *base,
                     const DriverKernel *base_kernels, Module *lir, const char *target, const Target *tg,
-                    const char *fname, Stage stop, const bool *frugal, Attempt *at)
+                    const char *fname, Stage stop, const KernelRetry *retry, bool facts, Attempt *at)
 {
     *out = *base;
     if (out->nkernels)
         memcpy(out->kernels, base_kernels, sizeof *out->kernels * (size_t)out->nkernels);
     at->llvm_text = at->asm_text = NULL;
     at->nfacts = 0;
-    bool ok = generate(a, diags, o, out, lir, target, tg, fname, stop, frugal, &at->llvm_text, &at->asm_text);
+    bool ok = generate(a, diags, o, out, lir, target, tg, fname, stop, retry, &at->llvm_text, &at->asm_text);
     at->out = *out;
     at->kernels = ARENA_ARRAY(a, DriverKernel, (size_t)out->nkernels + 1);
     if (!at->kernels) {
@@ -340,7 +341,7 @@ static bool attempt(Arena *a, Diags *diags, const DriverOptions *o, DriverResult
     if (out->nkernels)
         memcpy(at->kernels, out->kernels, sizeof *out->kernels * (size_t)out->nkernels);
     /* the code object's metadata (an object's note is the one the link keeps), or the assembly's */
-    if (ok && frugal)
+    if (ok && facts)
         at->nfacts = driver_reg_facts(a, stop == STAGE_ASM ? NULL : out->binary, out->size, at->asm_text, &at->facts);
     return ok;
 }
@@ -361,8 +362,8 @@ static bool spent(const Attempt *at, int nkernels, const char *name)
     return false;
 }
 
-/* A frugal attempt failed: its diagnostics are taken back, and the first attempt, which succeeded,
- * stands (a frugal lowering is only ever a fallback). Returns the attempt chosen: 0. */
+/* A retry failed: its diagnostics are taken back, and the first attempt, which succeeded, stands (a
+ * retry is only ever a fallback). Returns the attempt chosen: 0. */
 static int take_back(Diags *diags, int n, int nerrors)
 {
     diags->n = n;
@@ -370,65 +371,109 @@ static int take_back(Diags *diags, int n, int nerrors)
     return 0;
 }
 
-/* The code of lir's kernels, each kernel lowered frugally where its first code lost to its registers
- * and the frugal code did better (driver_frugal.c): a first attempt; where a kernel spilled or lost
- * waves to its VGPRs and its lowering spent VGPRs for cycles (LowerResult.spends: a frugal one would
- * differ), a second with those kernels frugal; where only some of them did better, a third with just
- * those; where a later attempt fails, the first stands. AMDGPU code objects only, from the assembly
- * on; `--emit=llvm` shows the first lowering (the choice needs the machine code). Autotuned variants
- * are lowered to LLVM IR here and make the same choice in compiler/api/variants.c, which asks for the
- * frugal lowering with DriverOptions.frugal (every kernel frugal, no retry). The dumps of the LLVM IR and assembly
- * are the chosen attempt's (a failed first attempt's LLVM IR too); the timings are all attempts'. */
+/* Whether attempt `at` compiled every kernel as `want` says. */
+static bool compiled_as(const KernelRetry *at, const KernelRetry *want, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (at[i].frugal != want[i].frugal || at[i].min_waves != want[i].min_waves)
+            return false;
+    return true;
+}
+
+/* The code of lir's kernels, each kernel compiled again where its first code lost to its registers
+ * and a second did better (driver_frugal.c). A first attempt; then, for the kernels that spilled or
+ * lost waves to their VGPRs, a round where each whose lowering spent VGPRs for cycles
+ * (LowerResult.spends) is lowered frugally, and each other one a few VGPRs short of its next
+ * occupancy step is compiled for those waves (driver_next_waves); then a round where a kernel both
+ * of those hold for, and that the first round did not better, is compiled both ways at once (each
+ * of the three has a kernel it alone helps: gfx950 64x256x128 w4 k16 frugally, gfx942 64x64x64 w8
+ * k32 both ways). Each kernel keeps its best code (fewer VGPRs spilled, or as many and more waves);
+ * where no attempt compiled all of them so, one more does; where a retry fails, its diagnostics are
+ * taken back and what came before stands. AMDGPU code objects only, from the assembly on;
+ * `--emit=llvm` shows the first lowering (the choice needs the machine code). Autotuned variants are
+ * lowered to LLVM IR here and make the same choice in compiler/api/variants.c, which asks for the
+ * second lowering with DriverOptions.frugal and min_waves (every kernel so, no retry). The dumps of
+ * the LLVM IR and assembly are the chosen attempt's (a failed first attempt's LLVM IR too); the
+ * timings are all attempts'. */
 static bool generate_best(Arena *a, Diags *diags, const DriverOptions *o, DriverResult *out, Module *lir,
                           const char *target, const Target *tg, const char *fname, Stage stop)
 {
     int n = lir->nfuncs;
-    bool retry = tg && tg->codegen->link == LINK_CODE_OBJECT && stop >= STAGE_ASM && n > 0 && !o->frugal &&
+    bool given = o->frugal || o->min_waves > 0;
+    bool retry = tg && tg->codegen->link == LINK_CODE_OBJECT && stop >= STAGE_ASM && n > 0 && !given &&
                  report_occupancy_for(tg->cpu, 0, 0, 0, 64, NULL) > 0;
-    bool *none = ARENA_ARRAY(a, bool, (size_t)n + 1), *frugal = ARENA_ARRAY(a, bool, (size_t)n + 1);
+    enum { FIRST, ROUND1, ROUND2, JOINED, NATTEMPTS };
+    KernelRetry *kr[NATTEMPTS], *want = ARENA_ARRAY(a, KernelRetry, (size_t)n + 1);
+    int *pick = ARENA_ARRAY(a, int, (size_t)n + 1), *waves = ARENA_ARRAY(a, int, (size_t)n + 1);
+    bool *spends = ARENA_ARRAY(a, bool, (size_t)n + 1);
     DriverResult base = *out;
     DriverKernel *base_kernels = ARENA_ARRAY(a, DriverKernel, (size_t)out->nkernels + 1);
-    if (!none || !frugal || !base_kernels) {
+    bool mem = want && pick && waves && spends && base_kernels;
+    for (int t = 0; t < NATTEMPTS; t++)
+        mem = mem && (kr[t] = ARENA_ARRAY(a, KernelRetry, (size_t)n + 1)) != NULL;
+    if (!mem) {
         diag_plain(diags, DIAG_ERROR, "out of memory");
         return false;
     }
     if (out->nkernels)
         memcpy(base_kernels, out->kernels, sizeof *out->kernels * (size_t)out->nkernels);
-    for (int i = 0; o->frugal && i < n; i++)
-        frugal[i] = true;
-    Attempt at[3];
-    int tries = 0, chosen = 0;
-    bool ok = attempt(a, diags, o, out, &base, base_kernels, lir, target, tg, fname, stop,
-                      o->frugal ? frugal : retry ? none : NULL, &at[tries++]);
-    int bound = 0;
+    for (int i = 0; given && i < n; i++)
+        kr[FIRST][i] = (KernelRetry){o->frugal, o->min_waves};
+    Attempt at[NATTEMPTS];
+    bool done[NATTEMPTS] = {true, false, false, false};
+    bool ok = attempt(a, diags, o, out, &base, base_kernels, lir, target, tg, fname, stop, given ? kr[FIRST] : NULL,
+                      retry, &at[FIRST]);
+    int chosen = FIRST, dn = diags->n, de = diags->nerrors;
     for (int i = 0; ok && retry && i < n; i++) {
-        const RegFacts *f = facts_of(&at[0], lir->funcs[i]->name);
-        frugal[i] = f && spent(&at[0], out->nkernels, lir->funcs[i]->name) && driver_register_bound(tg, f);
-        bound += frugal[i];
+        const RegFacts *f = facts_of(&at[FIRST], lir->funcs[i]->name);
+        /* a few VGPRs short of more waves: compiled as if the kernel asked for them (waves_per_eu) */
+        waves[i] = f && lir->funcs[i]->opts.waves_per_eu <= 0 ? driver_next_waves(tg, f) : 0;
+        spends[i] = f && spent(&at[FIRST], out->nkernels, lir->funcs[i]->name) && driver_register_bound(tg, f);
     }
-    if (bound) {
-        int dn = diags->n, de = diags->nerrors, better = 0;
-        bool ok1 = attempt(a, diags, o, out, &base, base_kernels, lir, target, tg, fname, stop, frugal, &at[tries++]);
-        for (int i = 0; ok1 && i < n; i++) {
-            const RegFacts *f0 = facts_of(&at[0], lir->funcs[i]->name), *f1 = facts_of(&at[1], lir->funcs[i]->name);
-            frugal[i] = frugal[i] && f0 && f1 && driver_frugal_better(tg, f0, f1);
-            better += frugal[i];
+    for (int round = ROUND1; ok && retry && round <= ROUND2; round++) {
+        int tried = 0;
+        for (int i = 0; i < n; i++) {
+            kr[round][i] = round == ROUND1 ? (KernelRetry){spends[i], spends[i] ? 0 : waves[i]}
+                           : spends[i] && waves[i] && pick[i] == FIRST ? (KernelRetry){true, waves[i]}
+                                                                       : (KernelRetry){false, 0};
+            tried += kr[round][i].frugal || kr[round][i].min_waves > 0;
         }
-        if (!ok1)
-            chosen = take_back(diags, dn, de);
-        else if (better == bound)
-            chosen = 1;
-        else if (better)
-            chosen = attempt(a, diags, o, out, &base, base_kernels, lir, target, tg, fname, stop, frugal, &at[tries++])
-                         ? 2
+        if (!tried)
+            continue;
+        done[round] = true;
+        if (!attempt(a, diags, o, out, &base, base_kernels, lir, target, tg, fname, stop, kr[round], true,
+                     &at[round])) {
+            take_back(diags, dn, de);
+            break;
+        }
+        for (int i = 0; i < n; i++) {
+            const RegFacts *fb = facts_of(&at[pick[i]], lir->funcs[i]->name);
+            const RegFacts *fr = facts_of(&at[round], lir->funcs[i]->name);
+            if ((kr[round][i].frugal || kr[round][i].min_waves > 0) && fb && fr && driver_frugal_better(tg, fb, fr)) {
+                pick[i] = round;
+                want[i] = kr[round][i];
+            }
+        }
+    }
+    if (done[ROUND1] || done[ROUND2]) {
+        chosen = -1;
+        for (int t = ROUND2; t >= FIRST && chosen < 0; t--)
+            if (done[t] && compiled_as(kr[t], want, n))
+                chosen = t; /* (a failed round's kernels are all FIRST's in want: it is not chosen) */
+        if (chosen < 0) { /* kernels whose best code came from different attempts */
+            done[JOINED] = true;
+            chosen = attempt(a, diags, o, out, &base, base_kernels, lir, target, tg, fname, stop, want, false,
+                             &at[JOINED])
+                         ? JOINED
                          : take_back(diags, dn, de);
+        }
     }
     Attempt *c = &at[chosen];
     *out = c->out;
     if (out->nkernels && c->kernels) /* (NULL only where the attempt ran out of memory) */
         memcpy(out->kernels, c->kernels, sizeof *out->kernels * (size_t)out->nkernels);
-    for (int t = 0; t < tries; t++)
-        if (t != chosen)
+    for (int t = 0; t < NATTEMPTS; t++)
+        if (done[t] && t != chosen)
             add_times(out, &at[t].out);
     for (int i = 0; c->llvm_text && i < n; i++)
         dump(a, diags, o, out, "llvm", lir->funcs[i]->name, c->llvm_text);

@@ -42,9 +42,10 @@ typedef struct DriverOptions {
     bool confine_imports; /* imports only from inside incdirs and stdlib_dir (untrusted source) */
     bool remarks;         /* collect performance remarks (DriverResult.remarks) */
     bool tir_input;       /* source is tile IR text (rkc -x tir): parsed and verified, then `passes` */
-    bool frugal;          /* every kernel lowered frugally (LowerOptions.frugal), not only where its
-                             first code lost to its registers: an autotuned variant's second lowering
-                             (compiler/api/variants.c) */
+    bool frugal;          /* every kernel lowered frugally (LowerOptions.frugal), and with */
+    int min_waves;        /* > 0: LLVM asked for this many waves (LowerOptions.min_waves), not only
+                             where the first code lost to its registers: an autotuned variant's
+                             second lowering (compiler/api/variants.c) */
     const char *passes;   /* with tir_input: pass names, comma-separated (pass_table.c), or NULL for none */
     /* IR dumps: the RK_DUMP_IR value ("1", "all" or a list of stages such as "tir,llvm"), RK_DUMP_DIR,
      * and a sink for dumps that are not written to files (NULL: keep them in DriverResult.dumps). */
@@ -109,7 +110,10 @@ int driver_reg_facts(Arena *a, const void *binary, size_t size, const char *asm_
 struct Target;
 /* Spilled VGPRs, or fewer waves a SIMD than without its VGPRs (its LDS, workgroup and SGPRs the rest). */
 bool driver_register_bound(const struct Target *t, const RegFacts *f);
-/* The frugal code spills fewer VGPRs, or as many and runs more waves a SIMD. */
+/* The waves a SIMD of the next occupancy step a code without spills would take with a few VGPRs
+ * fewer (at most a tenth fewer), where its VGPRs limit its waves; 0 where there is none. */
+int driver_next_waves(const struct Target *t, const RegFacts *f);
+/* The second code spills fewer VGPRs, or as many and runs more waves a SIMD. */
 bool driver_frugal_better(const struct Target *t, const RegFacts *first, const RegFacts *frugal);
 
 #endif

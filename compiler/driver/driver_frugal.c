@@ -1,14 +1,17 @@
-/* driver_frugal.c: which kernels lost to their registers, and whether their frugal lowering did
- * better (driver.c lowers them again with LowerOptions.frugal).
+/* driver_frugal.c: which kernels lost to their registers, and whether their second compile did
+ * better (driver.c compiles them again with LowerOptions.frugal or min_waves).
  *
  * The lowering spends VGPRs to save cycles where its estimate says they are there (the LDS maps'
  * address registers, k steps read in pairs, fragments read further ahead, rows carried for the LDS
- * queue); the estimate is made from the tile IR, before LLVM allocates, and can be wrong. The code
+ * queue); the estimate is made from the tile IR, before LLVM allocates, and can be wrong, and LLVM
+ * allocates as many VGPRs as its schedule takes unless the kernel asks for an occupancy. The code
  * object says what the allocation came to: a kernel that spilled VGPRs, or that runs fewer waves a
- * SIMD than its LDS, workgroup and SGPRs allow (its VGPRs the limit), is lowered again frugally, and
- * the frugal code kept where it spills less, or as much and runs more waves. The facts come from the
- * code object's metadata (compiler/target/amdgpu/report.h) or, for assembly, from the same metadata
- * in its text (`.amdgpu_metadata`). */
+ * SIMD than its LDS, workgroup and SGPRs allow (its VGPRs the limit), is lowered again frugally where
+ * its lowering spent VGPRs; one a few VGPRs (at most a tenth) short of its next occupancy step is
+ * compiled as if it asked for those waves (waves_per_eu: the lowering's register caps and LLVM's
+ * amdgpu-waves-per-eu); and the second code kept where it spills less, or as much and runs more
+ * waves. The facts come from the code object's metadata (compiler/target/amdgpu/report.h) or, for
+ * assembly, from the same metadata in its text (`.amdgpu_metadata`). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,6 +110,17 @@ static int waves(const Target *t, const RegFacts *f, int vgprs)
 bool driver_register_bound(const Target *t, const RegFacts *f)
 {
     return f->spills > 0 || waves(t, f, f->vgprs) < waves(t, f, 0);
+}
+
+int driver_next_waves(const Target *t, const RegFacts *f)
+{
+    int now = waves(t, f, f->vgprs);
+    if (f->spills > 0 || now <= 0 || now >= waves(t, f, 0))
+        return 0;
+    for (int v = f->vgprs - 1; v * 10 >= f->vgprs * 9; v--)
+        if (waves(t, f, v) > now)
+            return waves(t, f, v);
+    return 0;
 }
 
 bool driver_frugal_better(const Target *t, const RegFacts *first, const RegFacts *frugal)

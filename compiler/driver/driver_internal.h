@@ -19,11 +19,17 @@ double driver_now_ms(void);
  * most nkernels. */
 int driver_codegen_threads(int nkernels);
 
+/* How a kernel is compiled again where its first code lost to its registers (driver.c's retry). */
+typedef struct KernelRetry {
+    bool frugal;   /* LowerOptions.frugal */
+    int min_waves; /* LowerOptions.min_waves */
+} KernelRetry;
+
 /* driver_kernels.c: the kernels of lir, each lowered into a module of its own, optimised and compiled
  * on `threads` threads, the objects merged and linked into out->binary (AMDGPU). 1: done; 0: failed
  * (diagnostics written); -1: the objects could not be merged, compile them in one module instead. */
 int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, const char *target, Module *lir,
-                            int threads, const bool *frugal, DriverResult *out);
+                            int threads, const KernelRetry *retry, DriverResult *out);
 
 /* Lowers kernel f into mod (compiler/lower/lower.h) and notes in out what the runtime needs of it
  * (LDS, tensor maps, workgroup) and its remarks. */

@@ -96,7 +96,7 @@ typedef struct Guard {
 } Guard;
 
 int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, const char *target, Module *lir,
-                            int threads, const bool *frugal, DriverResult *out)
+                            int threads, const KernelRetry *retry, DriverResult *out)
 {
     const Target *tg = target_find(target);
     int n = lir->nfuncs;
@@ -124,14 +124,15 @@ int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, cons
         a->oom = &g->oom;
     }
     bool ok = true;
-    LowerOptions lopt = {target_find(target), false, o->remarks, false};
+    LowerOptions lopt = {target_find(target), false, o->remarks, false, 0};
     for (int i = 0; i < n; i++) {
         jobs[i].ctx = LLVMContextCreate();
         jobs[i].mod = LLVMModuleCreateWithNameInContext(lir->funcs[i]->name, jobs[i].ctx);
         made = i + 1;
         if (!ok)
             continue;
-        lopt.frugal = frugal && frugal[i];
+        lopt.frugal = retry && retry[i].frugal;
+        lopt.min_waves = retry ? retry[i].min_waves : 0;
         ok = driver_lower_kernel(a, diags, &lopt, lir->funcs[i], jobs[i].mod, out);
     }
     a->oom = outer;

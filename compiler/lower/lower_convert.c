@@ -713,7 +713,7 @@ static bool registers_short(Lower *L, int64_t lds_end)
         lds = lds_end;
     int simd_waves = (L->nw + L->t->simds_per_cu - 1) / L->t->simds_per_cu;
     int budget = lower_lds_budget(L, lds, simd_waves);
-    int asked = L->f->opts.waves_per_eu; /* the occupancy the kernel asks for caps its registers */
+    int asked = lower_waves_asked(L); /* the occupancy the kernel asks for caps its registers */
     if (asked > 0) {
         int cap = L->t->vgpr_file / (asked < L->t->max_waves_per_simd ? asked : L->t->max_waves_per_simd);
         budget = budget < cap ? budget : cap;

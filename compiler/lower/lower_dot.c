@@ -406,7 +406,7 @@ static void dot_mfma(Lower *L, Op *op)
     /* a kernel that asks for an occupancy (waves_per_eu) has its registers capped: the fragments
      * read ahead would spill there (examples/attention.tile at 6 waves: 16 VGPRs instead of 10),
      * and the other waves hide the reads' latency */
-    int ahead = (da || db) && L->f->opts.waves_per_eu <= 0 ? read_ahead(info, nout, nin, nsteps) : 0;
+    int ahead = (da || db) && lower_waves_asked(L) <= 0 ? read_ahead(info, nout, nin, nsteps) : 0;
     int row_cycles = nin * info->passes * 4;
     int wait = (LDS_LATENCY + row_cycles - 1) / row_cycles;
     int simd_waves = (L->nw + L->t->simds_per_cu - 1) / L->t->simds_per_cu;

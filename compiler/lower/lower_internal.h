@@ -240,6 +240,12 @@ void gpu_signature(Lower *L, int np);
 void gpu_params(Lower *L, int np);
 void lower_param_set(Lower *L, int i, LLVMValueRef v); /* lower_core.c: parameter i's value */
 static inline int align_up(int v, int a) { return (v + a - 1) / a * a; }
+/* The waves a SIMD the kernel asks for (waves_per_eu), or the driver for it (LowerOptions.min_waves:
+ * its retry of a kernel a few VGPRs short of more waves); 0: none. They cap its registers. */
+static inline int lower_waves_asked(const Lower *L)
+{
+    return L->f->opts.waves_per_eu > 0 ? L->f->opts.waves_per_eu : L->o->min_waves;
+}
 LLVMValueRef tgt_lds_ptr(Lower *L, LLVMValueRef byte_offset); /* pointer into LDS scratch */
 /* A pointer to 16 zero bytes (16-byte aligned, read-only global memory): what a masked-off lane of a
  * branch-free masked load reads instead of its own address. */

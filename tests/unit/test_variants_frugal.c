@@ -1,18 +1,26 @@
-/* The frugal retry of autotuned variants (compiler/api/variants.c, phase 3). On gfx90a, examples/
- * matmul.tile in f16 with 64x128x256 tiles, 8 waves and 32x32 MFMA first spills 19 VGPRs (the
- * lowering's register estimate misses the pieces B is moved in), as rkc's first attempt does
- * (tests/golden/isa/frugal_retry.tile). Compiled as an autotuner's variant (code objects of groups, no
- * link_all) beside a config that does not spill, it must come back without spills: the code object
- * its group index names holds its symbol, frugal code without spills, and the other config keeps
- * its first code. Then the same two as one bundle's code object (link_all), generated again with the
- * frugal code. The code objects are read back with the ISA report, independently of the variants'
- * own counts. */
+/* The retry of autotuned variants that lost to their registers (compiler/api/variants.c, phase 3).
+ * On gfx90a, examples/matmul.tile in f16 with 64x128x256 tiles, 8 waves and 32x32 MFMA first spills
+ * 19 VGPRs (the lowering's register estimate misses the pieces B is moved in), as rkc's first attempt
+ * does (tests/golden/isa/frugal_retry.tile): lowered again frugally it spills none. On gfx942, bf16
+ * with 128x128x32 tiles and 4 waves first takes 136 VGPRs, 3 waves a SIMD: compiled as if it asked
+ * for 4 (DriverOptions.min_waves) it takes at most 128 and runs 4; with 64x64x64 tiles, 8 waves and
+ * 32x32 MFMA it takes 68 (6 waves), as much lowered frugally (the first round), and 8 waves only both
+ * frugally and for 8 waves (the second round). Each compiled as an autotuner's
+ * variant (code objects of groups, no link_all) beside a config that needs no retry must come back
+ * so: the code object its group index names holds its symbol with the second code, and the other
+ * config keeps its first code. Then the same two as one bundle's code object (link_all), generated
+ * again with the second code. The code objects are read back with the ISA report, independently of
+ * the variants' own counts. */
 #include "compiler/api/variants.h"
 #include "compiler/target/amdgpu/report.h"
 #include "tests/unit/test_api_util.h"
 
 static const Define spills[] = {{"T", "f16"},       {"BLOCK_M", "64"},  {"BLOCK_N", "128"},
                                 {"BLOCK_K", "256"}, {"num_warps", "8"}, {"matrix_instr_nonkdim", "32"}};
+static const Define short_waves[] = {{"T", "bf16"}, {"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"BLOCK_K", "32"},
+                                     {"num_warps", "4"}};
+static const Define both[] = {{"T", "bf16"},     {"BLOCK_M", "64"},  {"BLOCK_N", "64"},
+                              {"BLOCK_K", "64"}, {"num_warps", "8"}, {"matrix_instr_nonkdim", "32"}};
 static const Define clean[] = {{"T", "f16"}, {"BLOCK_M", "64"}, {"BLOCK_N", "64"}, {"BLOCK_K", "64"}, {"num_warps", "4"}};
 
 /* The report of `symbol` in the set's code object `bin`; NULL where it is not there. */
@@ -28,26 +36,35 @@ static const KernelReport *find(Arena *a, const VariantSet *vs, int bin, const c
     return NULL;
 }
 
-static void run(rk_ctx *ctx, const CompileSetup *cs, bool link_all)
+/* defs[0..n) is the config to retry, variant `at` of two: kept from retry round `round`, lowered
+ * frugally (frugal) and for `waves` waves (0: not so); group_max variants a code object where not
+ * link_all. */
+static void run(rk_ctx *ctx, const CompileSetup *cs, const Define *defs, int n, int round, bool frugal, int waves,
+                int at, int group_max, bool link_all)
 {
     Arena a;
     arena_init(&a, arena_default_allocator);
-    Variant v[2] = {{.kernel = "matmul", .index = 0, .defs = spills, .ndefs = 6, .label = "spills"},
-                    {.kernel = "matmul", .index = 1, .defs = clean, .ndefs = 5, .label = "clean"}};
-    VariantSet vs = {.cs = cs, .v = v, .n = 2, .threads = 2, .group_max = 2, .link_all = link_all,
+    Variant v[2];
+    v[at] = (Variant){.kernel = "matmul", .index = at, .defs = defs, .ndefs = n, .label = "retried"};
+    v[1 - at] = (Variant){.kernel = "matmul", .index = 1 - at, .defs = clean, .ndefs = 5, .label = "clean"};
+    VariantSet vs = {.cs = cs, .v = v, .n = 2, .threads = 2, .group_max = group_max, .link_all = link_all,
                      .lds_limit = 65536, .out = &a};
-    CHECK(variants_build(ctx, &vs) == RK_OK);
+    rk_status bst = variants_build(ctx, &vs);
+    CHECK(bst == RK_OK);
+    if (bst)
+        fprintf(stderr, "variants_build: %s\n", rk_error(ctx));
     CHECK(v[0].state == VAR_OK && v[1].state == VAR_OK);
-    CHECK(v[0].frugal && v[0].vgpr_spills == 0); /* kept the frugal code */
-    CHECK(!v[1].frugal);                         /* nothing to retry */
-    CHECK(vs.compiles == 3);                     /* two lowerings and one frugal one */
-    CHECK(!link_all || vs.nbins == 1);
+    CHECK(v[at].retried == round && v[at].frugal == frugal && v[at].min_waves == waves && v[at].vgpr_spills == 0);
+    CHECK(!v[1 - at].retried); /* nothing to retry */
+    CHECK(vs.compiles == 2 + round); /* two lowerings and one a round */
+    CHECK(vs.nbins == (link_all ? 1 : 3)); /* one; or a group a worker, and the retry's */
     for (int i = 0; i < 2; i++) {
         const KernelReport *kr = v[i].state == VAR_OK ? find(&a, &vs, v[i].group, v[i].symbol) : NULL;
         CHECK(kr != NULL);
         if (kr) {
             CHECK(kr->vgpr_spills == 0 && kr->scratch_bytes == 0);
             CHECK(kr->vgprs_total == v[i].regs.vgprs);
+            CHECK(i != at || waves == 0 || kr->waves_per_simd == waves);
         }
         if (!kr)
             fprintf(stderr, "%s: no %s in code object %d of %d\n", link_all ? "bundle" : "groups", v[i].symbol,
@@ -72,8 +89,16 @@ int main(void)
     rk_compile_options co = {.filename = "examples/matmul.tile", .target = "gfx90a"};
     CHECK(compile_setup(ctx, src, len, &co, &cs) == RK_OK);
     cs.kernel = "matmul";
-    run(ctx, &cs, false);
-    run(ctx, &cs, true);
+    run(ctx, &cs, spills, 6, 1, true, 0, 0, 2, false);
+    run(ctx, &cs, spills, 6, 1, true, 0, 1, 1, false);
+    run(ctx, &cs, spills, 6, 1, true, 0, 1, 0, true);
+    co.target = "gfx942";
+    CHECK(compile_setup(ctx, src, len, &co, &cs) == RK_OK);
+    cs.kernel = "matmul";
+    run(ctx, &cs, short_waves, 5, 1, false, 4, 1, 1, false);
+    run(ctx, &cs, short_waves, 5, 1, false, 4, 0, 0, true);
+    run(ctx, &cs, both, 6, 2, true, 8, 0, 2, false);
+    run(ctx, &cs, both, 6, 2, true, 8, 1, 0, true);
     rk_ctx_destroy(ctx);
     free(src);
     return api_finish("test_variants_frugal");

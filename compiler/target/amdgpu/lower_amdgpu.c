@@ -174,8 +174,9 @@ static void amdgpu_finish(Lower *L)
     char buf[32];
     snprintf(buf, sizeof buf, "1,%d", L->nw * L->wave);
     lower_fn_attr(L, "amdgpu-flat-work-group-size", buf);
-    if (L->f->opts.waves_per_eu > 0) {
-        snprintf(buf, sizeof buf, "%d", L->f->opts.waves_per_eu);
+    int waves = lower_waves_asked(L);
+    if (waves > 0) {
+        snprintf(buf, sizeof buf, "%d", waves);
         lower_fn_attr(L, "amdgpu-waves-per-eu", buf);
     }
     /* LDS: the global of the final size replaces the placeholder */
