@@ -8,8 +8,8 @@
  *      fresh LLVMContext, the kernels renamed kernel__cN (in a bundle kernel__cN_<id>, <id> naming
  *      what the code was compiled for: runtime/bundle/variant_id.h), linked, optimised, compiled
  *      and linked by ld.lld into one code object;
- *   3. retry (AMDGPU): variants whose code lost to its registers are compiled again, frugally or for
- *      their next occupancy step, in two rounds through phases 1 and 2, each a batch of its own, and
+ *   3. retry (AMDGPU): variants whose code lost to its registers are compiled again, for their next
+ *      occupancy step or frugally, in rounds through phases 1 and 2, each a batch of its own, and
  *      keep the second code where it spills fewer VGPRs or runs more waves (retry_registers).
  * The text form between the phases costs a few milliseconds a variant, against the hundreds LLVM
  * takes to optimise and compile it, and keeps the driver's interface as it is. */
@@ -571,21 +571,20 @@ static Batch *batch_new(Arena *a, Variant *v, int n, bool retry)
 /* ---- phase 3: the retry of variants that lost to their registers ----
  * The lowering spends VGPRs for cycles where its estimate, made before LLVM allocates, says they are
  * there, and LLVM allocates as many as its schedule takes (compiler/driver/driver_frugal.c). A variant
- * whose code spilled VGPRs or runs fewer waves than without its VGPRs is compiled again in two rounds,
- * as rkc compiles the same config (compiler/driver/driver.c, generate_best): first lowered frugally
- * (DriverOptions.frugal) where its lowering spent VGPRs, else, a few VGPRs short of its next occupancy
- * step, as if its config asked for those waves (DriverOptions.min_waves); then both at once where
- * both hold and the first round did not do better. Each round's variants are generated apart, and
- * each keeps the second code where it spills fewer VGPRs, or as many and runs more waves. */
+ * whose code spilled VGPRs or runs fewer waves than without its VGPRs is compiled again in up to three
+ * rounds, as rkc compiles the same config (compiler/driver/driver.c, generate_best; the rounds are
+ * driver_retry_plan's): a few VGPRs short of its next occupancy step, as if its config asked for those
+ * waves (DriverOptions.min_waves); lowered frugally (DriverOptions.frugal) where its lowering spent
+ * VGPRs; both at once; each variant until a round does better for it. Each round's variants are
+ * generated apart, and each keeps the second code where it spills fewer VGPRs, or as many and runs
+ * more waves. */
 static bool retry_plan(const Target *tg, const Variant *v, int round, bool *frugal, int *min_waves)
 {
     if (v->state != VAR_OK || !v->have_regs || v->retried)
         return false;
     int waves = v->asks_waves ? 0 : driver_next_waves(tg, &v->regs);
     bool spends = v->spends && driver_register_bound(tg, &v->regs);
-    *frugal = spends;
-    *min_waves = round == 1 ? (spends ? 0 : waves) : waves;
-    return round == 1 ? spends || waves > 0 : spends && waves > 0;
+    return driver_retry_plan(round, spends, waves, frugal, min_waves);
 }
 
 /* One round: its variants compiled and generated as a batch of their own; the kept ones take their
@@ -634,14 +633,16 @@ static Batch *retry_round(Shared *sh, Worker *ws, int nthreads, Batch *main, con
     return kept ? tb : NULL;
 }
 
-/* The two rounds; rounds[r - 1] is round r's batch where it holds kept code (else NULL). On a single
+/* The rounds; rounds[r - 1] is round r's batch where it holds kept code (else NULL). On a single
  * image (a bundle's code object) the kept variants' IR replaces the first in `main`, whose groups are
  * generated again (where that fails, the first code stands), and no round's batch is returned. */
-static void retry_registers(Shared *sh, Worker *ws, int nthreads, Batch *main, Batch *rounds[2])
+static void retry_registers(Shared *sh, Worker *ws, int nthreads, Batch *main, Batch *rounds[DRIVER_RETRY_ROUNDS])
 {
     VariantSet *vs = sh->vs;
     const Target *tg = target_find(vs->cs->target);
-    rounds[0] = rounds[1] = NULL;
+    bool kept = false;
+    for (int r = 0; r < DRIVER_RETRY_ROUNDS; r++)
+        rounds[r] = NULL;
     if (!tg || tg->codegen->link != LINK_CODE_OBJECT || report_occupancy_for(tg->cpu, 0, 0, 0, 64, NULL) <= 0)
         return;
     bool again = vs->link_all && single_image(vs->cs->target);
@@ -666,9 +667,9 @@ static void retry_registers(Shared *sh, Worker *ws, int nthreads, Batch *main, B
     int lowered = sh->lowered, generated = sh->generated;
     void (*progress)(void *, int, int, int) = vs->on_progress;
     vs->on_progress = NULL;
-    for (int r = 0; r < 2 && !sh->oom; r++)
-        rounds[r] = retry_round(sh, ws, nthreads, main, tg, r + 1);
-    if ((rounds[0] || rounds[1]) && again && !sh->oom) {
+    for (int r = 0; r < DRIVER_RETRY_ROUNDS && !sh->oom; r++)
+        kept |= (rounds[r] = retry_round(sh, ws, nthreads, main, tg, r + 1)) != NULL;
+    if (kept && again && !sh->oom) {
         for (int g = 0; g < main->ngroups; g++) {
             Group *gp = &main->groups[g];
             *gp = (Group){.members = gp->members, .n = gp->n, .cost = gp->cost};
@@ -684,7 +685,8 @@ static void retry_registers(Shared *sh, Worker *ws, int nthreads, Batch *main, B
             memcpy(main->irlens, b0->irlens, sizeof *b0->irlens * (size_t)main->n);
             memcpy(main->oldsyms, b0->oldsyms, sizeof *b0->oldsyms * (size_t)main->n);
         }
-        rounds[0] = rounds[1] = NULL;
+        for (int r = 0; r < DRIVER_RETRY_ROUNDS; r++)
+            rounds[r] = NULL;
     }
     vs->on_progress = progress;
     sh->lowered = lowered;
@@ -706,12 +708,15 @@ static bool kept_code(const Shared *sh, Batch *const *bs, int j, int i)
 
 /* Collects the code objects of the batches (the set's, then the retry rounds' where kept) and numbers
  * the variants' groups; with link_all on emu, links the groups' objects into one shared object. */
-static rk_status collect(rk_ctx *ctx, Shared *sh, Batch *main, Batch *const rounds[2])
+static rk_status collect(rk_ctx *ctx, Shared *sh, Batch *main, Batch *const rounds[DRIVER_RETRY_ROUNDS])
 {
     VariantSet *vs = sh->vs;
-    Batch *bs[3] = {main, rounds[0], rounds[1]};
+    enum { NB = DRIVER_RETRY_ROUNDS + 1 };
+    Batch *bs[NB] = {main};
+    for (int r = 0; r < DRIVER_RETRY_ROUNDS; r++)
+        bs[r + 1] = rounds[r];
     int total = 0;
-    for (int j = 0; j < 3; j++)
+    for (int j = 0; j < NB; j++)
         for (int g = 0; bs[j] && g < bs[j]->ngroups; g++)
             total += bs[j]->groups[g].bin ? 1 : bs[j]->groups[g].nsplit;
     vs->bins = ARENA_ARRAY(vs->out, void *, total + 1);
@@ -719,7 +724,7 @@ static rk_status collect(rk_ctx *ctx, Shared *sh, Batch *main, Batch *const roun
     vs->nbins = 0;
     if (!vs->bins || !vs->sizes)
         return rt_fail(ctx, RK_ENOMEM, "out of memory compiling the autotune configs");
-    for (int j = 0; j < 3; j++)
+    for (int j = 0; j < NB; j++)
         for (int g = 0; bs[j] && g < bs[j]->ngroups; g++) {
             Group *gp = &bs[j]->groups[g];
             bool used = false;
@@ -798,7 +803,7 @@ rk_status variants_build(rk_ctx *ctx, VariantSet *vs)
     codegen_init_llvm();
     run_pool(sh, ws, nthreads, vs->n, lower_variant);
     rk_status st = RK_OK;
-    Batch *rounds[2] = {NULL, NULL};
+    Batch *rounds[DRIVER_RETRY_ROUNDS] = {NULL};
     if (sh->oom)
         st = rt_fail(ctx, RK_ENOMEM, "out of memory compiling the autotune configs");
     if (!st) {

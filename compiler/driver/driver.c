@@ -381,15 +381,16 @@ static bool compiled_as(const KernelRetry *at, const KernelRetry *want, int n)
 }
 
 /* The code of lir's kernels, each kernel compiled again where its first code lost to its registers
- * and a second did better (driver_frugal.c). A first attempt; then, for the kernels that spilled or
- * lost waves to their VGPRs, a round where each whose lowering spent VGPRs for cycles
- * (LowerResult.spends) is lowered frugally, and each other one a few VGPRs short of its next
- * occupancy step is compiled for those waves (driver_next_waves); then a round where a kernel both
- * of those hold for, and that the first round did not better, is compiled both ways at once (each
- * of the three has a kernel it alone helps: gfx950 64x256x128 w4 k16 frugally, gfx942 64x64x64 w8
- * k32 both ways). Each kernel keeps its best code (fewer VGPRs spilled, or as many and more waves);
- * where no attempt compiled all of them so, one more does; where a retry fails, its diagnostics are
- * taken back and what came before stands. AMDGPU code objects only, from the assembly on;
+ * and a later one did better (driver_frugal.c). A first attempt; then, for the kernels that spilled
+ * or lost waves to their VGPRs, up to three rounds (driver_retry_plan): a kernel a few VGPRs short of
+ * its next occupancy step (driver_next_waves) compiled for those waves, its lowering's choices kept;
+ * one whose lowering spent VGPRs for cycles (LowerResult.spends) lowered frugally; both at once. A
+ * kernel takes part in rounds until one does better for it; the first two each help kernels the
+ * other does not (bench/vs_triton's 32x32x64 w4 k32 keeps its spread map at 8 waves for them, 321
+ * cycles against the frugal 352; gfx950 64x256x128 w4 k16 gets 2 only frugally). Each kernel keeps
+ * its best code (fewer VGPRs spilled, or as many and more waves); where no attempt compiled all of
+ * them so, one more does; where a retry fails, its diagnostics are taken back and what came before
+ * stands. AMDGPU code objects only, from the assembly on;
  * `--emit=llvm` shows the first lowering (the choice needs the machine code). Autotuned variants are
  * lowered to LLVM IR here and make the same choice in compiler/api/variants.c, which asks for the
  * second lowering with DriverOptions.frugal and min_waves (every kernel so, no retry). The dumps of
@@ -402,7 +403,7 @@ static bool generate_best(Arena *a, Diags *diags, const DriverOptions *o, Driver
     bool given = o->frugal || o->min_waves > 0;
     bool retry = tg && tg->codegen->link == LINK_CODE_OBJECT && stop >= STAGE_ASM && n > 0 && !given &&
                  report_occupancy_for(tg->cpu, 0, 0, 0, 64, NULL) > 0;
-    enum { FIRST, ROUND1, ROUND2, JOINED, NATTEMPTS };
+    enum { FIRST, LAST_ROUND = DRIVER_RETRY_ROUNDS, JOINED, NATTEMPTS };
     KernelRetry *kr[NATTEMPTS], *want = ARENA_ARRAY(a, KernelRetry, (size_t)n + 1);
     int *pick = ARENA_ARRAY(a, int, (size_t)n + 1), *waves = ARENA_ARRAY(a, int, (size_t)n + 1);
     bool *spends = ARENA_ARRAY(a, bool, (size_t)n + 1);
@@ -420,7 +421,7 @@ static bool generate_best(Arena *a, Diags *diags, const DriverOptions *o, Driver
     for (int i = 0; given && i < n; i++)
         kr[FIRST][i] = (KernelRetry){o->frugal, o->min_waves};
     Attempt at[NATTEMPTS];
-    bool done[NATTEMPTS] = {true, false, false, false};
+    bool done[NATTEMPTS] = {true};
     bool ok = attempt(a, diags, o, out, &base, base_kernels, lir, target, tg, fname, stop, given ? kr[FIRST] : NULL,
                       retry, &at[FIRST]);
     int chosen = FIRST, dn = diags->n, de = diags->nerrors;
@@ -430,13 +431,11 @@ static bool generate_best(Arena *a, Diags *diags, const DriverOptions *o, Driver
         waves[i] = f && lir->funcs[i]->opts.waves_per_eu <= 0 ? driver_next_waves(tg, f) : 0;
         spends[i] = f && spent(&at[FIRST], out->nkernels, lir->funcs[i]->name) && driver_register_bound(tg, f);
     }
-    for (int round = ROUND1; ok && retry && round <= ROUND2; round++) {
+    for (int round = 1; ok && retry && round <= LAST_ROUND; round++) {
         int tried = 0;
         for (int i = 0; i < n; i++) {
-            kr[round][i] = round == ROUND1 ? (KernelRetry){spends[i], spends[i] ? 0 : waves[i]}
-                           : spends[i] && waves[i] && pick[i] == FIRST ? (KernelRetry){true, waves[i]}
-                                                                       : (KernelRetry){false, 0};
-            tried += kr[round][i].frugal || kr[round][i].min_waves > 0;
+            KernelRetry *k = &kr[round][i];
+            tried += pick[i] == FIRST && driver_retry_plan(round, spends[i], waves[i], &k->frugal, &k->min_waves);
         }
         if (!tried)
             continue;
@@ -455,9 +454,12 @@ static bool generate_best(Arena *a, Diags *diags, const DriverOptions *o, Driver
             }
         }
     }
-    if (done[ROUND1] || done[ROUND2]) {
+    bool retried = false;
+    for (int t = 1; t <= LAST_ROUND; t++)
+        retried |= done[t];
+    if (retried) {
         chosen = -1;
-        for (int t = ROUND2; t >= FIRST && chosen < 0; t--)
+        for (int t = LAST_ROUND; t >= FIRST && chosen < 0; t--)
             if (done[t] && compiled_as(kr[t], want, n))
                 chosen = t; /* (a failed round's kernels are all FIRST's in want: it is not chosen) */
         if (chosen < 0) { /* kernels whose best code came from different attempts */

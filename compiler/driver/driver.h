@@ -113,6 +113,12 @@ bool driver_register_bound(const struct Target *t, const RegFacts *f);
 /* The waves a SIMD of the next occupancy step a code without spills would take with a few VGPRs
  * fewer (at most a tenth fewer), where its VGPRs limit its waves; 0 where there is none. */
 int driver_next_waves(const struct Target *t, const RegFacts *f);
+/* The retries of a kernel whose code lost to its registers, one a round (1, 2, ...): compiled for the
+ * `waves` of its next occupancy step alone (0: none near), the lowering's choices kept; frugally where
+ * its lowering spent VGPRs for cycles (`spends`); both at once. False where round `round` has none
+ * for it; else *frugal and *min_waves say how (LowerOptions). */
+enum { DRIVER_RETRY_ROUNDS = 3 };
+bool driver_retry_plan(int round, bool spends, int waves, bool *frugal, int *min_waves);
 /* The second code spills fewer VGPRs, or as many and runs more waves a SIMD. */
 bool driver_frugal_better(const struct Target *t, const RegFacts *first, const RegFacts *frugal);
 

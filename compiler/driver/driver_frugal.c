@@ -6,12 +6,13 @@
  * queue); the estimate is made from the tile IR, before LLVM allocates, and can be wrong, and LLVM
  * allocates as many VGPRs as its schedule takes unless the kernel asks for an occupancy. The code
  * object says what the allocation came to: a kernel that spilled VGPRs, or that runs fewer waves a
- * SIMD than its LDS, workgroup and SGPRs allow (its VGPRs the limit), is lowered again frugally where
- * its lowering spent VGPRs; one a few VGPRs (at most a tenth) short of its next occupancy step is
- * compiled as if it asked for those waves (waves_per_eu: the lowering's register caps and LLVM's
- * amdgpu-waves-per-eu); and the second code kept where it spills less, or as much and runs more
- * waves. The facts come from the code object's metadata (compiler/target/amdgpu/report.h) or, for
- * assembly, from the same metadata in its text (`.amdgpu_metadata`). */
+ * SIMD than its LDS, workgroup and SGPRs allow (its VGPRs the limit), is compiled again in rounds
+ * (driver_retry_plan): where a few VGPRs (at most a tenth) stand between it and its next occupancy
+ * step, as if it asked for those waves (waves_per_eu: the lowering's register caps and LLVM's
+ * amdgpu-waves-per-eu); where its lowering spent VGPRs, frugally; both at once. The second code is
+ * kept where it spills less, or as much and runs more waves. The facts come from the code object's
+ * metadata (compiler/target/amdgpu/report.h) or, for assembly, from the same metadata in its text
+ * (`.amdgpu_metadata`). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,6 +122,26 @@ int driver_next_waves(const Target *t, const RegFacts *f)
         if (waves(t, f, v) > now)
             return waves(t, f, v);
     return 0;
+}
+
+bool driver_retry_plan(int round, bool spends, int waves, bool *frugal, int *min_waves)
+{
+    struct {
+        bool frugal;
+        int waves;
+    } plans[3];
+    int n = 0;
+    if (waves > 0)
+        plans[n].frugal = false, plans[n++].waves = waves;
+    if (spends)
+        plans[n].frugal = true, plans[n++].waves = 0;
+    if (spends && waves > 0)
+        plans[n].frugal = true, plans[n++].waves = waves;
+    if (round < 1 || round > n)
+        return false;
+    *frugal = plans[round - 1].frugal;
+    *min_waves = plans[round - 1].waves;
+    return true;
 }
 
 bool driver_frugal_better(const Target *t, const RegFacts *first, const RegFacts *frugal)

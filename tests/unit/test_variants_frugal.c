@@ -3,9 +3,10 @@
  * 19 VGPRs (the lowering's register estimate misses the pieces B is moved in), as rkc's first attempt
  * does (tests/golden/isa/frugal_retry.tile): lowered again frugally it spills none. On gfx942, bf16
  * with 128x128x32 tiles and 4 waves first takes 136 VGPRs, 3 waves a SIMD: compiled as if it asked
- * for 4 (DriverOptions.min_waves) it takes at most 128 and runs 4; with 64x64x64 tiles, 8 waves and
- * 32x32 MFMA it takes 68 (6 waves), as much lowered frugally (the first round), and 8 waves only both
- * frugally and for 8 waves (the second round). Each compiled as an autotuner's
+ * for 4 (DriverOptions.min_waves, the first round) it takes at most 128 and runs 4. On gfx950 with
+ * buffer addressing, bf16 with 64x256x128 tiles and 4 waves first takes 277 VGPRs, 1 wave a SIMD;
+ * compiled for 2 waves (the first round) it does not get them, lowered frugally (the second) it does.
+ * Each compiled as an autotuner's
  * variant (code objects of groups, no link_all) beside a config that needs no retry must come back
  * so: the code object its group index names holds its symbol with the second code, and the other
  * config keeps its first code. Then the same two as one bundle's code object (link_all), generated
@@ -13,15 +14,15 @@
  * the variants' own counts. */
 #include "compiler/api/variants.h"
 #include "compiler/target/amdgpu/report.h"
+#include "compiler/target/target.h"
 #include "tests/unit/test_api_util.h"
 
 static const Define spills[] = {{"T", "f16"},       {"BLOCK_M", "64"},  {"BLOCK_N", "128"},
                                 {"BLOCK_K", "256"}, {"num_warps", "8"}, {"matrix_instr_nonkdim", "32"}};
 static const Define short_waves[] = {{"T", "bf16"}, {"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"BLOCK_K", "32"},
                                      {"num_warps", "4"}};
-static const Define both[] = {{"T", "bf16"},     {"BLOCK_M", "64"},  {"BLOCK_N", "64"},
-                              {"BLOCK_K", "64"}, {"num_warps", "8"}, {"matrix_instr_nonkdim", "32"}};
-static const Define clean[] = {{"T", "f16"}, {"BLOCK_M", "64"}, {"BLOCK_N", "64"}, {"BLOCK_K", "64"}, {"num_warps", "4"}};
+static const Define second[] = {{"T", "bf16"}, {"BLOCK_M", "64"}, {"BLOCK_N", "256"}, {"BLOCK_K", "128"}, {"num_warps", "4"}};
+static const Define clean[] = {{"T", "f16"}, {"BLOCK_M", "64"}, {"BLOCK_N", "64"}, {"BLOCK_K", "32"}, {"num_warps", "4"}};
 
 /* The report of `symbol` in the set's code object `bin`; NULL where it is not there. */
 static const KernelReport *find(Arena *a, const VariantSet *vs, int bin, const char *symbol)
@@ -48,7 +49,7 @@ static void run(rk_ctx *ctx, const CompileSetup *cs, const Define *defs, int n, 
     v[at] = (Variant){.kernel = "matmul", .index = at, .defs = defs, .ndefs = n, .label = "retried"};
     v[1 - at] = (Variant){.kernel = "matmul", .index = 1 - at, .defs = clean, .ndefs = 5, .label = "clean"};
     VariantSet vs = {.cs = cs, .v = v, .n = 2, .threads = 2, .group_max = group_max, .link_all = link_all,
-                     .lds_limit = 65536, .out = &a};
+                     .lds_limit = target_find(cs->target)->lds_bytes, .out = &a};
     rk_status bst = variants_build(ctx, &vs);
     CHECK(bst == RK_OK);
     if (bst)
@@ -97,8 +98,12 @@ int main(void)
     cs.kernel = "matmul";
     run(ctx, &cs, short_waves, 5, 1, false, 4, 1, 1, false);
     run(ctx, &cs, short_waves, 5, 1, false, 4, 0, 0, true);
-    run(ctx, &cs, both, 6, 2, true, 8, 0, 2, false);
-    run(ctx, &cs, both, 6, 2, true, 8, 1, 0, true);
+    co.target = "gfx950";
+    co.assume = "a<2G b<2G c<2G";
+    CHECK(compile_setup(ctx, src, len, &co, &cs) == RK_OK);
+    cs.kernel = "matmul";
+    run(ctx, &cs, second, 5, 2, true, 0, 0, 2, false);
+    run(ctx, &cs, second, 5, 2, true, 0, 1, 0, true);
     rk_ctx_destroy(ctx);
     free(src);
     return api_finish("test_variants_frugal");
