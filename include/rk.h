@@ -573,8 +573,8 @@ RK_API rk_status rk_kernel_advise(rk_ctx *ctx, rk_kernel *kernel, const uint32_t
 /* Counters of a context since its creation, for tests and tools. */
 typedef struct rk_stats {
     uint64_t compiles;     /* runs of the compiler over a source: one per rk_compile that missed the
-                              cache, one per autotune config compiled (two where an AMDGPU config
-                              that lost to its registers is compiled again), one per kernel
+                              cache, one per autotune config compiled (and one per retry round
+                              of an AMDGPU config that lost to its registers), one per kernel
                               description */
     uint64_t cache_hits;   /* compile and autotune cache entries used */
     uint64_t cache_misses; /* lookups that found no usable entry (absent, stale, corrupt) */
