@@ -621,7 +621,7 @@ static Batch *retry_round(Shared *sh, Worker *ws, int nthreads, Batch *main, con
     int kept = 0;
     for (int t = 0; t < nc && !sh->oom; t++) {
         Variant *f = &tb->v[t], *v = &main->v[tb->of[t]];
-        if (f->state != VAR_OK || !f->have_regs || !driver_frugal_better(tg, &v->regs, &f->regs))
+        if (f->state != VAR_OK || !f->have_regs || !driver_retry_better(tg, &v->regs, &f->regs))
             continue;
         f->retried = round;
         *v = *f; /* its description, spills and registers are the second code's */

@@ -383,14 +383,16 @@ static bool compiled_as(const KernelRetry *at, const KernelRetry *want, int n)
 /* The code of lir's kernels, each kernel compiled again where its first code lost to its registers
  * and a later one did better (driver_frugal.c). A first attempt; then, for the kernels that spilled
  * or lost waves to their VGPRs, up to three rounds (driver_retry_plan): a kernel a few VGPRs short of
- * its next occupancy step (driver_next_waves) compiled for those waves, its lowering's choices kept;
- * one whose lowering spent VGPRs for cycles (LowerResult.spends) lowered frugally; both at once. A
+ * its next occupancy step (driver_next_waves) compiled as if it asked for those waves (waves_per_eu's
+ * register caps in the lowering, LLVM's amdgpu-waves-per-eu); one whose lowering spent VGPRs for
+ * cycles (LowerResult.spends) lowered frugally; both at once. A
  * kernel takes part in rounds until one does better for it; the first two each help kernels the
  * other does not (bench/vs_triton's 32x32x64 w4 k32 keeps its spread map at 8 waves for them, 321
  * cycles against the frugal 352; gfx950 64x256x128 w4 k16 gets 2 only frugally). Each kernel keeps
- * its best code (fewer VGPRs spilled, or as many and more waves); where no attempt compiled all of
- * them so, one more does; where a retry fails, its diagnostics are taken back and what came before
- * stands. AMDGPU code objects only, from the assembly on;
+ * its best code (fewer VGPRs spilled, or as many and more waves); a round compiles the kernels that
+ * take no part as chosen so far, and where no attempt compiled all of them as chosen, one more does.
+ * Where a retry fails, its diagnostics are taken back and the rounds stop; where that joined compile
+ * fails, the first code stands. AMDGPU code objects only, from the assembly on;
  * `--emit=llvm` shows the first lowering (the choice needs the machine code). Autotuned variants are
  * lowered to LLVM IR here and make the same choice in compiler/api/variants.c, which asks for the
  * second lowering with DriverOptions.frugal and min_waves (every kernel so, no retry). The dumps of
@@ -406,10 +408,10 @@ static bool generate_best(Arena *a, Diags *diags, const DriverOptions *o, Driver
     enum { FIRST, LAST_ROUND = DRIVER_RETRY_ROUNDS, JOINED, NATTEMPTS };
     KernelRetry *kr[NATTEMPTS], *want = ARENA_ARRAY(a, KernelRetry, (size_t)n + 1);
     int *pick = ARENA_ARRAY(a, int, (size_t)n + 1), *waves = ARENA_ARRAY(a, int, (size_t)n + 1);
-    bool *spends = ARENA_ARRAY(a, bool, (size_t)n + 1);
+    bool *spends = ARENA_ARRAY(a, bool, (size_t)n + 1), *takes = ARENA_ARRAY(a, bool, (size_t)n + 1);
     DriverResult base = *out;
     DriverKernel *base_kernels = ARENA_ARRAY(a, DriverKernel, (size_t)out->nkernels + 1);
-    bool mem = want && pick && waves && spends && base_kernels;
+    bool mem = want && pick && waves && spends && takes && base_kernels;
     for (int t = 0; t < NATTEMPTS; t++)
         mem = mem && (kr[t] = ARENA_ARRAY(a, KernelRetry, (size_t)n + 1)) != NULL;
     if (!mem) {
@@ -432,10 +434,15 @@ static bool generate_best(Arena *a, Diags *diags, const DriverOptions *o, Driver
         spends[i] = f && spent(&at[FIRST], out->nkernels, lir->funcs[i]->name) && driver_register_bound(tg, f);
     }
     for (int round = 1; ok && retry && round <= LAST_ROUND; round++) {
+        /* the kernels that take part, and the others as chosen so far (so that the last round
+         * mostly compiles every kernel as chosen, and no joined compile is needed) */
         int tried = 0;
         for (int i = 0; i < n; i++) {
             KernelRetry *k = &kr[round][i];
-            tried += pick[i] == FIRST && driver_retry_plan(round, spends[i], waves[i], &k->frugal, &k->min_waves);
+            takes[i] = pick[i] == FIRST && driver_retry_plan(round, spends[i], waves[i], &k->frugal, &k->min_waves);
+            if (!takes[i])
+                *k = want[i];
+            tried += takes[i];
         }
         if (!tried)
             continue;
@@ -448,7 +455,7 @@ static bool generate_best(Arena *a, Diags *diags, const DriverOptions *o, Driver
         for (int i = 0; i < n; i++) {
             const RegFacts *fb = facts_of(&at[pick[i]], lir->funcs[i]->name);
             const RegFacts *fr = facts_of(&at[round], lir->funcs[i]->name);
-            if ((kr[round][i].frugal || kr[round][i].min_waves > 0) && fb && fr && driver_frugal_better(tg, fb, fr)) {
+            if (takes[i] && fb && fr && driver_retry_better(tg, fb, fr)) {
                 pick[i] = round;
                 want[i] = kr[round][i];
             }

@@ -42,10 +42,11 @@ typedef struct DriverOptions {
     bool confine_imports; /* imports only from inside incdirs and stdlib_dir (untrusted source) */
     bool remarks;         /* collect performance remarks (DriverResult.remarks) */
     bool tir_input;       /* source is tile IR text (rkc -x tir): parsed and verified, then `passes` */
-    bool frugal;          /* every kernel lowered frugally (LowerOptions.frugal), and with */
-    int min_waves;        /* > 0: LLVM asked for this many waves (LowerOptions.min_waves), not only
-                             where the first code lost to its registers: an autotuned variant's
-                             second lowering (compiler/api/variants.c) */
+    /* every kernel lowered frugally (LowerOptions.frugal) and, where min_waves > 0, as if it asked for
+     * that many waves (LowerOptions.min_waves), with no retry of its own: an autotuned variant's
+     * second compile (compiler/api/variants.c) */
+    bool frugal;
+    int min_waves;
     const char *passes;   /* with tir_input: pass names, comma-separated (pass_table.c), or NULL for none */
     /* IR dumps: the RK_DUMP_IR value ("1", "all" or a list of stages such as "tir,llvm"), RK_DUMP_DIR,
      * and a sink for dumps that are not written to files (NULL: keep them in DriverResult.dumps). */
@@ -113,13 +114,13 @@ bool driver_register_bound(const struct Target *t, const RegFacts *f);
 /* The waves a SIMD of the next occupancy step a code without spills would take with a few VGPRs
  * fewer (at most a tenth fewer), where its VGPRs limit its waves; 0 where there is none. */
 int driver_next_waves(const struct Target *t, const RegFacts *f);
-/* The retries of a kernel whose code lost to its registers, one a round (1, 2, ...): compiled for the
- * `waves` of its next occupancy step alone (0: none near), the lowering's choices kept; frugally where
- * its lowering spent VGPRs for cycles (`spends`); both at once. False where round `round` has none
+/* The retries of a kernel whose code lost to its registers, one a round (1, 2, ...): compiled as if it
+ * asked for the `waves` of its next occupancy step (0: none near), its lowering otherwise as it was;
+ * frugally where its lowering spent VGPRs for cycles (`spends`); both at once. False where round `round` has none
  * for it; else *frugal and *min_waves say how (LowerOptions). */
 enum { DRIVER_RETRY_ROUNDS = 3 };
 bool driver_retry_plan(int round, bool spends, int waves, bool *frugal, int *min_waves);
 /* The second code spills fewer VGPRs, or as many and runs more waves a SIMD. */
-bool driver_frugal_better(const struct Target *t, const RegFacts *first, const RegFacts *frugal);
+bool driver_retry_better(const struct Target *t, const RegFacts *first, const RegFacts *frugal);
 
 #endif

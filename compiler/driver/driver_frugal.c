@@ -144,7 +144,7 @@ bool driver_retry_plan(int round, bool spends, int waves, bool *frugal, int *min
     return true;
 }
 
-bool driver_frugal_better(const Target *t, const RegFacts *first, const RegFacts *frugal)
+bool driver_retry_better(const Target *t, const RegFacts *first, const RegFacts *frugal)
 {
     if (frugal->spills != first->spills)
         return frugal->spills < first->spills;

@@ -27,8 +27,9 @@ typedef struct LowerOptions {
                            maps by their clocks, k steps in pairs, reading further ahead, rows carried
                            for the LDS queue) takes its frugal side; the driver asks for it where the
                            first code spilled or lost waves to its VGPRs (driver_frugal.c) */
-    int min_waves;      /* > 0: LLVM is asked for at least this many waves a SIMD where the kernel does
-                           not say (amdgpu-waves-per-eu): the driver's retry of a kernel a few VGPRs
+    int min_waves;      /* > 0: lowered as if the kernel asked for this many waves a SIMD where it does
+                           not say (waves_per_eu: the lowering's register caps, lower_waves_asked, and
+                           LLVM's amdgpu-waves-per-eu): the driver's retry of a kernel a few VGPRs
                            short of its next occupancy step (driver_frugal.c) */
 } LowerOptions;
 
