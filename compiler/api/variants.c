@@ -645,6 +645,13 @@ static void retry_registers(Shared *sh, Worker *ws, int nthreads, Batch *main, B
         rounds[r] = NULL;
     if (!tg || tg->codegen->link != LINK_CODE_OBJECT || report_occupancy_for(tg->cpu, 0, 0, 0, 64, NULL) <= 0)
         return;
+    int wanted = 0, mw;
+    bool fr;
+    for (int i = 0; i < main->n; i++)
+        for (int r = 1; r <= DRIVER_RETRY_ROUNDS; r++)
+            wanted += retry_plan(tg, &main->v[i], r, &fr, &mw);
+    if (wanted == 0 || main->ngroups == 0)
+        return; /* nothing to retry (no groups: no variant compiled, a file without kernels say) */
     bool again = vs->link_all && single_image(vs->cs->target);
     for (int g = 0; g < main->ngroups && again; g++)
         if (!main->groups[g].bin)
