@@ -432,8 +432,8 @@ static void read_spills(Worker *w, const int *members, int n, const void *bin, s
                 v->vgpr_spills = kr->vgpr_spills;
                 v->sgpr_spills = kr->sgpr_spills;
                 v->scratch_bytes = kr->scratch_bytes;
-                v->regs = (RegFacts){v->symbol, kr->vgprs_total, kr->sgprs, kr->lds_bytes, kr->vgpr_spills,
-                                     kr->workgroup_size};
+                v->regs = driver_reg_facts_of(kr);
+                v->regs.name = v->symbol;
                 v->have_regs = true;
             }
     }

@@ -108,6 +108,9 @@ typedef struct RegFacts {
     int vgprs, sgprs, lds, spills, block; /* .vgpr_count, .sgpr_count, LDS bytes, VGPRs spilled, work-items */
 } RegFacts;
 int driver_reg_facts(Arena *a, const void *binary, size_t size, const char *asm_text, RegFacts **out);
+struct KernelReport;
+/* One kernel's facts from its code object report (compiler/target/amdgpu/report.h). */
+RegFacts driver_reg_facts_of(const struct KernelReport *kr);
 struct Target;
 /* Spilled VGPRs, or fewer waves a SIMD than without its VGPRs (its LDS, workgroup and SGPRs the rest). */
 bool driver_register_bound(const struct Target *t, const RegFacts *f);

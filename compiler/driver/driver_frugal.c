@@ -83,6 +83,11 @@ static int facts_of_asm(Arena *a, const char *text, RegFacts **out)
     return n;
 }
 
+RegFacts driver_reg_facts_of(const KernelReport *kr)
+{
+    return (RegFacts){kr->name, kr->vgprs_total, kr->sgprs, kr->lds_bytes, kr->vgpr_spills, kr->workgroup_size};
+}
+
 int driver_reg_facts(Arena *a, const void *binary, size_t size, const char *asm_text, RegFacts **out)
 {
     *out = NULL;
@@ -95,10 +100,8 @@ int driver_reg_facts(Arena *a, const void *binary, size_t size, const char *asm_
     RegFacts *f = ARENA_ARRAY(a, RegFacts, (size_t)rep.nkernels + 1);
     if (!f)
         return 0;
-    for (int k = 0; k < rep.nkernels; k++) {
-        const KernelReport *kr = &rep.kernels[k];
-        f[k] = (RegFacts){kr->name, kr->vgprs_total, kr->sgprs, kr->lds_bytes, kr->vgpr_spills, kr->workgroup_size};
-    }
+    for (int k = 0; k < rep.nkernels; k++)
+        f[k] = driver_reg_facts_of(&rep.kernels[k]);
     *out = f;
     return rep.nkernels;
 }
