@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "compiler/sema/sema.h"
+#include "support/files.h"
 
 static double clock_ms(clockid_t id)
 {
@@ -37,20 +38,8 @@ static double median(double *v, int n)
 
 static char *read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
+    int err;
+    return rt_read_file(path, (size_t)1 << 30, len, &err);
 }
 
 enum { MAX_RUNS = 1000 };

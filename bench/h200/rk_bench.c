@@ -42,6 +42,7 @@
 
 #include "rk.h"
 #include "tests/device/prebuilt.h"
+#include "support/files.h"
 
 enum { MAX_VARIANTS = 32, MAX_GROUPS = 16, MAX_RUNS = 1000, MAX_ARGS = 12 };
 
@@ -747,17 +748,9 @@ static void bench_attention(void)
 
 static char *read_text(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = xmalloc((size_t)n + 1);
-    size_t got = fread(buf, 1, (size_t)n, f);
-    fclose(f);
-    buf[got] = 0;
-    return buf;
+    size_t len;
+    int err;
+    return rt_read_file(path, (size_t)1 << 30, &len, &err);
 }
 
 static void bench_launch(void)

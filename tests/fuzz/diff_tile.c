@@ -45,6 +45,7 @@
 
 #include "tests/fuzz/gen_tile.h"
 #include "tests/run/harness.h"
+#include "support/files.h"
 
 static const char *const DEVS[NDEV] = {"interp", "emu"};
 
@@ -505,17 +506,9 @@ static bool run_generated(uint64_t seed)
 
 static char *read_file(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    size_t got = fread(s, 1, (size_t)n, f);
-    s[got] = 0;
-    fclose(f);
-    return s;
+    size_t len;
+    int err;
+    return rt_read_file(path, (size_t)1 << 30, &len, &err);
 }
 
 static bool run_file(const char *path)

@@ -32,6 +32,7 @@
 
 #include "tests/device/prebuilt.h"
 #include "tests/run/harness.h"
+#include "support/files.h"
 
 static const char *DEV_NAME[NDEV] = {"interp", "emu"}; /* DEV_EMU: --device */
 static const char *save_dir, *load_dir;            /* --save, --load */
@@ -534,22 +535,8 @@ static void on_print(void *ud, const char *line)
 #ifndef RK_RUN_NO_COMPILER /* only compile_case reads kernels */
 static char *read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (fread(s, 1, (size_t)n, f) != (size_t)n) {
-        free(s);
-        fclose(f);
-        return NULL;
-    }
-    s[n] = 0;
-    fclose(f);
-    *len = (size_t)n;
-    return s;
+    int err;
+    return rt_read_file(path, (size_t)1 << 30, len, &err);
 }
 #endif
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "rk.h"
+#include "support/files.h"
 
 static int api_checks, api_fails;
 
@@ -39,22 +40,8 @@ static int api_checks, api_fails;
 /* A whole file, NUL-terminated (free it); NULL where it cannot be read. */
 static inline char *read_all(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    if (b)
-        b[n] = 0;
-    *len = (size_t)n;
-    return b;
+    int err;
+    return rt_read_file(path, (size_t)1 << 30, len, &err);
 }
 
 static inline int api_finish(const char *name)

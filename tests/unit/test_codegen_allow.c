@@ -28,22 +28,15 @@
 
 
 #include "tests/unit/check.h"
+#include "support/files.h"
 
 #define DATA "tests/data/codegen/"
 
 static char *slurp(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    size_t got = fread(b, 1, (size_t)n, f);
-    fclose(f);
-    b[got] = 0;
-    return b;
+    size_t len;
+    int err;
+    return rt_read_file(path, (size_t)1 << 30, &len, &err);
 }
 
 typedef struct Chunk {
