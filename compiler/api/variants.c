@@ -233,6 +233,7 @@ static void lower_variant(Worker *w, int i)
     cx->opts.kernel = v->kernel;
     cx->opts.frugal = v->frugal;
     cx->opts.min_waves = v->min_waves;
+    cx->opts.deep_drain = v->deep_drain;
     bool ok = compile_session_run(cx, ca, sh->ctx, STAGE_LLVM, v->symbol);
     bump(sh, &sh->compiles, 1);
     const Diags *diags = &cx->diags;
@@ -283,6 +284,7 @@ static void lower_variant(Worker *w, int i)
             sh->b->irlens[i] = len;
             sh->b->oldsyms[i] = arena_strdup(&w->a, dk->symbol);
             v->spends = dk->spends_regs;
+            v->drain_capped = dk->drain_capped;
             v->asks_waves = m->opts.waves_per_eu > 0;
         }
     }
@@ -578,13 +580,13 @@ static Batch *batch_new(Arena *a, Variant *v, int n, bool retry)
  * VGPRs; both at once; each variant until a round does better for it. Each round's variants are
  * generated apart, and each keeps the second code where it spills fewer VGPRs, or as many and runs
  * more waves. */
-static bool retry_plan(const Target *tg, const Variant *v, int round, bool *frugal, int *min_waves)
+static bool retry_plan(const Target *tg, const Variant *v, int round, bool *frugal, int *min_waves, bool *deep)
 {
     if (v->state != VAR_OK || !v->have_regs || v->retried)
         return false;
     int waves = v->asks_waves ? 0 : driver_next_waves(tg, &v->regs);
     bool spends = v->spends && driver_register_bound(tg, &v->regs);
-    return driver_retry_plan(round, spends, waves, frugal, min_waves);
+    return driver_retry_plan(round, spends, waves, v->drain_capped, frugal, min_waves, deep);
 }
 
 /* One round: its variants compiled and generated as a batch of their own; the kept ones take their
@@ -594,9 +596,9 @@ static Batch *retry_round(Shared *sh, Worker *ws, int nthreads, Batch *main, con
 {
     VariantSet *vs = sh->vs;
     int nc = 0, mw;
-    bool fr;
+    bool fr, dd;
     for (int i = 0; i < main->n; i++)
-        nc += retry_plan(tg, &main->v[i], round, &fr, &mw);
+        nc += retry_plan(tg, &main->v[i], round, &fr, &mw, &dd);
     if (nc == 0)
         return NULL;
     Batch *tb = batch_new(vs->out, ARENA_ARRAY(vs->out, Variant, nc + 1), nc, true);
@@ -606,12 +608,12 @@ static Batch *retry_round(Shared *sh, Worker *ws, int nthreads, Batch *main, con
     }
     for (int i = 0, t = 0; i < main->n; i++) {
         const Variant *v = &main->v[i];
-        if (!retry_plan(tg, v, round, &fr, &mw))
+        if (!retry_plan(tg, v, round, &fr, &mw, &dd))
             continue;
         tb->of[t] = i;
         tb->v[t++] = (Variant){.kernel = v->kernel, .index = v->index, .defs = v->defs, .ndefs = v->ndefs,
                                .label = v->label, .assume = v->assume, .spec = v->spec, .frugal = fr,
-                               .min_waves = mw};
+                               .min_waves = mw, .deep_drain = dd};
     }
     sh->b = tb;
     run_pool(sh, ws, nthreads, nc, lower_variant);
@@ -621,7 +623,7 @@ static Batch *retry_round(Shared *sh, Worker *ws, int nthreads, Batch *main, con
     int kept = 0;
     for (int t = 0; t < nc && !sh->oom; t++) {
         Variant *f = &tb->v[t], *v = &main->v[tb->of[t]];
-        if (f->state != VAR_OK || !f->have_regs || !driver_retry_better(tg, &v->regs, &f->regs))
+        if (f->state != VAR_OK || !f->have_regs || !driver_retry_better(tg, &v->regs, &f->regs, f->deep_drain))
             continue;
         f->retried = round;
         *v = *f; /* its description, spills and registers are the second code's */
@@ -646,10 +648,10 @@ static void retry_registers(Shared *sh, Worker *ws, int nthreads, Batch *main, B
     if (!tg || tg->codegen->link != LINK_CODE_OBJECT || report_occupancy_for(tg->cpu, 0, 0, 0, 64, NULL) <= 0)
         return;
     int wanted = 0, mw;
-    bool fr;
+    bool fr, dd;
     for (int i = 0; i < main->n; i++)
         for (int r = 1; r <= DRIVER_RETRY_ROUNDS; r++)
-            wanted += retry_plan(tg, &main->v[i], r, &fr, &mw);
+            wanted += retry_plan(tg, &main->v[i], r, &fr, &mw, &dd);
     if (wanted == 0 || main->ngroups == 0)
         return; /* nothing to retry (no groups: no variant compiled, a file without kernels say) */
     bool again = vs->link_all && single_image(vs->cs->target);

@@ -48,6 +48,7 @@ typedef struct Variant {
     int spec;                /* > 0: a specialisation's variant, symbol kernel__s<spec>c<index> */
     bool frugal;             /* lowered frugally (DriverOptions.frugal) */
     int min_waves;           /* > 0: compiled for this many waves a SIMD (DriverOptions.min_waves) */
+    bool deep_drain;         /* its dots read as far ahead as their drains want (DriverOptions.deep_drain) */
     /* out */
     VariantState state;
     rk_status st;            /* VAR_FAILED: RK_ECOMPILE, RK_EINTERNAL or RK_ENOMEM */
@@ -61,6 +62,7 @@ typedef struct Variant {
     int retried;             /* > 0: its code is the second compile's of that retry round (variants.c's
                                 phase 3) */
     bool spends;             /* its lowering spent VGPRs for cycles: a frugal one would differ */
+    bool drain_capped;       /* a dot's drain read-ahead stopped at its cap: a deep_drain one would differ */
     bool asks_waves;         /* the config says waves_per_eu */
     bool have_regs;          /* AMDGPU: regs is what its code came to in registers */
     RegFacts regs;

@@ -62,6 +62,7 @@ bool driver_lower_kernel(Arena *a, Diags *diags, const LowerOptions *lopt, Func 
             out->kernels[k].tma = lr.tma ? arena_strdup(a, lr.tma) : NULL;
             out->kernels[k].block = lr.block;
             out->kernels[k].spends_regs = lr.spends;
+            out->kernels[k].drain_capped = lr.drain_capped;
         }
     return ok;
 }
@@ -195,13 +196,36 @@ static const char *func_text(Arena *a, Func *f)
     return tir_print_func(a, f, 0);
 }
 
+/* The code object a retry judges an attempt by (driver_reg_facts), and whether it needs the loop
+ * model's cycles: where a kernel's drain read-ahead stopped at its cap, or was lowered past it. */
+typedef struct JudgedCode {
+    const void *code; /* the linked code object, or the relocatable object; NULL: the assembly's text */
+    size_t size;
+    bool cycles;
+} JudgedCode;
+
+static bool wants_cycles(const DriverResult *out, const KernelRetry *retry, int n)
+{
+    for (int k = 0; k < out->nkernels; k++)
+        if (out->kernels[k].drain_capped)
+            return true;
+    for (int i = 0; retry && i < n; i++)
+        if (retry[i].deep_drain)
+            return true;
+    return false;
+}
+
 /* One lowering and code generation of lir's kernels into out (retry[i]: kernel i lowered with
- * LowerOptions.frugal and min_waves as it says; NULL: neither): out->text or out->binary as `stop` asks, and the texts an IR dump
- * of the LLVM IR or assembly wants in *llvm_text and *asm_text (generate_best dumps the chosen ones). */
+ * LowerOptions.frugal, min_waves and deep_drain as it says; NULL: none): out->text or out->binary as
+ * `stop` asks, and the texts an IR dump of the LLVM IR or assembly wants in *llvm_text and *asm_text
+ * (generate_best dumps the chosen ones). judged (NULL: not wanted): what a retry judges the attempt
+ * by; where it needs the loop model, a code object is linked at the assembly and object stages too. */
 static bool generate(Arena *a, Diags *diags, const DriverOptions *o, DriverResult *out, Module *lir,
                      const char *target, const Target *tg, const char *fname, Stage stop,
-                     const KernelRetry *retry, const char **llvm_text, const char **asm_text)
+                     const KernelRetry *retry, const char **llvm_text, const char **asm_text, JudgedCode *judged)
 {
+    if (judged)
+        *judged = (JudgedCode){NULL, 0, false};
     /* a code object of several AMDGPU kernels: each kernel in a module of its own, compiled on
      * threads side by side (driver_kernels.c) and merged, unless an IR dump wants the whole module */
     if (stop == STAGE_BIN && tg && tg->codegen->link == LINK_CODE_OBJECT && lir->nfuncs > 1 && !dump_wanted(o, "llvm") &&
@@ -209,6 +233,8 @@ static bool generate(Arena *a, Diags *diags, const DriverOptions *o, DriverResul
         int threads = driver_codegen_threads(lir->nfuncs);
         if (threads > 1) {
             int r = driver_kernels_parallel(a, diags, o, target, lir, threads, retry, out);
+            if (r == 1 && judged)
+                *judged = (JudgedCode){out->binary, out->size, wants_cycles(out, retry, lir->nfuncs)};
             if (r >= 0)
                 return r == 1;
         }
@@ -235,11 +261,12 @@ static bool generate(Arena *a, Diags *diags, const DriverOptions *o, DriverResul
         }
         a->oom = &g->oom;
     }
-    LowerOptions lopt = {tg, false, o->remarks, false, 0};
+    LowerOptions lopt = {tg, false, o->remarks, false, 0, false};
     bool ok = true;
     for (int i = 0; i < lir->nfuncs && ok; i++) {
         lopt.frugal = retry && retry[i].frugal;
         lopt.min_waves = retry ? retry[i].min_waves : 0;
+        lopt.deep_drain = retry && retry[i].deep_drain;
         ok = driver_lower_kernel(a, diags, &lopt, lir->funcs[i], mod, out);
     }
     /* verified here only when LLVM stops at the IR: codegen_module verifies before its first
@@ -272,6 +299,9 @@ static bool generate(Arena *a, Diags *diags, const DriverOptions *o, DriverResul
         unsigned want = stop == STAGE_ASM ? CG_WANT_ASM : stop == STAGE_OBJ ? CG_WANT_OBJ : CG_WANT_BINARY;
         if (dump_wanted(o, "asm"))
             want |= CG_WANT_ASM;
+        bool cycles = judged && wants_cycles(out, retry, lir->nfuncs);
+        if (cycles)
+            want |= CG_WANT_BINARY; /* the loop model reads a linked code object */
         CodegenResult cr;
         const char *err = NULL;
         CgStatus st = tg ? codegen_module(tg, mod, o->opt_level, want, a, &cr, &err) : CG_ERR_USAGE;
@@ -287,6 +317,10 @@ static bool generate(Arena *a, Diags *diags, const DriverOptions *o, DriverResul
             out->cpu_codegen = cr.c_codegen_ms;
             out->cpu_link = cr.c_link_ms;
             *asm_text = cr.asm_text;
+            if (judged)
+                *judged = cycles || stop == STAGE_BIN ? (JudgedCode){cr.binary, cr.binary_size, cycles}
+                          : stop == STAGE_OBJ         ? (JudgedCode){cr.obj, cr.obj_size, false}
+                                                      : (JudgedCode){NULL, 0, false};
             if (stop == STAGE_ASM) {
                 out->text = cr.asm_text;
             } else if (stop == STAGE_OBJ) {
@@ -331,7 +365,9 @@ static bool attempt(Arena *a, Diags *diags, const DriverOptions *o, DriverResult
         memcpy(out->kernels, base_kernels, sizeof *out->kernels * (size_t)out->nkernels);
     at->llvm_text = at->asm_text = NULL;
     at->nfacts = 0;
-    bool ok = generate(a, diags, o, out, lir, target, tg, fname, stop, retry, &at->llvm_text, &at->asm_text);
+    JudgedCode jc;
+    bool ok = generate(a, diags, o, out, lir, target, tg, fname, stop, retry, &at->llvm_text, &at->asm_text,
+                       facts ? &jc : NULL);
     at->out = *out;
     at->kernels = ARENA_ARRAY(a, DriverKernel, (size_t)out->nkernels + 1);
     if (!at->kernels) {
@@ -340,9 +376,10 @@ static bool attempt(Arena *a, Diags *diags, const DriverOptions *o, DriverResult
     }
     if (out->nkernels)
         memcpy(at->kernels, out->kernels, sizeof *out->kernels * (size_t)out->nkernels);
-    /* the code object's metadata (an object's note is the one the link keeps), or the assembly's */
+    /* the code object's metadata (an object's note is the one the link keeps), or the assembly's; the
+     * loop model's cycles from a linked code object */
     if (ok && facts)
-        at->nfacts = driver_reg_facts(a, stop == STAGE_ASM ? NULL : out->binary, out->size, at->asm_text, &at->facts);
+        at->nfacts = driver_reg_facts(a, jc.code, jc.size, at->asm_text, jc.cycles, &at->facts);
     return ok;
 }
 
@@ -354,12 +391,12 @@ static const RegFacts *facts_of(const Attempt *at, const char *name)
     return NULL;
 }
 
-static bool spent(const Attempt *at, int nkernels, const char *name)
+static const DriverKernel *kernel_of(const Attempt *at, int nkernels, const char *name)
 {
     for (int k = 0; k < nkernels; k++)
         if (strcmp(at->kernels[k].symbol, name) == 0)
-            return at->kernels[k].spends_regs;
-    return false;
+            return &at->kernels[k];
+    return NULL;
 }
 
 /* A retry failed: its diagnostics are taken back, and the first attempt, which succeeded, stands (a
@@ -375,43 +412,50 @@ static int take_back(Diags *diags, int n, int nerrors)
 static bool compiled_as(const KernelRetry *at, const KernelRetry *want, int n)
 {
     for (int i = 0; i < n; i++)
-        if (at[i].frugal != want[i].frugal || at[i].min_waves != want[i].min_waves)
+        if (at[i].frugal != want[i].frugal || at[i].min_waves != want[i].min_waves ||
+            at[i].deep_drain != want[i].deep_drain)
             return false;
     return true;
 }
 
 /* The code of lir's kernels, each kernel compiled again where its first code lost to its registers
- * and a later one did better (driver_frugal.c). A first attempt; then, for the kernels that spilled
- * or lost waves to their VGPRs, up to three rounds (driver_retry_plan): a kernel a few VGPRs short of
- * its next occupancy step (driver_next_waves) compiled as if it asked for those waves (waves_per_eu's
- * register caps in the lowering, LLVM's amdgpu-waves-per-eu); one whose lowering spent VGPRs for
- * cycles (LowerResult.spends) lowered frugally; both at once. A
+ * or a dot's drain read-ahead stopped at its cap, and a later one did better (driver_frugal.c). A
+ * first attempt; then, for the kernels that spilled or lost waves to their VGPRs, up to three rounds
+ * (driver_retry_plan): a kernel a few VGPRs short of its next occupancy step (driver_next_waves)
+ * compiled as if it asked for those waves (waves_per_eu's register caps in the lowering, LLVM's
+ * amdgpu-waves-per-eu); one whose lowering spent VGPRs for cycles (LowerResult.spends) lowered
+ * frugally; both at once. A kernel with none of those whose drain was capped
+ * (LowerResult.drain_capped) takes part in round 1 with the cap lifted (LowerOptions.deep_drain),
+ * judged by the loop model's cycles (JudgedCode: at the assembly and object stages such attempts
+ * link a code object too, so that `--emit=asm` shows the code the code object holds). A
  * kernel takes part in rounds until one does better for it; the first two each help kernels the
  * other does not (bench/vs_triton's 32x32x64 w4 k32 keeps its spread map at 8 waves for them, 321
  * cycles against the frugal 352; gfx950 64x256x128 w4 k16 gets 2 only frugally). Each kernel keeps
- * its best code (fewer VGPRs spilled, or as many and more waves); a round compiles the kernels that
- * take no part as chosen so far, and where no attempt compiled all of them as chosen, one more does.
- * Where a retry fails, its diagnostics are taken back and the rounds stop; where that joined compile
- * fails, the first code stands. AMDGPU code objects only, from the assembly on;
- * `--emit=llvm` shows the first lowering (the choice needs the machine code). Autotuned variants are
- * lowered to LLVM IR here and make the same choice in compiler/api/variants.c, which asks for the
- * second lowering with DriverOptions.frugal and min_waves (every kernel so, no retry). The dumps of
+ * its best code (fewer VGPRs spilled, or as many and more waves; for deep_drain, fewer cycles); a
+ * round compiles the kernels that take no part as chosen so far, and where no attempt compiled all of
+ * them as chosen, one more does. Where a retry fails, its diagnostics are taken back and the rounds
+ * stop; where that joined compile fails, the first code stands. AMDGPU code objects only, from the
+ * assembly on; `--emit=llvm` shows the first lowering (the choice needs the machine code). Autotuned
+ * variants are lowered to LLVM IR here and make the same choice in compiler/api/variants.c, which
+ * asks for the second lowering with DriverOptions.frugal, min_waves and deep_drain (every kernel so,
+ * no retry). The dumps of
  * the LLVM IR and assembly are the chosen attempt's (a failed first attempt's LLVM IR too); the
  * timings are all attempts'. */
 static bool generate_best(Arena *a, Diags *diags, const DriverOptions *o, DriverResult *out, Module *lir,
                           const char *target, const Target *tg, const char *fname, Stage stop)
 {
     int n = lir->nfuncs;
-    bool given = o->frugal || o->min_waves > 0;
+    bool given = o->frugal || o->min_waves > 0 || o->deep_drain;
     bool retry = tg && tg->codegen->link == LINK_CODE_OBJECT && stop >= STAGE_ASM && n > 0 && !given &&
                  report_occupancy_for(tg->cpu, 0, 0, 0, 64, NULL) > 0;
     enum { FIRST, LAST_ROUND = DRIVER_RETRY_ROUNDS, JOINED, NATTEMPTS };
     KernelRetry *kr[NATTEMPTS], *want = ARENA_ARRAY(a, KernelRetry, (size_t)n + 1);
     int *pick = ARENA_ARRAY(a, int, (size_t)n + 1), *waves = ARENA_ARRAY(a, int, (size_t)n + 1);
     bool *spends = ARENA_ARRAY(a, bool, (size_t)n + 1), *takes = ARENA_ARRAY(a, bool, (size_t)n + 1);
+    bool *capped = ARENA_ARRAY(a, bool, (size_t)n + 1);
     DriverResult base = *out;
     DriverKernel *base_kernels = ARENA_ARRAY(a, DriverKernel, (size_t)out->nkernels + 1);
-    bool mem = want && pick && waves && spends && takes && base_kernels;
+    bool mem = want && pick && waves && spends && takes && capped && base_kernels;
     for (int t = 0; t < NATTEMPTS; t++)
         mem = mem && (kr[t] = ARENA_ARRAY(a, KernelRetry, (size_t)n + 1)) != NULL;
     if (!mem) {
@@ -421,7 +465,7 @@ static bool generate_best(Arena *a, Diags *diags, const DriverOptions *o, Driver
     if (out->nkernels)
         memcpy(base_kernels, out->kernels, sizeof *out->kernels * (size_t)out->nkernels);
     for (int i = 0; given && i < n; i++)
-        kr[FIRST][i] = (KernelRetry){o->frugal, o->min_waves};
+        kr[FIRST][i] = (KernelRetry){o->frugal, o->min_waves, o->deep_drain};
     Attempt at[NATTEMPTS];
     bool done[NATTEMPTS] = {true};
     bool ok = attempt(a, diags, o, out, &base, base_kernels, lir, target, tg, fname, stop, given ? kr[FIRST] : NULL,
@@ -431,7 +475,9 @@ static bool generate_best(Arena *a, Diags *diags, const DriverOptions *o, Driver
         const RegFacts *f = facts_of(&at[FIRST], lir->funcs[i]->name);
         /* a few VGPRs short of more waves: compiled as if the kernel asked for them (waves_per_eu) */
         waves[i] = f && lir->funcs[i]->opts.waves_per_eu <= 0 ? driver_next_waves(tg, f) : 0;
-        spends[i] = f && spent(&at[FIRST], out->nkernels, lir->funcs[i]->name) && driver_register_bound(tg, f);
+        const DriverKernel *dk = kernel_of(&at[FIRST], out->nkernels, lir->funcs[i]->name);
+        spends[i] = f && dk && dk->spends_regs && driver_register_bound(tg, f);
+        capped[i] = f && dk && dk->drain_capped;
     }
     for (int round = 1; ok && retry && round <= LAST_ROUND; round++) {
         /* the kernels that take part, and the others as chosen so far (so that the last round
@@ -439,7 +485,8 @@ static bool generate_best(Arena *a, Diags *diags, const DriverOptions *o, Driver
         int tried = 0;
         for (int i = 0; i < n; i++) {
             KernelRetry *k = &kr[round][i];
-            takes[i] = pick[i] == FIRST && driver_retry_plan(round, spends[i], waves[i], &k->frugal, &k->min_waves);
+            takes[i] = pick[i] == FIRST && driver_retry_plan(round, spends[i], waves[i], capped[i], &k->frugal,
+                                                             &k->min_waves, &k->deep_drain);
             if (!takes[i])
                 *k = want[i];
             tried += takes[i];
@@ -455,7 +502,7 @@ static bool generate_best(Arena *a, Diags *diags, const DriverOptions *o, Driver
         for (int i = 0; i < n; i++) {
             const RegFacts *fb = facts_of(&at[pick[i]], lir->funcs[i]->name);
             const RegFacts *fr = facts_of(&at[round], lir->funcs[i]->name);
-            if (takes[i] && fb && fr && driver_retry_better(tg, fb, fr)) {
+            if (takes[i] && fb && fr && driver_retry_better(tg, fb, fr, kr[round][i].deep_drain)) {
                 pick[i] = round;
                 want[i] = kr[round][i];
             }

@@ -47,6 +47,8 @@ typedef struct DriverOptions {
      * second compile (compiler/api/variants.c) */
     bool frugal;
     int min_waves;
+    bool deep_drain; /* every kernel's dots read as far ahead as their drains want
+                        (LowerOptions.deep_drain), no retry of its own: a variant's second compile */
     const char *passes;   /* with tir_input: pass names, comma-separated (pass_table.c), or NULL for none */
     /* IR dumps: the RK_DUMP_IR value ("1", "all" or a list of stages such as "tir,llvm"), RK_DUMP_DIR,
      * and a sink for dumps that are not written to files (NULL: keep them in DriverResult.dumps). */
@@ -71,6 +73,8 @@ typedef struct DriverKernel {
     const char *work;     /* its FLOPs and bytes as formulas (compiler/report/work.h) */
     bool spends_regs;     /* its lowering spent VGPRs for cycles (LowerResult.spends): a frugal one
                              would differ (the driver's retry, driver_frugal.c) */
+    bool drain_capped;    /* a dot's drain read-ahead stopped at its cap (LowerResult.drain_capped):
+                             one lowered with LowerOptions.deep_drain would differ */
 } DriverKernel;
 
 typedef struct DriverResult {
@@ -101,13 +105,15 @@ const char *driver_stage_name(Stage s);
 bool driver_stage_available(const char *target, Stage s);
 
 /* driver_frugal.c: what a kernel's code came to in registers, from a code object (binary) or, where
- * binary is NULL, from the metadata of its assembly; the frugal retry's tests (the driver's, and
- * autotuned variants' in compiler/api/variants.c). */
+ * binary is NULL, from the metadata of its assembly; the retry's tests (the driver's, and autotuned
+ * variants' in compiler/api/variants.c). With `cycles`, and a binary, each kernel's loops through
+ * rk's loop model too (a disassembly: about 1.5 us an instruction). */
 typedef struct RegFacts {
     const char *name;
     int vgprs, sgprs, lds, spills, block; /* .vgpr_count, .sgpr_count, LDS bytes, VGPRs spilled, work-items */
+    int cycles; /* its loops' cycles an iteration by the loop model, summed; 0: not modelled */
 } RegFacts;
-int driver_reg_facts(Arena *a, const void *binary, size_t size, const char *asm_text, RegFacts **out);
+int driver_reg_facts(Arena *a, const void *binary, size_t size, const char *asm_text, bool cycles, RegFacts **out);
 struct KernelReport;
 /* One kernel's facts from its code object report (compiler/target/amdgpu/report.h). */
 RegFacts driver_reg_facts_of(const struct KernelReport *kr);
@@ -117,13 +123,18 @@ bool driver_register_bound(const struct Target *t, const RegFacts *f);
 /* The waves a SIMD of the next occupancy step a code without spills would take with a few VGPRs
  * fewer (at most a tenth fewer), where its VGPRs limit its waves; 0 where there is none. */
 int driver_next_waves(const struct Target *t, const RegFacts *f);
-/* The retries of a kernel whose code lost to its registers, one a round (1, 2, ...): compiled as if it
- * asked for the `waves` of its next occupancy step (0: none near), its lowering otherwise as it was;
- * frugally where its lowering spent VGPRs for cycles (`spends`); both at once. False where round `round` has none
- * for it; else *frugal and *min_waves say how (LowerOptions). */
+/* The retries of a kernel, one a round (1, 2, ...). Where its code lost to its registers: compiled as
+ * if it asked for the `waves` of its next occupancy step (0: none near), its lowering otherwise as it
+ * was; frugally where its lowering spent VGPRs for cycles (`spends`); both at once. Where it did not
+ * and a dot's drain read-ahead stopped at its cap (`capped`): with the cap lifted. False where round
+ * `round` has none for it; else *frugal, *min_waves and *deep_drain say how (LowerOptions). */
 enum { DRIVER_RETRY_ROUNDS = 3 };
-bool driver_retry_plan(int round, bool spends, int waves, bool *frugal, int *min_waves);
-/* The second code spills fewer VGPRs, or as many and runs more waves a SIMD. */
-bool driver_retry_better(const struct Target *t, const RegFacts *first, const RegFacts *frugal);
+bool driver_retry_plan(int round, bool spends, int waves, bool capped, bool *frugal, int *min_waves,
+                       bool *deep_drain);
+/* The second code spills fewer VGPRs, or as many and runs more waves a SIMD; a retry for cycles
+ * (deep_drain), no more spills, no fewer waves and its loops at least DRIVER_RETRY_GAIN percent
+ * faster by the loop model (RegFacts.cycles, both modelled). */
+enum { DRIVER_RETRY_GAIN = 1 };
+bool driver_retry_better(const struct Target *t, const RegFacts *first, const RegFacts *second, bool deep_drain);
 
 #endif

@@ -1,5 +1,6 @@
-/* driver_frugal.c: which kernels lost to their registers, and whether their second compile did
- * better (driver.c compiles them again with LowerOptions.frugal or min_waves).
+/* driver_frugal.c: which kernels lost to their registers, or stopped reading ahead at a cap, and
+ * whether their second compile did better (driver.c compiles them again with LowerOptions.frugal,
+ * min_waves or deep_drain).
  *
  * The lowering spends VGPRs to save cycles where its estimate says they are there (the LDS maps'
  * address registers, k steps read in pairs, fragments read further ahead, rows carried for the LDS
@@ -10,9 +11,15 @@
  * (driver_retry_plan): where a few VGPRs (at most a tenth) stand between it and its next occupancy
  * step, as if it asked for those waves (waves_per_eu: the lowering's register caps and LLVM's
  * amdgpu-waves-per-eu); where its lowering spent VGPRs, frugally; both at once. The second code is
- * kept where it spills less, or as much and runs more waves. The facts come from the code object's
- * metadata (compiler/target/amdgpu/report.h) or, for assembly, from the same metadata in its text
- * (`.amdgpu_metadata`). */
+ * kept where it spills less, or as much and runs more waves. A kernel with none of those retries whose
+ * dot stopped reading ahead for its drain at DRAIN_MAX_AHEAD steps (compiler/lower/lower_dot.c), where
+ * its registers allowed more, is compiled again with the cap lifted (LowerOptions.deep_drain): no
+ * figure of the dot tells where that pays, so the second code is kept where it spills no more, runs
+ * as many waves and its loops take at least DRIVER_RETRY_GAIN percent fewer cycles by rk's loop
+ * model (report_loop.c; the same model bench/vs_triton and bench/tile_sweep.py judge by). The facts
+ * come from the code object's metadata and, for the loop model, its disassembly
+ * (compiler/target/amdgpu/report.h) or, for assembly without a retry for cycles, from the same
+ * metadata in its text (`.amdgpu_metadata`). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,7 +58,7 @@ static int facts_of_asm(Arena *a, const char *text, RegFacts **out)
                     memcpy(g, f, sizeof *g * (size_t)n);
                 f = g;
             }
-            f[n++] = (RegFacts){"", 0, 0, 0, 0, 0};
+            f[n++] = (RegFacts){"", 0, 0, 0, 0, 0, 0};
             key = line + 4;
         } else if (strncmp(line, "    .", 5) == 0 && n) {
             key = line + 4;
@@ -85,17 +92,20 @@ static int facts_of_asm(Arena *a, const char *text, RegFacts **out)
 
 RegFacts driver_reg_facts_of(const KernelReport *kr)
 {
-    return (RegFacts){kr->name, kr->vgprs_total, kr->sgprs, kr->lds_bytes, kr->vgpr_spills, kr->workgroup_size};
+    int cycles = 0;
+    for (int l = 0; l < kr->nloops; l++)
+        cycles += kr->loops[l].cycles;
+    return (RegFacts){kr->name, kr->vgprs_total, kr->sgprs, kr->lds_bytes, kr->vgpr_spills, kr->workgroup_size, cycles};
 }
 
-int driver_reg_facts(Arena *a, const void *binary, size_t size, const char *asm_text, RegFacts **out)
+int driver_reg_facts(Arena *a, const void *binary, size_t size, const char *asm_text, bool cycles, RegFacts **out)
 {
     *out = NULL;
     if (!binary)
         return facts_of_asm(a, asm_text, out);
     CodeReport rep;
     const char *err = NULL;
-    if (report_code_object_meta(a, binary, size, &rep, &err) != 0)
+    if ((cycles ? report_code_object(a, binary, size, &rep, &err) : report_code_object_meta(a, binary, size, &rep, &err)) != 0)
         return 0;
     RegFacts *f = ARENA_ARRAY(a, RegFacts, (size_t)rep.nkernels + 1);
     if (!f)
@@ -127,29 +137,35 @@ int driver_next_waves(const Target *t, const RegFacts *f)
     return 0;
 }
 
-bool driver_retry_plan(int round, bool spends, int waves, bool *frugal, int *min_waves)
+bool driver_retry_plan(int round, bool spends, int waves, bool capped, bool *frugal, int *min_waves,
+                       bool *deep_drain)
 {
     struct {
-        bool frugal;
+        bool frugal, deep;
         int waves;
     } plans[3];
     int n = 0;
     if (waves > 0)
-        plans[n].frugal = false, plans[n++].waves = waves;
+        plans[n].frugal = false, plans[n].deep = false, plans[n++].waves = waves;
     if (spends)
-        plans[n].frugal = true, plans[n++].waves = 0;
+        plans[n].frugal = true, plans[n].deep = false, plans[n++].waves = 0;
     if (spends && waves > 0)
-        plans[n].frugal = true, plans[n++].waves = waves;
+        plans[n].frugal = true, plans[n].deep = false, plans[n++].waves = waves;
+    if (capped && n == 0) /* (reading further ahead spends registers: not where they are short) */
+        plans[n].frugal = false, plans[n].deep = true, plans[n++].waves = 0;
     if (round < 1 || round > n)
         return false;
     *frugal = plans[round - 1].frugal;
     *min_waves = plans[round - 1].waves;
+    *deep_drain = plans[round - 1].deep;
     return true;
 }
 
-bool driver_retry_better(const Target *t, const RegFacts *first, const RegFacts *frugal)
+bool driver_retry_better(const Target *t, const RegFacts *first, const RegFacts *second, bool deep_drain)
 {
-    if (frugal->spills != first->spills)
-        return frugal->spills < first->spills;
-    return waves(t, frugal, frugal->vgprs) > waves(t, first, first->vgprs);
+    int w1 = waves(t, first, first->vgprs), w2 = waves(t, second, second->vgprs);
+    if (!deep_drain)
+        return second->spills != first->spills ? second->spills < first->spills : w2 > w1;
+    return second->spills <= first->spills && w2 >= w1 && first->cycles > 0 && second->cycles > 0 &&
+           (int64_t)second->cycles * 100 <= (int64_t)first->cycles * (100 - DRIVER_RETRY_GAIN);
 }

@@ -19,10 +19,12 @@ double driver_now_ms(void);
  * most nkernels. */
 int driver_codegen_threads(int nkernels);
 
-/* How a kernel is compiled again where its first code lost to its registers (driver.c's retry). */
+/* How a kernel is compiled again where its first code lost to its registers or its dot's drain
+ * stopped at its cap (driver.c's retry). */
 typedef struct KernelRetry {
-    bool frugal;   /* LowerOptions.frugal */
-    int min_waves; /* LowerOptions.min_waves */
+    bool frugal;     /* LowerOptions.frugal */
+    int min_waves;   /* LowerOptions.min_waves */
+    bool deep_drain; /* LowerOptions.deep_drain */
 } KernelRetry;
 
 /* driver_kernels.c: the kernels of lir, each lowered into a module of its own, optimised and compiled

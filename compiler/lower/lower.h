@@ -31,6 +31,10 @@ typedef struct LowerOptions {
                            not say (waves_per_eu: the lowering's register caps, lower_waves_asked, and
                            LLVM's amdgpu-waves-per-eu): the driver's retry of a kernel a few VGPRs
                            short of its next occupancy step (driver_frugal.c) */
+    bool deep_drain;    /* a dot reads as far ahead as its drain wants (lower_dot.c), past
+                           DRAIN_MAX_AHEAD steps: the driver's retry of a kernel whose first lowering
+                           stopped there (LowerResult.drain_capped), kept where rk's loop model says
+                           it is faster (driver_frugal.c) */
 } LowerOptions;
 
 typedef struct LowerResult {
@@ -46,6 +50,9 @@ typedef struct LowerResult {
     bool spends; /* a choice spent VGPRs for cycles (an LDS map by its clocks or spread wider, k steps
                     in pairs, reading further ahead, rows carried for the queue): lowered with
                     LowerOptions.frugal, the kernel would differ */
+    bool drain_capped; /* a dot's read-ahead for its drain stopped at DRAIN_MAX_AHEAD steps, where
+                          its registers and loads allowed more: with LowerOptions.deep_drain, the
+                          kernel would differ */
 } LowerResult;
 
 /* Lowers one LIR kernel into `mod` (created by the caller in its own LLVMContext). Errors (an op or

@@ -1061,6 +1061,7 @@ static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const
     }
     out->lds_bytes = L->lds_bytes;
     out->spends = L->spends;
+    out->drain_capped = L->drain_capped;
     out->block = L->nw * L->wave;
     out->tma = tma_spec(L);
     out->remarks = L->remarks;

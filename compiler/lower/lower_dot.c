@@ -424,7 +424,13 @@ static void dot_mfma(Lower *L, Op *op)
      * w4 k32 2452 -> 2280, 128x128x64 w4 k16 1123 -> 1095, k32 1071 -> 1035; 256x256 k16's writes
      * drain under its rows already (reading ahead there would need 232 of 256 and spill). LLVM's
      * schedules of some smaller tiles came out slower: examples/matmul.tile's 128x128 w4 (masked on
-     * M and N) 1135 -> 1151, 64x128 w8 728 -> 750. */
+     * M and N) 1135 -> 1151, 64x128 w8 728 -> 750. At most DRAIN_MAX_AHEAD steps ahead unless
+     * LowerOptions.deep_drain: dots of one MFMA a step want more (128x64x128 w8 k32 2088 -> 1835
+     * cycles with the cap lifted, its writes under 6 MFMAs after their barrier instead of 1), but
+     * over bench/tile_sweep.py's configurations lifting it was as often slower as faster, and no
+     * figure of the dot told which (2026-12-07): where the cap stops it (LowerResult.drain_capped),
+     * the driver compiles the kernel again with it lifted and keeps the faster code by rk's loop
+     * model (driver_frugal.c). */
     int64_t rot_bytes = ahead ? defer_rotate_bytes(L, op) : 0;
     int64_t wcycles = rot_bytes / (4 * L->t->lds_banks);
     int acc_regs = C->n * (LLVMGetTypeKind(ct) == LLVMDoubleTypeKind ? 2 : 1);
@@ -435,11 +441,16 @@ static void dot_mfma(Lower *L, Op *op)
     bool coverable = L->cover_dot == op && L->ncovered &&
                      (nsteps - ahead) * nout + wait - latency_rows >= L->ncovered;
     bool frugal = L->o->frugal;
-    while (ahead && !frugal && L->loop_depth == 1 && ahead < DRAIN_MAX_AHEAD && ahead < nsteps - 1 &&
+    while (ahead && !frugal && L->loop_depth == 1 && ahead < nsteps - 1 &&
            wcycles > (int64_t)(ahead * nout - wait) * row_cycles * simd_waves &&
            acc_regs + (ahead + 2) * step_regs + load_regs <= budget &&
-           (!coverable || (nsteps - ahead - 1) * nout + wait - latency_rows >= L->ncovered))
+           (!coverable || (nsteps - ahead - 1) * nout + wait - latency_rows >= L->ncovered)) {
+        if (ahead >= DRAIN_MAX_AHEAD && !L->o->deep_drain) {
+            L->drain_capped = true;
+            break;
+        }
         ahead++, L->spends = true;
+    }
     Frags F = {{la, lb}, {A, B}, {da, db}, {ms, ns}, cl->instr, kw, kpl, KB, ahead + 1,
                ARENA_ARRAY(L->a, LLVMValueRef, kpl + 1), {NULL, NULL}, nsteps, nm > nn ? nm : nn, {0, 0},
                {NULL, NULL}};

@@ -86,6 +86,7 @@ struct Lower {
     struct DotCarry *carry; /* the loop whose body is being lowered: its dot that may carry MFMAs */
     int loop_depth;         /* loops around the op being lowered */
     bool spends;            /* a choice spent VGPRs for cycles that LowerOptions.frugal would not */
+    bool drain_capped;      /* LowerResult.drain_capped */
     /* lower_covered_row: the loads' vector memory instructions taken out of the block, each with what
      * uses its value, put back pieces_per_row after each of the dot's rows (-1: not split) */
     struct CoveredPiece {

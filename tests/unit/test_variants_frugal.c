@@ -6,7 +6,11 @@
  * for 4 (DriverOptions.min_waves, the first round) it takes at most 128 and runs 4. On gfx950 with
  * buffer addressing, bf16 with 64x256x128 tiles and 4 waves first takes 277 VGPRs, 1 wave a SIMD;
  * compiled for 2 waves (the first round) it does not get them, lowered frugally (the second) it does.
- * Each compiled as an autotuner's
+ * On gfx942 with buffer addressing, bf16 with 128x64x128 tiles, 8 waves and 32x32 MFMA stops its
+ * dot's drain read-ahead at its cap (compiler/lower/lower_dot.c): lowered with the cap lifted
+ * (DriverOptions.deep_drain, the first round) its loop is faster by rk's loop model and is kept;
+ * 32x256x64 with 8 waves stops there too, but its second code is slower and is not kept (the choice
+ * of tests/golden/isa/drain_deep_retry.tile). Each compiled as an autotuner's
  * variant (code objects of groups, no link_all) beside a config that needs no retry must come back
  * so: the code object its group index names holds its symbol with the second code, and the other
  * config keeps its first code. Then the same two as one bundle's code object (link_all), generated
@@ -22,6 +26,10 @@ static const Define spills[] = {{"T", "f16"},       {"BLOCK_M", "64"},  {"BLOCK_
 static const Define short_waves[] = {{"T", "bf16"}, {"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"BLOCK_K", "32"},
                                      {"num_warps", "4"}};
 static const Define second[] = {{"T", "bf16"}, {"BLOCK_M", "64"}, {"BLOCK_N", "256"}, {"BLOCK_K", "128"}, {"num_warps", "4"}};
+static const Define deeper[] = {{"T", "bf16"},      {"BLOCK_M", "128"}, {"BLOCK_N", "64"},
+                                {"BLOCK_K", "128"}, {"num_warps", "8"}, {"matrix_instr_nonkdim", "32"}};
+static const Define not_deep[] = {{"T", "bf16"},     {"BLOCK_M", "32"},  {"BLOCK_N", "256"},
+                                  {"BLOCK_K", "64"}, {"num_warps", "8"}, {"matrix_instr_nonkdim", "32"}};
 static const Define clean[] = {{"T", "f16"}, {"BLOCK_M", "64"}, {"BLOCK_N", "64"}, {"BLOCK_K", "32"}, {"num_warps", "4"}};
 
 /* The report of `symbol` in the set's code object `bin`; NULL where it is not there. */
@@ -37,11 +45,11 @@ static const KernelReport *find(Arena *a, const VariantSet *vs, int bin, const c
     return NULL;
 }
 
-/* defs[0..n) is the config to retry, variant `at` of two: kept from retry round `round`, lowered
- * frugally (frugal) and for `waves` waves (0: not so); group_max variants a code object where not
- * link_all. */
-static void run(rk_ctx *ctx, const CompileSetup *cs, const Define *defs, int n, int round, bool frugal, int waves,
-                int at, int group_max, bool link_all)
+/* defs[0..n) is the config to retry, variant `at` of two: kept from retry round `round` (0: tried in
+ * `tried` rounds and not kept), lowered frugally (frugal), for `waves` waves (0: not so) and with its
+ * drain's read-ahead cap lifted (deep); group_max variants a code object where not link_all. */
+static void run_tried(rk_ctx *ctx, const CompileSetup *cs, const Define *defs, int n, int round, int tried,
+                      bool frugal, int waves, bool deep, int at, int group_max, bool link_all)
 {
     Arena a;
     arena_init(&a, arena_default_allocator);
@@ -55,10 +63,11 @@ static void run(rk_ctx *ctx, const CompileSetup *cs, const Define *defs, int n, 
     if (bst)
         fprintf(stderr, "variants_build: %s\n", rk_error(ctx));
     CHECK(v[0].state == VAR_OK && v[1].state == VAR_OK);
-    CHECK(v[at].retried == round && v[at].frugal == frugal && v[at].min_waves == waves && v[at].vgpr_spills == 0);
+    CHECK(v[at].retried == round && v[at].frugal == frugal && v[at].min_waves == waves &&
+          v[at].deep_drain == deep && v[at].vgpr_spills == 0);
     CHECK(!v[1 - at].retried); /* nothing to retry */
-    CHECK(vs.compiles == 2 + round); /* two lowerings and one a round */
-    CHECK(vs.nbins == (link_all ? 1 : 3)); /* one; or a group a worker, and the retry's */
+    CHECK(vs.compiles == 2 + tried); /* two lowerings and one a round */
+    CHECK(vs.nbins == (link_all ? 1 : round ? 3 : 2)); /* one; or a group a worker, and a kept retry's */
     for (int i = 0; i < 2; i++) {
         const KernelReport *kr = v[i].state == VAR_OK ? find(&a, &vs, v[i].group, v[i].symbol) : NULL;
         CHECK(kr != NULL);
@@ -66,6 +75,10 @@ static void run(rk_ctx *ctx, const CompileSetup *cs, const Define *defs, int n, 
             CHECK(kr->vgpr_spills == 0 && kr->scratch_bytes == 0);
             CHECK(kr->vgprs_total == v[i].regs.vgprs);
             CHECK(i != at || waves == 0 || kr->waves_per_simd == waves);
+            int cycles = 0; /* what the retry judged a cycle retry by: the loops' cycles */
+            for (int l = 0; l < kr->nloops; l++)
+                cycles += kr->loops[l].cycles;
+            CHECK(i != at || !deep || (cycles > 0 && cycles == v[i].regs.cycles));
         }
         if (!kr)
             fprintf(stderr, "%s: no %s in code object %d of %d\n", link_all ? "bundle" : "groups", v[i].symbol,
@@ -73,6 +86,12 @@ static void run(rk_ctx *ctx, const CompileSetup *cs, const Define *defs, int n, 
     }
     variants_free(&vs);
     arena_free(&a);
+}
+
+static void run(rk_ctx *ctx, const CompileSetup *cs, const Define *defs, int n, int round, bool frugal, int waves,
+                int at, int group_max, bool link_all)
+{
+    run_tried(ctx, cs, defs, n, round, round, frugal, waves, false, at, group_max, link_all);
 }
 
 int main(void)
@@ -104,6 +123,12 @@ int main(void)
     cs.kernel = "matmul";
     run(ctx, &cs, second, 5, 2, true, 0, 0, 2, false);
     run(ctx, &cs, second, 5, 2, true, 0, 1, 0, true);
+    co.target = "gfx942";
+    CHECK(compile_setup(ctx, src, len, &co, &cs) == RK_OK);
+    cs.kernel = "matmul";
+    run_tried(ctx, &cs, deeper, 6, 1, 1, false, 0, true, 0, 2, false);
+    run_tried(ctx, &cs, deeper, 6, 1, 1, false, 0, true, 1, 0, true);
+    run_tried(ctx, &cs, not_deep, 6, 0, 1, false, 0, false, 0, 2, false);
     rk_ctx_destroy(ctx);
     free(src);
     return api_finish("test_variants_frugal");
