@@ -10,7 +10,9 @@
  *      and linked by ld.lld into one code object;
  *   3. retry (AMDGPU): variants whose code lost to its registers are compiled again, for their next
  *      occupancy step or frugally, in rounds through phases 1 and 2, each a batch of its own, and
- *      keep the second code where it spills fewer VGPRs or runs more waves (retry_registers).
+ *      keep the second code where it spills fewer VGPRs or runs more waves; those whose dot's drain
+ *      read-ahead stopped at its cap, with it lifted, kept where the loop model says faster
+ *      (retry_registers).
  * The text form between the phases costs a few milliseconds a variant, against the hundreds LLVM
  * takes to optimise and compile it, and keeps the driver's interface as it is. */
 #include "compiler/target/target.h"
@@ -577,16 +579,19 @@ static Batch *batch_new(Arena *a, Variant *v, int n, bool retry)
  * rounds, as rkc compiles the same config (compiler/driver/driver.c, generate_best; the rounds are
  * driver_retry_plan's): a few VGPRs short of its next occupancy step, as if its config asked for those
  * waves (DriverOptions.min_waves); lowered frugally (DriverOptions.frugal) where its lowering spent
- * VGPRs; both at once; each variant until a round does better for it. Each round's variants are
- * generated apart, and each keeps the second code where it spills fewer VGPRs, or as many and runs
- * more waves. */
+ * VGPRs; both at once; each variant until a round does better for it. A variant with none of those
+ * whose dot's drain read-ahead stopped at its cap (and whose loops the model read) takes part in the
+ * first round with the cap lifted (DriverOptions.deep_drain). Each round's variants are generated
+ * apart, and each keeps the second code where it spills fewer VGPRs, or as many and runs more waves;
+ * a deep_drain one where driver_retry_better finds its loops faster by the model. */
 static bool retry_plan(const Target *tg, const Variant *v, int round, bool *frugal, int *min_waves, bool *deep)
 {
     if (v->state != VAR_OK || !v->have_regs || v->retried)
         return false;
     int waves = v->asks_waves ? 0 : driver_next_waves(tg, &v->regs);
     bool spends = v->spends && driver_register_bound(tg, &v->regs);
-    return driver_retry_plan(round, spends, waves, v->drain_capped, frugal, min_waves, deep);
+    bool capped = v->drain_capped && v->regs.cycles > 0; /* (no model, no judgement) */
+    return driver_retry_plan(round, spends, waves, capped, frugal, min_waves, deep);
 }
 
 /* One round: its variants compiled and generated as a batch of their own; the kept ones take their

@@ -19,8 +19,9 @@
  * code lost to its registers (spilled VGPRs, or fewer waves than without its VGPRs) where its lowering
  * spent VGPRs for cycles, or that is a few VGPRs short of more waves, is compiled again (frugally, or
  * for those waves) and generated apart, and keeps the second code where it spills fewer VGPRs or runs
- * more waves: the choice rkc makes for the same config (compiler/driver/driver_frugal.c); a bundle's
- * one code object is then generated again with it.
+ * more waves; one whose dot's drain read-ahead stopped at its cap is compiled with it lifted and keeps
+ * that code where rk's loop model says its loops are faster: the choice rkc makes for the same config
+ * (compiler/driver/driver_frugal.c); a bundle's one code object is then generated again with it.
  *
  * The memory of workers comes from the context's allocator hook, behind a mutex. Workers never touch
  * the context: they never log or record statistics; the calling thread waits for them, reports

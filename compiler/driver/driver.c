@@ -215,6 +215,30 @@ static bool wants_cycles(const DriverResult *out, const KernelRetry *retry, int 
     return false;
 }
 
+/* What an attempt is judged by once codegen_module made cr: at the assembly and object stages, where
+ * the loop model is wanted, the object linked here (a link that fails, say ld.lld missing, is no
+ * error: the attempt is judged without cycles, and its deep_drain retry is not made or not kept). */
+static JudgedCode judged_code(Arena *a, const Target *tg, Stage stop, const CodegenResult *cr, bool cycles,
+                              DriverResult *out)
+{
+    if (stop == STAGE_BIN)
+        return (JudgedCode){cr->binary, cr->binary_size, cycles};
+    if (cycles) {
+        const void *objs[1] = {cr->obj};
+        size_t sizes[1] = {cr->obj_size};
+        void *bin = NULL;
+        size_t size = 0;
+        const char *err = NULL;
+        double t0 = driver_now_ms(), c0 = cpu_ms(), tool = 0;
+        CgStatus st = cg_link(tg, objs, sizes, 1, a, &bin, &size, &err, &tool);
+        out->ms_link += driver_now_ms() - t0;
+        out->cpu_link += cpu_ms() - c0 + tool;
+        if (st == CG_OK)
+            return (JudgedCode){bin, size, true};
+    }
+    return stop == STAGE_OBJ ? (JudgedCode){cr->obj, cr->obj_size, false} : (JudgedCode){NULL, 0, false};
+}
+
 /* One lowering and code generation of lir's kernels into out (retry[i]: kernel i lowered with
  * LowerOptions.frugal, min_waves and deep_drain as it says; NULL: none): out->text or out->binary as
  * `stop` asks, and the texts an IR dump of the LLVM IR or assembly wants in *llvm_text and *asm_text
@@ -300,8 +324,8 @@ static bool generate(Arena *a, Diags *diags, const DriverOptions *o, DriverResul
         if (dump_wanted(o, "asm"))
             want |= CG_WANT_ASM;
         bool cycles = judged && wants_cycles(out, retry, lir->nfuncs);
-        if (cycles)
-            want |= CG_WANT_BINARY; /* the loop model reads a linked code object */
+        if (cycles && stop != STAGE_BIN)
+            want |= CG_WANT_OBJ; /* linked below: the loop model reads a code object */
         CodegenResult cr;
         const char *err = NULL;
         CgStatus st = tg ? codegen_module(tg, mod, o->opt_level, want, a, &cr, &err) : CG_ERR_USAGE;
@@ -318,9 +342,7 @@ static bool generate(Arena *a, Diags *diags, const DriverOptions *o, DriverResul
             out->cpu_link = cr.c_link_ms;
             *asm_text = cr.asm_text;
             if (judged)
-                *judged = cycles || stop == STAGE_BIN ? (JudgedCode){cr.binary, cr.binary_size, cycles}
-                          : stop == STAGE_OBJ         ? (JudgedCode){cr.obj, cr.obj_size, false}
-                                                      : (JudgedCode){NULL, 0, false};
+                *judged = judged_code(a, tg, stop, &cr, cycles, out);
             if (stop == STAGE_ASM) {
                 out->text = cr.asm_text;
             } else if (stop == STAGE_OBJ) {
@@ -477,7 +499,7 @@ static bool generate_best(Arena *a, Diags *diags, const DriverOptions *o, Driver
         waves[i] = f && lir->funcs[i]->opts.waves_per_eu <= 0 ? driver_next_waves(tg, f) : 0;
         const DriverKernel *dk = kernel_of(&at[FIRST], out->nkernels, lir->funcs[i]->name);
         spends[i] = f && dk && dk->spends_regs && driver_register_bound(tg, f);
-        capped[i] = f && dk && dk->drain_capped;
+        capped[i] = f && dk && dk->drain_capped && f->cycles > 0; /* (no model, no judgement) */
     }
     for (int round = 1; ok && retry && round <= LAST_ROUND; round++) {
         /* the kernels that take part, and the others as chosen so far (so that the last round

@@ -111,7 +111,9 @@ bool driver_stage_available(const char *target, Stage s);
 typedef struct RegFacts {
     const char *name;
     int vgprs, sgprs, lds, spills, block; /* .vgpr_count, .sgpr_count, LDS bytes, VGPRs spilled, work-items */
-    int cycles; /* its loops' cycles an iteration by the loop model, summed; 0: not modelled */
+    int cycles; /* its loops' cycles an iteration by the loop model, summed (each loop's steady state,
+                   as many as the report models, REPORT_MAX_LOOPS); 0: not modelled */
+    int sgpr_spills, scratch; /* SGPRs spilled, scratch bytes a work-item */
 } RegFacts;
 int driver_reg_facts(Arena *a, const void *binary, size_t size, const char *asm_text, bool cycles, RegFacts **out);
 struct KernelReport;
@@ -132,8 +134,8 @@ enum { DRIVER_RETRY_ROUNDS = 3 };
 bool driver_retry_plan(int round, bool spends, int waves, bool capped, bool *frugal, int *min_waves,
                        bool *deep_drain);
 /* The second code spills fewer VGPRs, or as many and runs more waves a SIMD; a retry for cycles
- * (deep_drain), no more spills, no fewer waves and its loops at least DRIVER_RETRY_GAIN percent
- * faster by the loop model (RegFacts.cycles, both modelled). */
+ * (deep_drain), no more VGPRs or SGPRs spilled, no more scratch, no fewer waves and its loops at
+ * least DRIVER_RETRY_GAIN percent faster by the loop model (RegFacts.cycles, both modelled). */
 enum { DRIVER_RETRY_GAIN = 1 };
 bool driver_retry_better(const struct Target *t, const RegFacts *first, const RegFacts *second, bool deep_drain);
 

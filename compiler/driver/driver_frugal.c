@@ -58,7 +58,7 @@ static int facts_of_asm(Arena *a, const char *text, RegFacts **out)
                     memcpy(g, f, sizeof *g * (size_t)n);
                 f = g;
             }
-            f[n++] = (RegFacts){"", 0, 0, 0, 0, 0, 0};
+            f[n++] = (RegFacts){"", 0, 0, 0, 0, 0, 0, 0, 0};
             key = line + 4;
         } else if (strncmp(line, "    .", 5) == 0 && n) {
             key = line + 4;
@@ -80,6 +80,10 @@ static int facts_of_asm(Arena *a, const char *text, RegFacts **out)
             k->sgprs = (int)v;
         } else if ((v = key_value(key, ".vgpr_spill_count:")) >= 0) {
             k->spills = (int)v;
+        } else if ((v = key_value(key, ".sgpr_spill_count:")) >= 0) {
+            k->sgpr_spills = (int)v;
+        } else if ((v = key_value(key, ".private_segment_fixed_size:")) >= 0) {
+            k->scratch = (int)v;
         } else if ((v = key_value(key, ".group_segment_fixed_size:")) >= 0) {
             k->lds = (int)v;
         } else if ((v = key_value(key, ".max_flat_workgroup_size:")) >= 0) {
@@ -95,7 +99,8 @@ RegFacts driver_reg_facts_of(const KernelReport *kr)
     int cycles = 0;
     for (int l = 0; l < kr->nloops; l++)
         cycles += kr->loops[l].cycles;
-    return (RegFacts){kr->name, kr->vgprs_total, kr->sgprs, kr->lds_bytes, kr->vgpr_spills, kr->workgroup_size, cycles};
+    return (RegFacts){kr->name,         kr->vgprs_total, kr->sgprs,       kr->lds_bytes,   kr->vgpr_spills,
+                      kr->workgroup_size, cycles,        kr->sgpr_spills, kr->scratch_bytes};
 }
 
 int driver_reg_facts(Arena *a, const void *binary, size_t size, const char *asm_text, bool cycles, RegFacts **out)
@@ -166,6 +171,7 @@ bool driver_retry_better(const Target *t, const RegFacts *first, const RegFacts 
     int w1 = waves(t, first, first->vgprs), w2 = waves(t, second, second->vgprs);
     if (!deep_drain)
         return second->spills != first->spills ? second->spills < first->spills : w2 > w1;
-    return second->spills <= first->spills && w2 >= w1 && first->cycles > 0 && second->cycles > 0 &&
+    return second->spills <= first->spills && second->sgpr_spills <= first->sgpr_spills &&
+           second->scratch <= first->scratch && w2 >= w1 && first->cycles > 0 && second->cycles > 0 &&
            (int64_t)second->cycles * 100 <= (int64_t)first->cycles * (100 - DRIVER_RETRY_GAIN);
 }
