@@ -236,6 +236,7 @@ static void lower_variant(Worker *w, int i)
     cx->opts.frugal = v->frugal;
     cx->opts.min_waves = v->min_waves;
     cx->opts.deep_drain = v->deep_drain;
+    cx->opts.no_drain = v->no_drain;
     bool ok = compile_session_run(cx, ca, sh->ctx, STAGE_LLVM, v->symbol);
     bump(sh, &sh->compiles, 1);
     const Diags *diags = &cx->diags;
@@ -287,6 +288,7 @@ static void lower_variant(Worker *w, int i)
             sh->b->oldsyms[i] = arena_strdup(&w->a, dk->symbol);
             v->spends = dk->spends_regs;
             v->drain_capped = dk->drain_capped;
+            v->drain_raised = dk->drain_raised;
             v->asks_waves = m->opts.waves_per_eu > 0;
         }
     }
@@ -575,23 +577,28 @@ static Batch *batch_new(Arena *a, Variant *v, int n, bool retry)
 /* ---- phase 3: the retry of variants that lost to their registers ----
  * The lowering spends VGPRs for cycles where its estimate, made before LLVM allocates, says they are
  * there, and LLVM allocates as many as its schedule takes (compiler/driver/driver_frugal.c). A variant
- * whose code spilled VGPRs or runs fewer waves than without its VGPRs is compiled again in up to three
+ * whose code spilled VGPRs or runs fewer waves than without its VGPRs is compiled again in up to four
  * rounds, as rkc compiles the same config (compiler/driver/driver.c, generate_best; the rounds are
  * driver_retry_plan's): a few VGPRs short of its next occupancy step, as if its config asked for those
- * waves (DriverOptions.min_waves); lowered frugally (DriverOptions.frugal) where its lowering spent
- * VGPRs; both at once; each variant until a round does better for it. A variant with none of those
+ * waves (DriverOptions.min_waves); frugally (DriverOptions.frugal) where its lowering spent VGPRs;
+ * frugally for those waves; without its dots' read-ahead for their drains alone
+ * (DriverOptions.no_drain); each variant until a round does better for it, or while its best code
+ * still spills. A variant with none of those
  * whose dot's drain read-ahead stopped at its cap (and whose loops the model read) takes part in the
  * first round with the cap lifted (DriverOptions.deep_drain). Each round's variants are generated
  * apart, and each keeps the second code where it spills fewer VGPRs, or as many and runs more waves;
  * a deep_drain one where driver_retry_better finds its loops faster by the model. */
-static bool retry_plan(const Target *tg, const Variant *v, int round, bool *frugal, int *min_waves, bool *deep)
+static bool retry_plan(const Target *tg, const Variant *v, int round, bool *frugal, int *min_waves, bool *deep,
+                       bool *none)
 {
-    if (v->state != VAR_OK || !v->have_regs || v->retried)
+    /* until a round does better, or while the best code so far still spills */
+    if (v->state != VAR_OK || !v->have_regs || (v->retried && v->regs.spills == 0))
         return false;
-    int waves = v->asks_waves ? 0 : driver_next_waves(tg, &v->regs);
-    bool spends = v->spends && driver_register_bound(tg, &v->regs);
-    bool capped = v->drain_capped && v->regs.cycles > 0; /* (no model, no judgement) */
-    return driver_retry_plan(round, spends, waves, capped, frugal, min_waves, deep);
+    const RegFacts *first = v->retried ? &v->first_regs : &v->regs;
+    int waves = v->asks_waves ? 0 : driver_next_waves(tg, first);
+    bool spends = v->spends && driver_register_bound(tg, first);
+    bool capped = v->drain_capped && first->cycles > 0; /* (no model, no judgement) */
+    return driver_retry_plan(round, spends, waves, capped, v->drain_raised, frugal, min_waves, deep, none);
 }
 
 /* One round: its variants compiled and generated as a batch of their own; the kept ones take their
@@ -601,9 +608,9 @@ static Batch *retry_round(Shared *sh, Worker *ws, int nthreads, Batch *main, con
 {
     VariantSet *vs = sh->vs;
     int nc = 0, mw;
-    bool fr, dd;
+    bool fr, dd, nd;
     for (int i = 0; i < main->n; i++)
-        nc += retry_plan(tg, &main->v[i], round, &fr, &mw, &dd);
+        nc += retry_plan(tg, &main->v[i], round, &fr, &mw, &dd, &nd);
     if (nc == 0)
         return NULL;
     Batch *tb = batch_new(vs->out, ARENA_ARRAY(vs->out, Variant, nc + 1), nc, true);
@@ -613,12 +620,12 @@ static Batch *retry_round(Shared *sh, Worker *ws, int nthreads, Batch *main, con
     }
     for (int i = 0, t = 0; i < main->n; i++) {
         const Variant *v = &main->v[i];
-        if (!retry_plan(tg, v, round, &fr, &mw, &dd))
+        if (!retry_plan(tg, v, round, &fr, &mw, &dd, &nd))
             continue;
         tb->of[t] = i;
         tb->v[t++] = (Variant){.kernel = v->kernel, .index = v->index, .defs = v->defs, .ndefs = v->ndefs,
                                .label = v->label, .assume = v->assume, .spec = v->spec, .frugal = fr,
-                               .min_waves = mw, .deep_drain = dd};
+                               .min_waves = mw, .deep_drain = dd, .no_drain = nd};
     }
     sh->b = tb;
     run_pool(sh, ws, nthreads, nc, lower_variant);
@@ -631,6 +638,10 @@ static Batch *retry_round(Shared *sh, Worker *ws, int nthreads, Batch *main, con
         if (f->state != VAR_OK || !f->have_regs || !driver_retry_better(tg, &v->regs, &f->regs, f->deep_drain))
             continue;
         f->retried = round;
+        /* what the later rounds are planned by stays the first code's */
+        f->first_regs = v->retried ? v->first_regs : v->regs;
+        f->spends = v->spends, f->asks_waves = v->asks_waves;
+        f->drain_capped = v->drain_capped, f->drain_raised = v->drain_raised;
         *v = *f; /* its description, spills and registers are the second code's */
         main->irs[tb->of[t]] = tb->irs[t];
         main->irlens[tb->of[t]] = tb->irlens[t];
@@ -653,10 +664,10 @@ static void retry_registers(Shared *sh, Worker *ws, int nthreads, Batch *main, B
     if (!tg || tg->codegen->link != LINK_CODE_OBJECT || report_occupancy_for(tg->cpu, 0, 0, 0, 64, NULL) <= 0)
         return;
     int wanted = 0, mw;
-    bool fr, dd;
+    bool fr, dd, nd;
     for (int i = 0; i < main->n; i++)
         for (int r = 1; r <= DRIVER_RETRY_ROUNDS; r++)
-            wanted += retry_plan(tg, &main->v[i], r, &fr, &mw, &dd);
+            wanted += retry_plan(tg, &main->v[i], r, &fr, &mw, &dd, &nd);
     if (wanted == 0 || main->ngroups == 0)
         return; /* nothing to retry (no groups: no variant compiled, a file without kernels say) */
     bool again = vs->link_all && single_image(vs->cs->target);

@@ -63,6 +63,7 @@ bool driver_lower_kernel(Arena *a, Diags *diags, const LowerOptions *lopt, Func 
             out->kernels[k].block = lr.block;
             out->kernels[k].spends_regs = lr.spends;
             out->kernels[k].drain_capped = lr.drain_capped;
+            out->kernels[k].drain_raised = lr.drain_raised;
         }
     return ok;
 }
@@ -285,12 +286,13 @@ static bool generate(Arena *a, Diags *diags, const DriverOptions *o, DriverResul
         }
         a->oom = &g->oom;
     }
-    LowerOptions lopt = {tg, false, o->remarks, false, 0, false};
+    LowerOptions lopt = {tg, false, o->remarks, false, 0, false, false};
     bool ok = true;
     for (int i = 0; i < lir->nfuncs && ok; i++) {
         lopt.frugal = retry && retry[i].frugal;
         lopt.min_waves = retry ? retry[i].min_waves : 0;
         lopt.deep_drain = retry && retry[i].deep_drain;
+        lopt.no_drain = retry && retry[i].no_drain;
         ok = driver_lower_kernel(a, diags, &lopt, lir->funcs[i], mod, out);
     }
     /* verified here only when LLVM stops at the IR: codegen_module verifies before its first
@@ -435,22 +437,25 @@ static bool compiled_as(const KernelRetry *at, const KernelRetry *want, int n)
 {
     for (int i = 0; i < n; i++)
         if (at[i].frugal != want[i].frugal || at[i].min_waves != want[i].min_waves ||
-            at[i].deep_drain != want[i].deep_drain)
+            at[i].deep_drain != want[i].deep_drain || at[i].no_drain != want[i].no_drain)
             return false;
     return true;
 }
 
 /* The code of lir's kernels, each kernel compiled again where its first code lost to its registers
  * or a dot's drain read-ahead stopped at its cap, and a later one did better (driver_frugal.c). A
- * first attempt; then, for the kernels that spilled or lost waves to their VGPRs, up to three rounds
+ * first attempt; then, for the kernels that spilled or lost waves to their VGPRs, up to four rounds
  * (driver_retry_plan): a kernel a few VGPRs short of its next occupancy step (driver_next_waves)
  * compiled as if it asked for those waves (waves_per_eu's register caps in the lowering, LLVM's
- * amdgpu-waves-per-eu); one whose lowering spent VGPRs for cycles (LowerResult.spends) lowered
- * frugally; both at once. A kernel with none of those whose drain was capped
+ * amdgpu-waves-per-eu); one whose lowering spent VGPRs for cycles (LowerResult.spends) frugally;
+ * frugally for those waves; without its dots' read-ahead for their drains alone (LowerOptions.no_drain,
+ * where they read ahead so: LowerResult.drain_raised). A kernel with none of those whose drain was capped
  * (LowerResult.drain_capped) takes part in round 1 with the cap lifted (LowerOptions.deep_drain),
  * judged by the loop model's cycles (JudgedCode: at the assembly and object stages such attempts
  * link a code object too, so that `--emit=asm` shows the code the code object holds). A
- * kernel takes part in rounds until one does better for it; the first two each help kernels the
+ * kernel takes part in rounds until one does better for it, or while its best code still spills
+ * (gfx950 128x64x256 w4 s3 k16 bf16 spills 9 VGPRs, frugally 8, its LDS map spilling, and none
+ * without the drain's read-ahead alone: 6640 -> 4472 cycles); the first two each help kernels the
  * other does not (bench/vs_triton's 32x32x64 w4 k32 keeps its spread map at 8 waves for them, 321
  * cycles against the frugal 352; gfx950 64x256x128 w4 k16 gets 2 only frugally). Each kernel keeps
  * its best code (fewer VGPRs spilled, or as many and more waves; for deep_drain, fewer cycles); a
@@ -467,17 +472,17 @@ static bool generate_best(Arena *a, Diags *diags, const DriverOptions *o, Driver
                           const char *target, const Target *tg, const char *fname, Stage stop)
 {
     int n = lir->nfuncs;
-    bool given = o->frugal || o->min_waves > 0 || o->deep_drain;
+    bool given = o->frugal || o->min_waves > 0 || o->deep_drain || o->no_drain;
     bool retry = tg && tg->codegen->link == LINK_CODE_OBJECT && stop >= STAGE_ASM && n > 0 && !given &&
                  report_occupancy_for(tg->cpu, 0, 0, 0, 64, NULL) > 0;
     enum { FIRST, LAST_ROUND = DRIVER_RETRY_ROUNDS, JOINED, NATTEMPTS };
     KernelRetry *kr[NATTEMPTS], *want = ARENA_ARRAY(a, KernelRetry, (size_t)n + 1);
     int *pick = ARENA_ARRAY(a, int, (size_t)n + 1), *waves = ARENA_ARRAY(a, int, (size_t)n + 1);
     bool *spends = ARENA_ARRAY(a, bool, (size_t)n + 1), *takes = ARENA_ARRAY(a, bool, (size_t)n + 1);
-    bool *capped = ARENA_ARRAY(a, bool, (size_t)n + 1);
+    bool *capped = ARENA_ARRAY(a, bool, (size_t)n + 1), *raised = ARENA_ARRAY(a, bool, (size_t)n + 1);
     DriverResult base = *out;
     DriverKernel *base_kernels = ARENA_ARRAY(a, DriverKernel, (size_t)out->nkernels + 1);
-    bool mem = want && pick && waves && spends && takes && capped && base_kernels;
+    bool mem = want && pick && waves && spends && takes && capped && raised && base_kernels;
     for (int t = 0; t < NATTEMPTS; t++)
         mem = mem && (kr[t] = ARENA_ARRAY(a, KernelRetry, (size_t)n + 1)) != NULL;
     if (!mem) {
@@ -487,7 +492,7 @@ static bool generate_best(Arena *a, Diags *diags, const DriverOptions *o, Driver
     if (out->nkernels)
         memcpy(base_kernels, out->kernels, sizeof *out->kernels * (size_t)out->nkernels);
     for (int i = 0; given && i < n; i++)
-        kr[FIRST][i] = (KernelRetry){o->frugal, o->min_waves, o->deep_drain};
+        kr[FIRST][i] = (KernelRetry){o->frugal, o->min_waves, o->deep_drain, o->no_drain};
     Attempt at[NATTEMPTS];
     bool done[NATTEMPTS] = {true};
     bool ok = attempt(a, diags, o, out, &base, base_kernels, lir, target, tg, fname, stop, given ? kr[FIRST] : NULL,
@@ -500,6 +505,7 @@ static bool generate_best(Arena *a, Diags *diags, const DriverOptions *o, Driver
         const DriverKernel *dk = kernel_of(&at[FIRST], out->nkernels, lir->funcs[i]->name);
         spends[i] = f && dk && dk->spends_regs && driver_register_bound(tg, f);
         capped[i] = f && dk && dk->drain_capped && f->cycles > 0; /* (no model, no judgement) */
+        raised[i] = f && dk && dk->drain_raised;
     }
     for (int round = 1; ok && retry && round <= LAST_ROUND; round++) {
         /* the kernels that take part, and the others as chosen so far (so that the last round
@@ -507,8 +513,10 @@ static bool generate_best(Arena *a, Diags *diags, const DriverOptions *o, Driver
         int tried = 0;
         for (int i = 0; i < n; i++) {
             KernelRetry *k = &kr[round][i];
-            takes[i] = pick[i] == FIRST && driver_retry_plan(round, spends[i], waves[i], capped[i], &k->frugal,
-                                                             &k->min_waves, &k->deep_drain);
+            const RegFacts *best = facts_of(&at[pick[i]], lir->funcs[i]->name);
+            bool open = pick[i] == FIRST || (best && best->spills > 0); /* (until better, or no spills) */
+            takes[i] = open && driver_retry_plan(round, spends[i], waves[i], capped[i], raised[i], &k->frugal,
+                                                 &k->min_waves, &k->deep_drain, &k->no_drain);
             if (!takes[i])
                 *k = want[i];
             tried += takes[i];

@@ -49,6 +49,8 @@ typedef struct DriverOptions {
     int min_waves;
     bool deep_drain; /* every kernel's dots read as far ahead as their drains want
                         (LowerOptions.deep_drain), no retry of its own: a variant's second compile */
+    bool no_drain;   /* every kernel's dots read no further ahead for their drains (LowerOptions.no_drain),
+                        no retry of its own: a variant's second compile */
     const char *passes;   /* with tir_input: pass names, comma-separated (pass_table.c), or NULL for none */
     /* IR dumps: the RK_DUMP_IR value ("1", "all" or a list of stages such as "tir,llvm"), RK_DUMP_DIR,
      * and a sink for dumps that are not written to files (NULL: keep them in DriverResult.dumps). */
@@ -75,6 +77,7 @@ typedef struct DriverKernel {
                              would differ (the driver's retry, driver_frugal.c) */
     bool drain_capped;    /* a dot's drain read-ahead stopped at its cap (LowerResult.drain_capped):
                              one lowered with LowerOptions.deep_drain would differ */
+    bool drain_raised;    /* a dot read further ahead for its drain (LowerResult.drain_raised) */
 } DriverKernel;
 
 typedef struct DriverResult {
@@ -127,12 +130,15 @@ bool driver_register_bound(const struct Target *t, const RegFacts *f);
 int driver_next_waves(const struct Target *t, const RegFacts *f);
 /* The retries of a kernel, one a round (1, 2, ...). Where its code lost to its registers: compiled as
  * if it asked for the `waves` of its next occupancy step (0: none near), its lowering otherwise as it
- * was; frugally where its lowering spent VGPRs for cycles (`spends`); both at once. Where it did not
- * and a dot's drain read-ahead stopped at its cap (`capped`): with the cap lifted. False where round
- * `round` has none for it; else *frugal, *min_waves and *deep_drain say how (LowerOptions). */
-enum { DRIVER_RETRY_ROUNDS = 3 };
-bool driver_retry_plan(int round, bool spends, int waves, bool capped, bool *frugal, int *min_waves,
-                       bool *deep_drain);
+ * was; frugally where its lowering spent VGPRs for cycles (`spends`); both at once; without its dots'
+ * read-ahead for their drains alone where they read ahead so (`raised`; a kernel takes part in rounds
+ * until one does better, or while its best code still spills). Where it did not and a
+ * dot's drain read-ahead stopped at its cap (`capped`): with the cap lifted. False where round
+ * `round` has none for it; else *frugal, *min_waves, *deep_drain and *no_drain say how
+ * (LowerOptions). */
+enum { DRIVER_RETRY_ROUNDS = 4 };
+bool driver_retry_plan(int round, bool spends, int waves, bool capped, bool raised, bool *frugal, int *min_waves,
+                       bool *deep_drain, bool *no_drain);
 /* The second code spills fewer VGPRs, or as many and runs more waves a SIMD; a retry for cycles
  * (deep_drain), no more VGPRs or SGPRs spilled, no more scratch, no fewer waves and its loops at
  * least DRIVER_RETRY_GAIN percent faster by the loop model (RegFacts.cycles, both modelled). */

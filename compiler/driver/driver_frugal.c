@@ -1,6 +1,6 @@
 /* driver_frugal.c: which kernels lost to their registers, or stopped reading ahead at a cap, and
  * whether their second compile did better (driver.c compiles them again with LowerOptions.frugal,
- * min_waves or deep_drain).
+ * min_waves, no_drain or deep_drain).
  *
  * The lowering spends VGPRs to save cycles where its estimate says they are there (the LDS maps'
  * address registers, k steps read in pairs, fragments read further ahead, rows carried for the LDS
@@ -10,7 +10,8 @@
  * SIMD than its LDS, workgroup and SGPRs allow (its VGPRs the limit), is compiled again in rounds
  * (driver_retry_plan): where a few VGPRs (at most a tenth) stand between it and its next occupancy
  * step, as if it asked for those waves (waves_per_eu: the lowering's register caps and LLVM's
- * amdgpu-waves-per-eu); where its lowering spent VGPRs, frugally; both at once. The second code is
+ * amdgpu-waves-per-eu); where its lowering spent VGPRs and a dot read ahead for its drain, without
+ * that read-ahead alone; where its lowering spent VGPRs, frugally; both at once. The second code is
  * kept where it spills less, or as much and runs more waves. A kernel with none of those retries whose
  * dot stopped reading ahead for its drain at DRAIN_MAX_AHEAD steps (compiler/lower/lower_dot.c), where
  * its registers allowed more, is compiled again with the cap lifted (LowerOptions.deep_drain): no
@@ -142,27 +143,34 @@ int driver_next_waves(const Target *t, const RegFacts *f)
     return 0;
 }
 
-bool driver_retry_plan(int round, bool spends, int waves, bool capped, bool *frugal, int *min_waves,
-                       bool *deep_drain)
+bool driver_retry_plan(int round, bool spends, int waves, bool capped, bool raised, bool *frugal, int *min_waves,
+                       bool *deep_drain, bool *no_drain)
 {
-    struct {
-        bool frugal, deep;
+    typedef struct Plan {
+        bool frugal, deep, none;
         int waves;
-    } plans[3];
+    } Plan;
+    Plan plans[DRIVER_RETRY_ROUNDS];
     int n = 0;
     if (waves > 0)
-        plans[n].frugal = false, plans[n].deep = false, plans[n++].waves = waves;
+        plans[n++] = (Plan){false, false, false, waves};
     if (spends)
-        plans[n].frugal = true, plans[n].deep = false, plans[n++].waves = 0;
+        plans[n++] = (Plan){true, false, false, 0};
     if (spends && waves > 0)
-        plans[n].frugal = true, plans[n].deep = false, plans[n++].waves = waves;
+        plans[n++] = (Plan){true, false, false, waves};
+    /* the frugal lowering turns every spending choice off at once, and one of those can spill on its
+     * own (an LDS map): the drain's read-ahead alone, where the dot read ahead so, for a kernel that
+     * still spills after the rounds before */
+    if (spends && raised)
+        plans[n++] = (Plan){false, false, true, 0};
     if (capped && n == 0) /* (reading further ahead spends registers: not where they are short) */
-        plans[n].frugal = false, plans[n].deep = true, plans[n++].waves = 0;
+        plans[n++] = (Plan){false, true, false, 0};
     if (round < 1 || round > n)
         return false;
     *frugal = plans[round - 1].frugal;
     *min_waves = plans[round - 1].waves;
     *deep_drain = plans[round - 1].deep;
+    *no_drain = plans[round - 1].none;
     return true;
 }
 

@@ -25,6 +25,7 @@ typedef struct KernelRetry {
     bool frugal;     /* LowerOptions.frugal */
     int min_waves;   /* LowerOptions.min_waves */
     bool deep_drain; /* LowerOptions.deep_drain */
+    bool no_drain;   /* LowerOptions.no_drain */
 } KernelRetry;
 
 /* driver_kernels.c: the kernels of lir, each lowered into a module of its own, optimised and compiled

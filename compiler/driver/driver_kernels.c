@@ -124,7 +124,7 @@ int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, cons
         a->oom = &g->oom;
     }
     bool ok = true;
-    LowerOptions lopt = {target_find(target), false, o->remarks, false, 0, false};
+    LowerOptions lopt = {target_find(target), false, o->remarks, false, 0, false, false};
     for (int i = 0; i < n; i++) {
         jobs[i].ctx = LLVMContextCreate();
         jobs[i].mod = LLVMModuleCreateWithNameInContext(lir->funcs[i]->name, jobs[i].ctx);
@@ -134,6 +134,7 @@ int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, cons
         lopt.frugal = retry && retry[i].frugal;
         lopt.min_waves = retry ? retry[i].min_waves : 0;
         lopt.deep_drain = retry && retry[i].deep_drain;
+        lopt.no_drain = retry && retry[i].no_drain;
         ok = driver_lower_kernel(a, diags, &lopt, lir->funcs[i], jobs[i].mod, out);
     }
     a->oom = outer;

@@ -35,6 +35,9 @@ typedef struct LowerOptions {
                            DRAIN_MAX_AHEAD steps: the driver's retry of a kernel whose first lowering
                            stopped there (LowerResult.drain_capped), kept where rk's loop model says
                            it is faster (driver_frugal.c) */
+    bool no_drain;      /* a dot reads no further ahead for its drain than read_ahead's steps
+                           (lower_dot.c): the driver's retry of a kernel that lost to its registers
+                           where that read-ahead alone spent them (LowerResult.drain_raised) */
 } LowerOptions;
 
 typedef struct LowerResult {
@@ -53,6 +56,8 @@ typedef struct LowerResult {
     bool drain_capped; /* a dot's read-ahead for its drain stopped at DRAIN_MAX_AHEAD steps, where
                           its registers and loads allowed more: with LowerOptions.deep_drain, the
                           kernel would differ */
+    bool drain_raised; /* a dot read further ahead for its drain: with LowerOptions.no_drain (or
+                          frugal) the kernel would differ */
 } LowerResult;
 
 /* Lowers one LIR kernel into `mod` (created by the caller in its own LLVMContext). Errors (an op or

@@ -430,7 +430,9 @@ static void dot_mfma(Lower *L, Op *op)
      * over bench/tile_sweep.py's configurations lifting it was as often slower as faster, and no
      * figure of the dot told which (2026-12-07): where the cap stops it (LowerResult.drain_capped),
      * the driver compiles the kernel again with it lifted and keeps the faster code by rk's loop
-     * model (driver_frugal.c). */
+     * model (driver_frugal.c). LowerOptions.no_drain turns this read-ahead off (as frugal does), a
+     * retry of a kernel that spilled where it alone spent the registers (gfx950 128x64x256 w4 s3 k16
+     * bf16: 8 VGPRs spilled with it, none without; frugally 8, its LDS map spills). */
     int64_t rot_bytes = ahead ? defer_rotate_bytes(L, op) : 0;
     int64_t wcycles = rot_bytes / (4 * L->t->lds_banks);
     int acc_regs = C->n * (LLVMGetTypeKind(ct) == LLVMDoubleTypeKind ? 2 : 1);
@@ -441,7 +443,7 @@ static void dot_mfma(Lower *L, Op *op)
     bool coverable = L->cover_dot == op && L->ncovered &&
                      (nsteps - ahead) * nout + wait - latency_rows >= L->ncovered;
     bool frugal = L->o->frugal;
-    while (ahead && !frugal && L->loop_depth == 1 && ahead < nsteps - 1 &&
+    while (ahead && !frugal && !L->o->no_drain && L->loop_depth == 1 && ahead < nsteps - 1 &&
            wcycles > (int64_t)(ahead * nout - wait) * row_cycles * simd_waves &&
            acc_regs + (ahead + 2) * step_regs + load_regs <= budget &&
            (!coverable || (nsteps - ahead - 1) * nout + wait - latency_rows >= L->ncovered)) {
@@ -449,7 +451,7 @@ static void dot_mfma(Lower *L, Op *op)
             L->drain_capped = true;
             break;
         }
-        ahead++, L->spends = true;
+        ahead++, L->spends = true, L->drain_raised = true;
     }
     Frags F = {{la, lb}, {A, B}, {da, db}, {ms, ns}, cl->instr, kw, kpl, KB, ahead + 1,
                ARENA_ARRAY(L->a, LLVMValueRef, kpl + 1), {NULL, NULL}, nsteps, nm > nn ? nm : nn, {0, 0},

@@ -87,6 +87,7 @@ struct Lower {
     int loop_depth;         /* loops around the op being lowered */
     bool spends;            /* a choice spent VGPRs for cycles that LowerOptions.frugal would not */
     bool drain_capped;      /* LowerResult.drain_capped */
+    bool drain_raised;      /* LowerResult.drain_raised */
     /* lower_covered_row: the loads' vector memory instructions taken out of the block, each with what
      * uses its value, put back pieces_per_row after each of the dot's rows (-1: not split) */
     struct CoveredPiece {

@@ -10,7 +10,9 @@
  * dot's drain read-ahead at its cap (compiler/lower/lower_dot.c): lowered with the cap lifted
  * (DriverOptions.deep_drain, the first round) its loop is faster by rk's loop model and is kept;
  * 32x256x64 with 8 waves stops there too, but its second code is slower and is not kept (the choice
- * of tests/golden/isa/drain_deep_retry.tile). Each compiled as an autotuner's
+ * of tests/golden/isa/drain_deep_retry.tile). On gfx950, bf16 with 128x64x256 tiles, 4 waves, 3 stages
+ * and 16-wide MFMA spills 9 VGPRs, frugally (the first round) 8, which it keeps and still spills: without
+ * its drain's read-ahead alone (DriverOptions.no_drain, the second) none (tests/golden/isa/frugal_retry.tile). Each compiled as an autotuner's
  * variant (code objects of groups, no link_all) beside a config that needs no retry must come back
  * so: the code object its group index names holds its symbol with the second code, and the other
  * config keeps its first code. Then the same two as one bundle's code object (link_all), generated
@@ -30,6 +32,9 @@ static const Define deeper[] = {{"T", "bf16"},      {"BLOCK_M", "128"}, {"BLOCK_
                                 {"BLOCK_K", "128"}, {"num_warps", "8"}, {"matrix_instr_nonkdim", "32"}};
 static const Define not_deep[] = {{"T", "bf16"},     {"BLOCK_M", "32"},  {"BLOCK_N", "256"},
                                   {"BLOCK_K", "64"}, {"num_warps", "8"}, {"matrix_instr_nonkdim", "32"}};
+static const Define drain_spills[] = {{"T", "bf16"},       {"BLOCK_M", "128"},  {"BLOCK_N", "64"},
+                                      {"BLOCK_K", "256"},   {"num_warps", "4"},  {"num_stages", "3"},
+                                      {"matrix_instr_nonkdim", "16"}};
 static const Define clean[] = {{"T", "f16"}, {"BLOCK_M", "64"}, {"BLOCK_N", "64"}, {"BLOCK_K", "32"}, {"num_warps", "4"}};
 
 /* The report of `symbol` in the set's code object `bin`; NULL where it is not there. */
@@ -49,7 +54,7 @@ static const KernelReport *find(Arena *a, const VariantSet *vs, int bin, const c
  * `tried` rounds and not kept), lowered frugally (frugal), for `waves` waves (0: not so) and with its
  * drain's read-ahead cap lifted (deep); group_max variants a code object where not link_all. */
 static void run_tried(rk_ctx *ctx, const CompileSetup *cs, const Define *defs, int n, int round, int tried,
-                      bool frugal, int waves, bool deep, int at, int group_max, bool link_all)
+                      bool frugal, int waves, bool deep, bool none, int at, int group_max, bool link_all)
 {
     Arena a;
     arena_init(&a, arena_default_allocator);
@@ -64,7 +69,7 @@ static void run_tried(rk_ctx *ctx, const CompileSetup *cs, const Define *defs, i
         fprintf(stderr, "variants_build: %s\n", rk_error(ctx));
     CHECK(v[0].state == VAR_OK && v[1].state == VAR_OK);
     CHECK(v[at].retried == round && v[at].frugal == frugal && v[at].min_waves == waves &&
-          v[at].deep_drain == deep && v[at].vgpr_spills == 0);
+          v[at].deep_drain == deep && v[at].no_drain == none && v[at].vgpr_spills == 0);
     CHECK(!v[1 - at].retried); /* nothing to retry */
     CHECK(vs.compiles == 2 + tried); /* two lowerings and one a round */
     CHECK(vs.nbins == (link_all ? 1 : round ? 3 : 2)); /* one; or a group a worker, and a kept retry's */
@@ -91,7 +96,7 @@ static void run_tried(rk_ctx *ctx, const CompileSetup *cs, const Define *defs, i
 static void run(rk_ctx *ctx, const CompileSetup *cs, const Define *defs, int n, int round, bool frugal, int waves,
                 int at, int group_max, bool link_all)
 {
-    run_tried(ctx, cs, defs, n, round, round, frugal, waves, false, at, group_max, link_all);
+    run_tried(ctx, cs, defs, n, round, round, frugal, waves, false, false, at, group_max, link_all);
 }
 
 int main(void)
@@ -126,9 +131,14 @@ int main(void)
     co.target = "gfx942";
     CHECK(compile_setup(ctx, src, len, &co, &cs) == RK_OK);
     cs.kernel = "matmul";
-    run_tried(ctx, &cs, deeper, 6, 1, 1, false, 0, true, 0, 2, false);
-    run_tried(ctx, &cs, deeper, 6, 1, 1, false, 0, true, 1, 0, true);
-    run_tried(ctx, &cs, not_deep, 6, 0, 1, false, 0, false, 0, 2, false);
+    run_tried(ctx, &cs, deeper, 6, 1, 1, false, 0, true, false, 0, 2, false);
+    run_tried(ctx, &cs, deeper, 6, 1, 1, false, 0, true, false, 1, 0, true);
+    run_tried(ctx, &cs, not_deep, 6, 0, 1, false, 0, false, false, 0, 2, false);
+    co.target = "gfx950";
+    CHECK(compile_setup(ctx, src, len, &co, &cs) == RK_OK);
+    cs.kernel = "matmul";
+    run_tried(ctx, &cs, drain_spills, 7, 2, 2, false, 0, false, true, 0, 2, false);
+    run_tried(ctx, &cs, drain_spills, 7, 2, 2, false, 0, false, true, 1, 0, true);
     rk_ctx_destroy(ctx);
     free(src);
     return api_finish("test_variants_frugal");
