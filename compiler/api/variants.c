@@ -34,6 +34,7 @@
 #include "isa/emu_abi.h"
 #include "runtime/bundle/variant_id.h"
 #include "runtime/profile/profile.h"
+#include "support/clock.h"
 
 int variants_cores(void)
 {
@@ -41,13 +42,6 @@ int variants_cores(void)
     if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
         return CPU_COUNT(&set);
     return 1;
-}
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 /* ---- shared state ---- */
@@ -233,10 +227,7 @@ static void lower_variant(Worker *w, int i)
     if (v->assume)
         cx->opts.assume = v->assume;
     cx->opts.kernel = v->kernel;
-    cx->opts.frugal = v->frugal;
-    cx->opts.min_waves = v->min_waves;
-    cx->opts.deep_drain = v->deep_drain;
-    cx->opts.no_drain = v->no_drain;
+    cx->opts.lower = v->lower;
     bool ok = compile_session_run(cx, ca, sh->ctx, STAGE_LLVM, v->symbol);
     bump(sh, &sh->compiles, 1);
     const Diags *diags = &cx->diags;
@@ -286,6 +277,7 @@ static void lower_variant(Worker *w, int i)
             sh->b->irs[i] = arena_strndup(&w->a, r->text, len);
             sh->b->irlens[i] = len;
             sh->b->oldsyms[i] = arena_strdup(&w->a, dk->symbol);
+            v->lower = dk->lowered; /* (for emu, as the config's gfx942 code was kept: driver.c) */
             v->spends = dk->spends_regs;
             v->drain_capped = dk->drain_capped;
             v->drain_raised = dk->drain_raised;
@@ -580,25 +572,29 @@ static Batch *batch_new(Arena *a, Variant *v, int n, bool retry)
  * whose code spilled VGPRs or runs fewer waves than without its VGPRs is compiled again in up to four
  * rounds, as rkc compiles the same config (compiler/driver/driver.c, generate_best; the rounds are
  * driver_retry_plan's): a few VGPRs short of its next occupancy step, as if its config asked for those
- * waves (DriverOptions.min_waves); frugally (DriverOptions.frugal) where its lowering spent VGPRs;
+ * waves (LowerChoice.min_waves); frugally (LowerChoice.frugal) where its lowering spent VGPRs;
  * frugally for those waves; without its dots' read-ahead for their drains alone
- * (DriverOptions.no_drain); each variant until a round does better for it, or while its best code
+ * (DRAIN_NONE); each variant until a round does better for it, or while its best code
  * still spills. A variant with none of those
  * whose dot's drain read-ahead stopped at its cap (and whose loops the model read) takes part in the
- * first round with the cap lifted (DriverOptions.deep_drain). Each round's variants are generated
+ * first round with the cap lifted (DRAIN_DEEP). Each round's variants are generated
  * apart, and each keeps the second code where it spills fewer VGPRs, or as many and runs more waves;
- * a deep_drain one where driver_retry_better finds its loops faster by the model. */
-static bool retry_plan(const Target *tg, const Variant *v, int round, bool *frugal, int *min_waves, bool *deep,
-                       bool *none)
+ * a DRAIN_DEEP one where driver_retry_better finds its loops faster by the model. */
+static RetryBasis basis_of(const Target *tg, const Variant *v)
+{
+    if (v->retried)
+        return v->basis;
+    DriverKernel dk = {.spends_regs = v->spends, .drain_capped = v->drain_capped, .drain_raised = v->drain_raised};
+    return driver_retry_basis(tg, &v->regs, &dk, v->asks_waves);
+}
+
+static bool retry_plan(const Target *tg, const Variant *v, int round, LowerChoice *choice)
 {
     /* until a round does better, or while the best code so far still spills */
     if (v->state != VAR_OK || !v->have_regs || (v->retried && v->regs.spills == 0))
         return false;
-    const RegFacts *first = v->retried ? &v->first_regs : &v->regs;
-    int waves = v->asks_waves ? 0 : driver_next_waves(tg, first);
-    bool spends = v->spends && driver_register_bound(tg, first);
-    bool capped = v->drain_capped && first->cycles > 0; /* (no model, no judgement) */
-    return driver_retry_plan(round, spends, waves, capped, v->drain_raised, frugal, min_waves, deep, none);
+    RetryBasis b = basis_of(tg, v);
+    return driver_retry_plan(round, &b, choice);
 }
 
 /* One round: its variants compiled and generated as a batch of their own; the kept ones take their
@@ -607,10 +603,10 @@ static bool retry_plan(const Target *tg, const Variant *v, int round, bool *frug
 static Batch *retry_round(Shared *sh, Worker *ws, int nthreads, Batch *main, const Target *tg, int round)
 {
     VariantSet *vs = sh->vs;
-    int nc = 0, mw;
-    bool fr, dd, nd;
+    int nc = 0;
+    LowerChoice ch;
     for (int i = 0; i < main->n; i++)
-        nc += retry_plan(tg, &main->v[i], round, &fr, &mw, &dd, &nd);
+        nc += retry_plan(tg, &main->v[i], round, &ch);
     if (nc == 0)
         return NULL;
     Batch *tb = batch_new(vs->out, ARENA_ARRAY(vs->out, Variant, nc + 1), nc, true);
@@ -620,12 +616,11 @@ static Batch *retry_round(Shared *sh, Worker *ws, int nthreads, Batch *main, con
     }
     for (int i = 0, t = 0; i < main->n; i++) {
         const Variant *v = &main->v[i];
-        if (!retry_plan(tg, v, round, &fr, &mw, &dd, &nd))
+        if (!retry_plan(tg, v, round, &ch))
             continue;
         tb->of[t] = i;
         tb->v[t++] = (Variant){.kernel = v->kernel, .index = v->index, .defs = v->defs, .ndefs = v->ndefs,
-                               .label = v->label, .assume = v->assume, .spec = v->spec, .frugal = fr,
-                               .min_waves = mw, .deep_drain = dd, .no_drain = nd};
+                               .label = v->label, .assume = v->assume, .spec = v->spec, .lower = ch};
     }
     sh->b = tb;
     run_pool(sh, ws, nthreads, nc, lower_variant);
@@ -635,13 +630,10 @@ static Batch *retry_round(Shared *sh, Worker *ws, int nthreads, Batch *main, con
     int kept = 0;
     for (int t = 0; t < nc && !sh->oom; t++) {
         Variant *f = &tb->v[t], *v = &main->v[tb->of[t]];
-        if (f->state != VAR_OK || !f->have_regs || !driver_retry_better(tg, &v->regs, &f->regs, f->deep_drain))
+        if (f->state != VAR_OK || !f->have_regs || !driver_retry_better(tg, &v->regs, &f->regs, &f->lower))
             continue;
         f->retried = round;
-        /* what the later rounds are planned by stays the first code's */
-        f->first_regs = v->retried ? v->first_regs : v->regs;
-        f->spends = v->spends, f->asks_waves = v->asks_waves;
-        f->drain_capped = v->drain_capped, f->drain_raised = v->drain_raised;
+        f->basis = basis_of(tg, v); /* (the later rounds are planned by the first code's) */
         *v = *f; /* its description, spills and registers are the second code's */
         main->irs[tb->of[t]] = tb->irs[t];
         main->irlens[tb->of[t]] = tb->irlens[t];
@@ -663,11 +655,11 @@ static void retry_registers(Shared *sh, Worker *ws, int nthreads, Batch *main, B
         rounds[r] = NULL;
     if (!tg || tg->codegen->link != LINK_CODE_OBJECT || report_occupancy_for(tg->cpu, 0, 0, 0, 64, NULL) <= 0)
         return;
-    int wanted = 0, mw;
-    bool fr, dd, nd;
+    int wanted = 0;
+    LowerChoice ch;
     for (int i = 0; i < main->n; i++)
         for (int r = 1; r <= DRIVER_RETRY_ROUNDS; r++)
-            wanted += retry_plan(tg, &main->v[i], r, &fr, &mw, &dd, &nd);
+            wanted += retry_plan(tg, &main->v[i], r, &ch);
     if (wanted == 0 || main->ngroups == 0)
         return; /* nothing to retry (no groups: no variant compiled, a file without kernels say) */
     bool again = vs->link_all && single_image(vs->cs->target);
@@ -801,7 +793,7 @@ static rk_status collect(rk_ctx *ctx, Shared *sh, Batch *main, Batch *const roun
 
 rk_status variants_build(rk_ctx *ctx, VariantSet *vs)
 {
-    double t0 = now_ms();
+    double t0 = clock_wall_ms();
     int nthreads = vs->threads > 0 ? vs->threads : 1;
     if (nthreads > vs->n)
         nthreads = vs->n > 0 ? vs->n : 1;
@@ -842,7 +834,7 @@ rk_status variants_build(rk_ctx *ctx, VariantSet *vs)
     if (!st)
         st = collect(ctx, sh, main, rounds);
     vs->compiles = sh->compiles;
-    vs->ms_wall = now_ms() - t0;
+    vs->ms_wall = clock_wall_ms() - t0;
     pthread_mutex_destroy(&sh->lock);
     pthread_cond_destroy(&sh->changed);
     return st;

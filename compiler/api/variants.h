@@ -47,10 +47,8 @@ typedef struct Variant {
     const char *label;       /* the config as -D pairs */
     const char *assume;      /* the facts it is compiled for (NULL: the compile's own) */
     int spec;                /* > 0: a specialisation's variant, symbol kernel__s<spec>c<index> */
-    bool frugal;             /* lowered frugally (DriverOptions.frugal) */
-    int min_waves;           /* > 0: compiled for this many waves a SIMD (DriverOptions.min_waves) */
-    bool deep_drain;         /* its dots read as far ahead as their drains want (DriverOptions.deep_drain) */
-    bool no_drain;           /* its dots read no further ahead for their drains (DriverOptions.no_drain) */
+    LowerChoice lower;       /* how it is lowered (DriverOptions.lower; all zero: as written); out: how
+                                it was (DriverKernel.lowered: for emu, as gfx942's code chose) */
     /* out */
     VariantState state;
     rk_status st;            /* VAR_FAILED: RK_ECOMPILE, RK_EINTERNAL or RK_ENOMEM */
@@ -64,14 +62,13 @@ typedef struct Variant {
     int retried;             /* > 0: its code is the second compile's of that retry round (variants.c's
                                 phase 3) */
     bool spends;             /* its lowering spent VGPRs for cycles: a frugal one would differ */
-    bool drain_capped;       /* a dot's drain read-ahead stopped at its cap: a deep_drain one would differ */
-    bool drain_raised;       /* a dot read further ahead for its drain: a no_drain one would differ */
+    bool drain_capped;       /* a dot's drain read-ahead stopped at its cap: a DRAIN_DEEP one would differ */
+    bool drain_raised;       /* a dot read further ahead for its drain: a DRAIN_NONE one would differ */
     bool asks_waves;         /* the config says waves_per_eu */
     bool have_regs;          /* AMDGPU: regs is what its code came to in registers */
     RegFacts regs;
-    RegFacts first_regs;     /* retried: the first code's, which the retry's rounds are planned by (as
-                                spends, asks_waves, drain_capped and drain_raised stay the first
-                                lowering's) */
+    RetryBasis basis;        /* retried: what the retry's rounds are planned by, the first code's and
+                                lowering's (driver_retry_basis) */
 } Variant;
 
 typedef struct VariantSet {

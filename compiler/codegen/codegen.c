@@ -29,22 +29,8 @@
 #include <time.h>
 
 #include "codegen.h"
+#include "support/clock.h"
 #include "support/strbuf.h"
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* CPU time of the calling thread: LLVM runs each call on the caller's thread */
-static double cpu_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* ---- LLVM initialisation ---------------------------------------------------------------------- */
 
@@ -420,7 +406,7 @@ CgStatus codegen_module(const Target *t, LLVMModuleRef m, int opt_level, unsigne
     }
 
     /* verify: nothing below runs on a module that fails here */
-    double t0 = now_ms();
+    double t0 = clock_wall_ms();
     const char *triple = LLVMGetTarget(m);
     if (!triple || !*triple) {
         LLVMSetTarget(m, t->triple);
@@ -439,7 +425,7 @@ CgStatus codegen_module(const Target *t, LLVMModuleRef m, int opt_level, unsigne
         return CG_ERR_INVALID;
     if (!check_function_targets(t, m, a, err))
         return CG_ERR_INVALID;
-    out->t_verify_ms = now_ms() - t0;
+    out->t_verify_ms = clock_wall_ms() - t0;
 
     /* From here to `done`, LLVM state is held: no arena allocation. */
     CgStatus st = CG_OK;
@@ -447,10 +433,10 @@ CgStatus codegen_module(const Target *t, LLVMModuleRef m, int opt_level, unsigne
     Diags diags = {0}; /* StrBufs without an arena */
     LLVMMemoryBufferRef asm_buf = NULL, obj_buf = NULL;
 
-    t0 = now_ms();
+    t0 = clock_wall_ms();
     int cg_level = codegen_level(t, opt_level);
     LLVMTargetMachineRef tm = tm_acquire(t, cg_level, &out->tm_cached, msg, sizeof msg);
-    out->t_tm_ms = now_ms() - t0;
+    out->t_tm_ms = clock_wall_ms() - t0;
     if (!tm)
         return *err = arena_strdup(a, msg), CG_ERR_LLVM;
 
@@ -464,16 +450,16 @@ CgStatus codegen_module(const Target *t, LLVMModuleRef m, int opt_level, unsigne
     LLVMDisposeTargetData(td);
 
     /* optimise */
-    t0 = now_ms();
-    double c0 = cpu_ms();
+    t0 = clock_wall_ms();
+    double c0 = clock_thread_cpu_ms();
     if (!optimised) {
         char buf[32];
         const char *pipeline = opt_pipeline(t, opt_level, buf, sizeof buf);
         LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
         LLVMErrorRef e = LLVMRunPasses(m, pipeline, tm, po);
         LLVMDisposePassBuilderOptions(po);
-        out->t_opt_ms = now_ms() - t0;
-        out->c_opt_ms = cpu_ms() - c0;
+        out->t_opt_ms = clock_wall_ms() - t0;
+        out->c_opt_ms = clock_thread_cpu_ms() - c0;
         if (e) {
             char *em = LLVMGetErrorMessage(e);
             const char *env = getenv("RK_LLVM_PASSES");
@@ -500,8 +486,8 @@ CgStatus codegen_module(const Target *t, LLVMModuleRef m, int opt_level, unsigne
 
     /* codegen: code generation changes the IR (kernel argument lowering, LDS packing, ...), so
      * when both assembly and an object are wanted the assembly comes from a copy */
-    t0 = now_ms();
-    c0 = cpu_ms();
+    t0 = clock_wall_ms();
+    c0 = clock_thread_cpu_ms();
     bool fast_isel = t->codegen->fast_isel_big_blocks && has_big_block(m);
     if (fast_isel)
         LLVMSetTargetMachineFastISel(tm, 1);
@@ -522,8 +508,8 @@ CgStatus codegen_module(const Target *t, LLVMModuleRef m, int opt_level, unsigne
     }
     if (fast_isel)
         LLVMSetTargetMachineFastISel(tm, 0); /* the machine is cached for ordinary modules */
-    out->t_codegen_ms = now_ms() - t0;
-    out->c_codegen_ms = cpu_ms() - c0;
+    out->t_codegen_ms = clock_wall_ms() - t0;
+    out->c_codegen_ms = clock_thread_cpu_ms() - c0;
     if (diags.nerrors)
         st = CG_ERR_LLVM;
 
@@ -567,14 +553,12 @@ done:
         return st;
 
     if (!opt_only && (want & CG_WANT_BINARY) && !asm_binary) {
-        t0 = now_ms();
-        c0 = cpu_ms();
-        double tool_cpu = 0;
         const void *objs[1] = {out->obj};
         size_t sizes[1] = {out->obj_size};
-        st = cg_link(t, objs, sizes, 1, a, &out->binary, &out->binary_size, err, &tool_cpu);
-        out->t_link_ms = now_ms() - t0;
-        out->c_link_ms = cpu_ms() - c0 + tool_cpu;
+        CgTimes link;
+        st = cg_link_timed(t, objs, sizes, 1, a, &out->binary, &out->binary_size, err, &link);
+        out->t_link_ms = link.wall_ms;
+        out->c_link_ms = link.cpu_ms;
     }
     return st;
 }

@@ -124,6 +124,13 @@ CgStatus codegen_link_lld(const Target *t, const void *const *objs, const size_t
 /* codegen_link, adding the CPU time of ld.lld, when it ran, to *tool_cpu_ms (unless NULL). */
 CgStatus cg_link(const Target *t, const void *const *objs, const size_t *sizes, int n, Arena *a, void **bin,
                  size_t *bin_size, const char **err, double *tool_cpu_ms);
+/* A link's times: wall, and CPU (the calling thread's, which runs rk's own linker, and ld.lld's). */
+typedef struct CgTimes {
+    double wall_ms, cpu_ms;
+} CgTimes;
+/* cg_link, timed: every stage that links (codegen_module, the driver's) reports its link so. */
+CgStatus cg_link_timed(const Target *t, const void *const *objs, const size_t *sizes, int n, Arena *a, void **bin,
+                       size_t *bin_size, const char **err, CgTimes *times);
 
 /* sm_90: assembles PTX text into a cubin with ptxas -arch=<t->cpu>. CG_ERR_TOOL when ptxas is not
  * found. (The hook for later: codegen_module's binary for sm_90 is the PTX, which the CUDA driver

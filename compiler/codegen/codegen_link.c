@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "codegen.h"
+#include "support/clock.h"
 #include "support/files.h"
 
 extern char **environ;
@@ -382,6 +383,15 @@ CgStatus cg_link(const Target *t, const void *const *objs, const size_t *sizes, 
             return CG_OK;
     }
     return codegen_link_lld(t, objs, sizes, n, a, bin, bin_size, err, tool_cpu_ms);
+}
+
+CgStatus cg_link_timed(const Target *t, const void *const *objs, const size_t *sizes, int n, Arena *a, void **bin,
+                       size_t *bin_size, const char **err, CgTimes *times)
+{
+    double t0 = clock_wall_ms(), c0 = clock_thread_cpu_ms(), tool = 0;
+    CgStatus st = cg_link(t, objs, sizes, n, a, bin, bin_size, err, &tool);
+    *times = (CgTimes){clock_wall_ms() - t0, clock_thread_cpu_ms() - c0 + tool};
+    return st;
 }
 
 CgStatus codegen_link(const Target *t, const void *const *objs, const size_t *sizes, int n, Arena *a, void **bin,

@@ -21,6 +21,7 @@
 #include "compiler/target/amdgpu/report.h"
 #include "parser.h"
 #include "support/strbuf.h"
+#include "support/clock.h"
 
 /* The recovery point of the LLVM stages (see driver_compile). */
 typedef struct LlvmGuard {
@@ -64,6 +65,8 @@ bool driver_lower_kernel(Arena *a, Diags *diags, const LowerOptions *lopt, Func 
             out->kernels[k].spends_regs = lr.spends;
             out->kernels[k].drain_capped = lr.drain_capped;
             out->kernels[k].drain_raised = lr.drain_raised;
+            out->kernels[k].lowered = lopt->choice;
+            out->kernels[k].choice_read = lr.choice_read;
         }
     return ok;
 }
@@ -92,20 +95,6 @@ void driver_add_remarks(Arena *a, DriverResult *out, const LowerResult *lr)
         all[out->nremarks + i] = *add[i];
     out->remarks = all;
     out->nremarks += fresh;
-}
-
-double driver_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static double cpu_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 /* ---- dumps ---- */
@@ -205,20 +194,20 @@ typedef struct JudgedCode {
     bool cycles;
 } JudgedCode;
 
-static bool wants_cycles(const DriverResult *out, const KernelRetry *retry, int n)
+static bool wants_cycles(const DriverResult *out, const LowerChoice *choice, int n)
 {
     for (int k = 0; k < out->nkernels; k++)
         if (out->kernels[k].drain_capped)
             return true;
-    for (int i = 0; retry && i < n; i++)
-        if (retry[i].deep_drain)
+    for (int i = 0; choice && i < n; i++)
+        if (choice[i].drain == DRAIN_DEEP)
             return true;
     return false;
 }
 
 /* What an attempt is judged by once codegen_module made cr: at the assembly and object stages, where
  * the loop model is wanted, the object linked here (a link that fails, say ld.lld missing, is no
- * error: the attempt is judged without cycles, and its deep_drain retry is not made or not kept). */
+ * error: the attempt is judged without cycles, and its DRAIN_DEEP retry is not made or not kept). */
 static JudgedCode judged_code(Arena *a, const Target *tg, Stage stop, const CodegenResult *cr, bool cycles,
                               DriverResult *out)
 {
@@ -230,24 +219,24 @@ static JudgedCode judged_code(Arena *a, const Target *tg, Stage stop, const Code
         void *bin = NULL;
         size_t size = 0;
         const char *err = NULL;
-        double t0 = driver_now_ms(), c0 = cpu_ms(), tool = 0;
-        CgStatus st = cg_link(tg, objs, sizes, 1, a, &bin, &size, &err, &tool);
-        out->ms_link += driver_now_ms() - t0;
-        out->cpu_link += cpu_ms() - c0 + tool;
+        CgTimes link;
+        CgStatus st = cg_link_timed(tg, objs, sizes, 1, a, &bin, &size, &err, &link);
+        out->ms_link += link.wall_ms;
+        out->cpu_link += link.cpu_ms;
         if (st == CG_OK)
             return (JudgedCode){bin, size, true};
     }
     return stop == STAGE_OBJ ? (JudgedCode){cr->obj, cr->obj_size, false} : (JudgedCode){NULL, 0, false};
 }
 
-/* One lowering and code generation of lir's kernels into out (retry[i]: kernel i lowered with
- * LowerOptions.frugal, min_waves and deep_drain as it says; NULL: none): out->text or out->binary as
+/* One lowering and code generation of lir's kernels into out (choice[i]: how kernel i is lowered;
+ * NULL: each as written): out->text or out->binary as
  * `stop` asks, and the texts an IR dump of the LLVM IR or assembly wants in *llvm_text and *asm_text
  * (generate_best dumps the chosen ones). judged (NULL: not wanted): what a retry judges the attempt
  * by; where it needs the loop model, a code object is linked at the assembly and object stages too. */
 static bool generate(Arena *a, Diags *diags, const DriverOptions *o, DriverResult *out, Module *lir,
                      const char *target, const Target *tg, const char *fname, Stage stop,
-                     const KernelRetry *retry, const char **llvm_text, const char **asm_text, JudgedCode *judged)
+                     const LowerChoice *choice, const char **llvm_text, const char **asm_text, JudgedCode *judged)
 {
     if (judged)
         *judged = (JudgedCode){NULL, 0, false};
@@ -257,15 +246,15 @@ static bool generate(Arena *a, Diags *diags, const DriverOptions *o, DriverResul
         !dump_wanted(o, "asm")) {
         int threads = driver_codegen_threads(lir->nfuncs);
         if (threads > 1) {
-            int r = driver_kernels_parallel(a, diags, o, target, lir, threads, retry, out);
+            int r = driver_kernels_parallel(a, diags, o, target, lir, threads, choice, out);
             if (r == 1 && judged)
-                *judged = (JudgedCode){out->binary, out->size, wants_cycles(out, retry, lir->nfuncs)};
+                *judged = (JudgedCode){out->binary, out->size, wants_cycles(out, choice, lir->nfuncs)};
             if (r >= 0)
                 return r == 1;
         }
     }
     /* LLVM IR: every kernel of the file in one module */
-    double t3 = driver_now_ms(), c3 = cpu_ms();
+    double t3 = clock_wall_ms(), c3 = clock_thread_cpu_ms();
     /* An allocation failure from here on (the arena's longjmp, compiler/api/compile.c) passes
      * through this guard, which disposes of the LLVM module and context on its way. ctx and mod
      * are not changed after the setjmp, so they are intact when it returns again. */
@@ -286,13 +275,10 @@ static bool generate(Arena *a, Diags *diags, const DriverOptions *o, DriverResul
         }
         a->oom = &g->oom;
     }
-    LowerOptions lopt = {tg, false, o->remarks, false, 0, false, false};
+    LowerOptions lopt = {tg, false, o->remarks, {0}};
     bool ok = true;
     for (int i = 0; i < lir->nfuncs && ok; i++) {
-        lopt.frugal = retry && retry[i].frugal;
-        lopt.min_waves = retry ? retry[i].min_waves : 0;
-        lopt.deep_drain = retry && retry[i].deep_drain;
-        lopt.no_drain = retry && retry[i].no_drain;
+        lopt.choice = choice ? choice[i] : (LowerChoice){0};
         ok = driver_lower_kernel(a, diags, &lopt, lir->funcs[i], mod, out);
     }
     /* verified here only when LLVM stops at the IR: codegen_module verifies before its first
@@ -311,8 +297,8 @@ static bool generate(Arena *a, Diags *diags, const DriverOptions *o, DriverResul
         diag_plain(diags, DIAG_ERROR, "internal error: %s", why);
         ok = false;
     }
-    out->ms_lower = driver_now_ms() - t3;
-    out->cpu_lower = cpu_ms() - c3;
+    out->ms_lower = clock_wall_ms() - t3;
+    out->cpu_lower = clock_thread_cpu_ms() - c3;
     if (ok && (stop == STAGE_LLVM || dump_wanted(o, "llvm"))) {
         char *ir = LLVMPrintModuleToString(mod);
         out->text = arena_strdup(a, ir);
@@ -325,7 +311,7 @@ static bool generate(Arena *a, Diags *diags, const DriverOptions *o, DriverResul
         unsigned want = stop == STAGE_ASM ? CG_WANT_ASM : stop == STAGE_OBJ ? CG_WANT_OBJ : CG_WANT_BINARY;
         if (dump_wanted(o, "asm"))
             want |= CG_WANT_ASM;
-        bool cycles = judged && wants_cycles(out, retry, lir->nfuncs);
+        bool cycles = judged && wants_cycles(out, choice, lir->nfuncs);
         if (cycles && stop != STAGE_BIN)
             want |= CG_WANT_OBJ; /* linked below: the loop model reads a code object */
         CodegenResult cr;
@@ -382,7 +368,7 @@ typedef struct Attempt {
 
 static bool attempt(Arena *a, Diags *diags, const DriverOptions *o, DriverResult *out, const DriverResult *base,
                     const DriverKernel *base_kernels, Module *lir, const char *target, const Target *tg,
-                    const char *fname, Stage stop, const KernelRetry *retry, bool facts, Attempt *at)
+                    const char *fname, Stage stop, const LowerChoice *choice, bool facts, Attempt *at)
 {
     *out = *base;
     if (out->nkernels)
@@ -390,7 +376,7 @@ static bool attempt(Arena *a, Diags *diags, const DriverOptions *o, DriverResult
     at->llvm_text = at->asm_text = NULL;
     at->nfacts = 0;
     JudgedCode jc;
-    bool ok = generate(a, diags, o, out, lir, target, tg, fname, stop, retry, &at->llvm_text, &at->asm_text,
+    bool ok = generate(a, diags, o, out, lir, target, tg, fname, stop, choice, &at->llvm_text, &at->asm_text,
                        facts ? &jc : NULL);
     at->out = *out;
     at->kernels = ARENA_ARRAY(a, DriverKernel, (size_t)out->nkernels + 1);
@@ -433,13 +419,34 @@ static int take_back(Diags *diags, int n, int nerrors)
 }
 
 /* Whether attempt `at` compiled every kernel as `want` says. */
-static bool compiled_as(const KernelRetry *at, const KernelRetry *want, int n)
+static bool same_choice(const LowerChoice *x, const LowerChoice *y)
+{
+    return x->frugal == y->frugal && x->min_waves == y->min_waves && x->drain == y->drain;
+}
+
+static bool compiled_as(const LowerChoice *at, const LowerChoice *want, int n)
 {
     for (int i = 0; i < n; i++)
-        if (at[i].frugal != want[i].frugal || at[i].min_waves != want[i].min_waves ||
-            at[i].deep_drain != want[i].deep_drain || at[i].no_drain != want[i].no_drain)
+        if (!same_choice(&at[i], &want[i]))
             return false;
     return true;
+}
+
+static bool zero_choices(const LowerChoice *c, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!same_choice(&c[i], &(LowerChoice){0}))
+            return false;
+    return true;
+}
+
+/* Whether a kernel's lowering in attempt `at` read its LowerChoice (DriverKernel.choice_read). */
+static bool reads_choice(const Attempt *at, int nkernels)
+{
+    for (int k = 0; at->kernels && k < nkernels; k++)
+        if (at->kernels[k].choice_read)
+            return true;
+    return false;
 }
 
 /* The code of lir's kernels, each kernel compiled again where its first code lost to its registers
@@ -448,43 +455,57 @@ static bool compiled_as(const KernelRetry *at, const KernelRetry *want, int n)
  * (driver_retry_plan): a kernel a few VGPRs short of its next occupancy step (driver_next_waves)
  * compiled as if it asked for those waves (waves_per_eu's register caps in the lowering, LLVM's
  * amdgpu-waves-per-eu); one whose lowering spent VGPRs for cycles (LowerResult.spends) frugally;
- * frugally for those waves; without its dots' read-ahead for their drains alone (LowerOptions.no_drain,
- * where they read ahead so: LowerResult.drain_raised). A kernel with none of those whose drain was capped
- * (LowerResult.drain_capped) takes part in round 1 with the cap lifted (LowerOptions.deep_drain),
- * judged by the loop model's cycles (JudgedCode: at the assembly and object stages such attempts
- * link a code object too, so that `--emit=asm` shows the code the code object holds). A
- * kernel takes part in rounds until one does better for it, or while its best code still spills
- * (gfx950 128x64x256 w4 s3 k16 bf16 spills 9 VGPRs, frugally 8, its LDS map spilling, and none
- * without the drain's read-ahead alone: 6640 -> 4472 cycles); the first two each help kernels the
- * other does not (bench/vs_triton's 32x32x64 w4 k32 keeps its spread map at 8 waves for them, 321
- * cycles against the frugal 352; gfx950 64x256x128 w4 k16 gets 2 only frugally). Each kernel keeps
- * its best code (fewer VGPRs spilled, or as many and more waves; for deep_drain, fewer cycles); a
- * round compiles the kernels that take no part as chosen so far, and where no attempt compiled all of
- * them as chosen, one more does. Where a retry fails, its diagnostics are taken back and the rounds
- * stop; where that joined compile fails, the first code stands. AMDGPU code objects only, from the
- * assembly on; `--emit=llvm` shows the first lowering (the choice needs the machine code). Autotuned
- * variants are lowered to LLVM IR here and make the same choice in compiler/api/variants.c, which
- * asks for the second lowering with DriverOptions.frugal, min_waves and deep_drain (every kernel so,
- * no retry). The dumps of
- * the LLVM IR and assembly are the chosen attempt's (a failed first attempt's LLVM IR too); the
- * timings are all attempts'. */
+ * frugally for those waves; without its dots' read-ahead for their drains alone (DRAIN_NONE, where
+ * they read ahead so: LowerResult.drain_raised). A kernel with none of those whose drain was capped
+ * (LowerResult.drain_capped) takes part in round 1 with the cap lifted (DRAIN_DEEP), judged by the
+ * loop model's cycles (JudgedCode: at the assembly and object stages such attempts link a code
+ * object too, so that `--emit=asm` shows the code the code object holds). A kernel takes part in
+ * rounds until one does better for it, or while its best code still spills (gfx950 128x64x256 w4 s3
+ * k16 bf16 spills 9 VGPRs, frugally 8, its LDS map spilling, and none without the drain's read-ahead
+ * alone: 6640 -> 4472 cycles); the first two each help kernels the other does not
+ * (bench/vs_triton's 32x32x64 w4 k32 keeps its spread map at 8 waves for them, 321 cycles against
+ * the frugal 352; gfx950 64x256x128 w4 k16 gets 2 only frugally). Each kernel keeps its best code
+ * (fewer VGPRs spilled, or as many and more waves; for DRAIN_DEEP, fewer cycles); a round compiles
+ * the kernels that take no part as chosen so far, and where no attempt compiled all of them as
+ * chosen, one more does. Where a retry fails, its diagnostics are taken back and the rounds stop;
+ * where that joined compile fails, the first code stands. AMDGPU code objects only, from the
+ * assembly on; `--emit=llvm` shows the first lowering (the choice needs the machine code). The
+ * emulator runs the lowering the code object holds (target_code_object_judge): its kernels are
+ * lowered first as written, and where a lowering read its choice (DriverKernel.choice_read: any
+ * other choice could lower it differently), gfx942 code objects are compiled from the same LIR for
+ * the rounds above, and the emulator's code is lowered again as they chose (where the first gfx942
+ * compile fails, its diagnostics are taken back and the first lowering stands), from the LLVM IR on
+ * (an autotuned variant for emu is lowered as its config's gfx942 code is). Autotuned variants
+ * are lowered to LLVM IR here and make the same choice in compiler/api/variants.c, which asks for
+ * the second lowering with DriverOptions.lower (every kernel so, no retry). The dumps of the LLVM IR
+ * and assembly are the chosen attempt's (a failed first attempt's LLVM IR too); the timings are all
+ * attempts'. */
 static bool generate_best(Arena *a, Diags *diags, const DriverOptions *o, DriverResult *out, Module *lir,
                           const char *target, const Target *tg, const char *fname, Stage stop)
 {
     int n = lir->nfuncs;
-    bool given = o->frugal || o->min_waves > 0 || o->deep_drain || o->no_drain;
-    bool retry = tg && tg->codegen->link == LINK_CODE_OBJECT && stop >= STAGE_ASM && n > 0 && !given &&
-                 report_occupancy_for(tg->cpu, 0, 0, 0, 64, NULL) > 0;
-    enum { FIRST, LAST_ROUND = DRIVER_RETRY_ROUNDS, JOINED, NATTEMPTS };
-    KernelRetry *kr[NATTEMPTS], *want = ARENA_ARRAY(a, KernelRetry, (size_t)n + 1);
-    int *pick = ARENA_ARRAY(a, int, (size_t)n + 1), *waves = ARENA_ARRAY(a, int, (size_t)n + 1);
-    bool *spends = ARENA_ARRAY(a, bool, (size_t)n + 1), *takes = ARENA_ARRAY(a, bool, (size_t)n + 1);
-    bool *capped = ARENA_ARRAY(a, bool, (size_t)n + 1), *raised = ARENA_ARRAY(a, bool, (size_t)n + 1);
+    bool given = !zero_choices(&o->lower, 1);
+    const Target *jt = target_code_object_judge(tg);
+    /* a GPU's own code from its assembly on (the choice needs its machine code); an emulator's from
+     * its LLVM IR on (autotuned variants are lowered to LLVM IR first) */
+    bool stage = stop >= STAGE_ASM || (jt && jt != tg && stop == STAGE_LLVM);
+    bool retry = jt && stage && n > 0 && !given && report_occupancy_for(jt->cpu, 0, 0, 0, 64, NULL) > 0;
+    /* the attempts' target and stage: tg's, or where tg emulates a GPU (OWN_FIRST and OWN are tg's
+     * code then) the GPU's code objects */
+    bool judge_apart = retry && jt != tg;
+    const Target *at_tg = judge_apart ? jt : tg;
+    const char *at_target = judge_apart ? jt->name : target;
+    Stage at_stop = judge_apart ? STAGE_BIN : stop;
+    enum { FIRST, LAST_ROUND = DRIVER_RETRY_ROUNDS, JOINED, OWN_FIRST, OWN, NATTEMPTS };
+    LowerChoice *ch[NATTEMPTS], *want = ARENA_ARRAY(a, LowerChoice, (size_t)n + 1);
+    int *pick = ARENA_ARRAY(a, int, (size_t)n + 1);
+    RetryBasis *basis = ARENA_ARRAY(a, RetryBasis, (size_t)n + 1);
+    bool *takes = ARENA_ARRAY(a, bool, (size_t)n + 1);
     DriverResult base = *out;
     DriverKernel *base_kernels = ARENA_ARRAY(a, DriverKernel, (size_t)out->nkernels + 1);
-    bool mem = want && pick && waves && spends && takes && capped && raised && base_kernels;
+    bool mem = want && pick && basis && takes && base_kernels;
     for (int t = 0; t < NATTEMPTS; t++)
-        mem = mem && (kr[t] = ARENA_ARRAY(a, KernelRetry, (size_t)n + 1)) != NULL;
+        mem = mem && (ch[t] = ARENA_ARRAY(a, LowerChoice, (size_t)n + 1)) != NULL;
     if (!mem) {
         diag_plain(diags, DIAG_ERROR, "out of memory");
         return false;
@@ -492,39 +513,50 @@ static bool generate_best(Arena *a, Diags *diags, const DriverOptions *o, Driver
     if (out->nkernels)
         memcpy(base_kernels, out->kernels, sizeof *out->kernels * (size_t)out->nkernels);
     for (int i = 0; given && i < n; i++)
-        kr[FIRST][i] = (KernelRetry){o->frugal, o->min_waves, o->deep_drain, o->no_drain};
+        ch[FIRST][i] = o->lower;
     Attempt at[NATTEMPTS];
-    bool done[NATTEMPTS] = {true};
-    bool ok = attempt(a, diags, o, out, &base, base_kernels, lir, target, tg, fname, stop, given ? kr[FIRST] : NULL,
-                      retry, &at[FIRST]);
-    int chosen = FIRST, dn = diags->n, de = diags->nerrors;
+    bool done[NATTEMPTS] = {false};
+    int chosen = FIRST;
+    bool ok = true;
+    if (judge_apart) { /* judged only where some kernel's lowering read its choice */
+        done[OWN_FIRST] = true;
+        ok = attempt(a, diags, o, out, &base, base_kernels, lir, target, tg, fname, stop, NULL, false, &at[OWN_FIRST]);
+        chosen = OWN_FIRST;
+        retry = ok && reads_choice(&at[OWN_FIRST], out->nkernels);
+    }
+    int dn = diags->n, de = diags->nerrors;
+    if (ok && (!judge_apart || retry)) {
+        done[FIRST] = true;
+        bool first = attempt(a, diags, o, out, &base, base_kernels, lir, at_target, at_tg, fname, at_stop,
+                             given ? ch[FIRST] : NULL, retry, &at[FIRST]);
+        if (!judge_apart)
+            ok = first;
+        else if (!first) { /* no gfx942 code to judge by: the emulator's first lowering stands */
+            take_back(diags, dn, de);
+            retry = false;
+        }
+    }
     for (int i = 0; ok && retry && i < n; i++) {
         const RegFacts *f = facts_of(&at[FIRST], lir->funcs[i]->name);
-        /* a few VGPRs short of more waves: compiled as if the kernel asked for them (waves_per_eu) */
-        waves[i] = f && lir->funcs[i]->opts.waves_per_eu <= 0 ? driver_next_waves(tg, f) : 0;
         const DriverKernel *dk = kernel_of(&at[FIRST], out->nkernels, lir->funcs[i]->name);
-        spends[i] = f && dk && dk->spends_regs && driver_register_bound(tg, f);
-        capped[i] = f && dk && dk->drain_capped && f->cycles > 0; /* (no model, no judgement) */
-        raised[i] = f && dk && dk->drain_raised;
+        basis[i] = f && dk ? driver_retry_basis(jt, f, dk, lir->funcs[i]->opts.waves_per_eu > 0) : (RetryBasis){0};
     }
     for (int round = 1; ok && retry && round <= LAST_ROUND; round++) {
         /* the kernels that take part, and the others as chosen so far (so that the last round
          * mostly compiles every kernel as chosen, and no joined compile is needed) */
         int tried = 0;
         for (int i = 0; i < n; i++) {
-            KernelRetry *k = &kr[round][i];
             const RegFacts *best = facts_of(&at[pick[i]], lir->funcs[i]->name);
             bool open = pick[i] == FIRST || (best && best->spills > 0); /* (until better, or no spills) */
-            takes[i] = open && driver_retry_plan(round, spends[i], waves[i], capped[i], raised[i], &k->frugal,
-                                                 &k->min_waves, &k->deep_drain, &k->no_drain);
+            takes[i] = open && driver_retry_plan(round, &basis[i], &ch[round][i]);
             if (!takes[i])
-                *k = want[i];
+                ch[round][i] = want[i];
             tried += takes[i];
         }
         if (!tried)
             continue;
         done[round] = true;
-        if (!attempt(a, diags, o, out, &base, base_kernels, lir, target, tg, fname, stop, kr[round], true,
+        if (!attempt(a, diags, o, out, &base, base_kernels, lir, at_target, at_tg, fname, at_stop, ch[round], true,
                      &at[round])) {
             take_back(diags, dn, de);
             break;
@@ -532,19 +564,26 @@ static bool generate_best(Arena *a, Diags *diags, const DriverOptions *o, Driver
         for (int i = 0; i < n; i++) {
             const RegFacts *fb = facts_of(&at[pick[i]], lir->funcs[i]->name);
             const RegFacts *fr = facts_of(&at[round], lir->funcs[i]->name);
-            if (takes[i] && fb && fr && driver_retry_better(tg, fb, fr, kr[round][i].deep_drain)) {
+            if (takes[i] && fb && fr && driver_retry_better(jt, fb, fr, &ch[round][i])) {
                 pick[i] = round;
-                want[i] = kr[round][i];
+                want[i] = ch[round][i];
             }
         }
     }
     bool retried = false;
     for (int t = 1; t <= LAST_ROUND; t++)
         retried |= done[t];
-    if (retried) {
+    if (judge_apart) {
+        if (ok && retried && !zero_choices(want, n)) {
+            /* the emulator's code lowered as the GPU's code objects chose; its failure is the compile's */
+            done[OWN] = true;
+            ok = attempt(a, diags, o, out, &base, base_kernels, lir, target, tg, fname, stop, want, false, &at[OWN]);
+            chosen = OWN;
+        }
+    } else if (retried) {
         chosen = -1;
         for (int t = LAST_ROUND; t >= FIRST && chosen < 0; t--)
-            if (done[t] && compiled_as(kr[t], want, n))
+            if (done[t] && compiled_as(ch[t], want, n))
                 chosen = t; /* (a failed round's kernels are all FIRST's in want: it is not chosen) */
         if (chosen < 0) { /* kernels whose best code came from different attempts */
             done[JOINED] = true;
@@ -682,7 +721,7 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
         diag_plain(diags, DIAG_ERROR, "--emit=%s is not available for target %s", driver_stage_name(stop), target);
         return false;
     }
-    double t0 = driver_now_ms(), c0 = cpu_ms();
+    double t0 = clock_wall_ms(), c0 = clock_thread_cpu_ms();
     SrcFile *f = src_add(src, o->filename ? o->filename : "<source>", o->source, o->len);
     if (!f) {
         diag_plain(diags, DIAG_ERROR, "%s is too large (over 4 GiB)", o->filename);
@@ -696,8 +735,8 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
     }
     if (stop == STAGE_AST) {
         Node *m = parse_module(a, strs, diags, f);
-        out->ms_front = driver_now_ms() - t0;
-        out->cpu_front = cpu_ms() - c0;
+        out->ms_front = clock_wall_ms() - t0;
+        out->cpu_front = clock_thread_cpu_ms() - c0;
         if (!m)
             return false;
         out->text = ast_print(a, src, m);
@@ -709,7 +748,7 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
     SemaOptions so = {o->incdirs,    o->nincdirs, o->stdlib_dir, o->defines,
                       o->ndefines,   o->kernel,   target,        o->assume,
                       o->confine_imports};
-    double t1 = driver_now_ms(), c1 = cpu_ms();
+    double t1 = clock_wall_ms(), c1 = clock_thread_cpu_ms();
     if (!sema_compile(a, strs, types, src, diags, f, &so, o->config, &out->sema))
         return false;
     Module *m = out->sema.module;
@@ -720,8 +759,8 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
                    f->name);
         return false;
     }
-    out->ms_sema = driver_now_ms() - t1;
-    out->cpu_sema = cpu_ms() - c1;
+    out->ms_sema = clock_wall_ms() - t1;
+    out->cpu_sema = clock_thread_cpu_ms() - c1;
     for (int i = 0; i < m->nfuncs; i++) {
         if (m->funcs[i]->kind != FUNC_KERNEL)
             continue;
@@ -750,7 +789,7 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
     }
     if (!target_is_interp(target)) {
         /* Layouts: each kernel's LIR, in a module of its own. */
-        double t2 = driver_now_ms(), c2 = cpu_ms();
+        double t2 = clock_wall_ms(), c2 = clock_thread_cpu_ms();
         LayoutTab *lt = ARENA_NEW(a, LayoutTab);
         laytab_init(lt, a);
         lay_attach_printer(types);
@@ -774,8 +813,8 @@ static bool compile_here(Arena *a, StrTab *strs, SrcMgr *src, Diags *diags, cons
             diag_plain(diags, DIAG_ERROR, "internal error: the LIR of %s failed verification (a bug in rk)", f->name);
             return false;
         }
-        out->ms_passes = driver_now_ms() - t2;
-        out->cpu_passes = cpu_ms() - c2;
+        out->ms_passes = clock_wall_ms() - t2;
+        out->cpu_passes = clock_thread_cpu_ms() - c2;
         if (stop == STAGE_LIR) {
             out->text = tir_print_module(a, lir, 0);
             return diags->nerrors == errs0;

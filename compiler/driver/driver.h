@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "compiler/lower/lower_choice.h"
 #include "compiler/sema/sema.h"
 
 typedef enum Stage {
@@ -42,15 +43,9 @@ typedef struct DriverOptions {
     bool confine_imports; /* imports only from inside incdirs and stdlib_dir (untrusted source) */
     bool remarks;         /* collect performance remarks (DriverResult.remarks) */
     bool tir_input;       /* source is tile IR text (rkc -x tir): parsed and verified, then `passes` */
-    /* every kernel lowered frugally (LowerOptions.frugal) and, where min_waves > 0, as if it asked for
-     * that many waves (LowerOptions.min_waves), with no retry of its own: an autotuned variant's
-     * second compile (compiler/api/variants.c) */
-    bool frugal;
-    int min_waves;
-    bool deep_drain; /* every kernel's dots read as far ahead as their drains want
-                        (LowerOptions.deep_drain), no retry of its own: a variant's second compile */
-    bool no_drain;   /* every kernel's dots read no further ahead for their drains (LowerOptions.no_drain),
-                        no retry of its own: a variant's second compile */
+    /* every kernel lowered as it says (all zero: as written), with no retry of its own: an autotuned
+     * variant's second compile (compiler/api/variants.c) */
+    LowerChoice lower;
     const char *passes;   /* with tir_input: pass names, comma-separated (pass_table.c), or NULL for none */
     /* IR dumps: the RK_DUMP_IR value ("1", "all" or a list of stages such as "tir,llvm"), RK_DUMP_DIR,
      * and a sink for dumps that are not written to files (NULL: keep them in DriverResult.dumps). */
@@ -76,8 +71,12 @@ typedef struct DriverKernel {
     bool spends_regs;     /* its lowering spent VGPRs for cycles (LowerResult.spends): a frugal one
                              would differ (the driver's retry, driver_frugal.c) */
     bool drain_capped;    /* a dot's drain read-ahead stopped at its cap (LowerResult.drain_capped):
-                             one lowered with LowerOptions.deep_drain would differ */
+                             one lowered with DRAIN_DEEP would differ */
     bool drain_raised;    /* a dot read further ahead for its drain (LowerResult.drain_raised) */
+    LowerChoice lowered;  /* how its code was lowered: a retry's choice where the retry was kept (on
+                             emu, the choice its gfx942 code was kept with) */
+    bool choice_read;     /* its lowering read the choice (LowerResult.choice_read): another could
+                             lower it differently */
 } DriverKernel;
 
 typedef struct DriverResult {
@@ -128,21 +127,31 @@ bool driver_register_bound(const struct Target *t, const RegFacts *f);
 /* The waves a SIMD of the next occupancy step a code without spills would take with a few VGPRs
  * fewer (at most a tenth fewer), where its VGPRs limit its waves; 0 where there is none. */
 int driver_next_waves(const struct Target *t, const RegFacts *f);
+/* What a kernel's retries are planned by, all from its first code and lowering: the waves a SIMD of
+ * its next occupancy step where a few VGPRs stand between (driver_next_waves; 0: none near, or the
+ * kernel asks for its waves), whether its lowering spent VGPRs for cycles (LowerResult.spends) where
+ * the code is register-bound, whether a dot's drain read-ahead stopped at its cap
+ * (LowerResult.drain_capped) where the loop model read the loops, whether a dot read ahead for its
+ * drain (LowerResult.drain_raised). */
+typedef struct RetryBasis {
+    int waves;
+    bool spends, capped, raised;
+} RetryBasis;
+RetryBasis driver_retry_basis(const struct Target *t, const RegFacts *first, const DriverKernel *dk, bool asks_waves);
 /* The retries of a kernel, one a round (1, 2, ...). Where its code lost to its registers: compiled as
- * if it asked for the `waves` of its next occupancy step (0: none near), its lowering otherwise as it
- * was; frugally where its lowering spent VGPRs for cycles (`spends`); both at once; without its dots'
- * read-ahead for their drains alone where they read ahead so (`raised`; a kernel takes part in rounds
- * until one does better, or while its best code still spills). Where it did not and a
- * dot's drain read-ahead stopped at its cap (`capped`): with the cap lifted. False where round
- * `round` has none for it; else *frugal, *min_waves, *deep_drain and *no_drain say how
- * (LowerOptions). */
+ * if it asked for the waves of its next occupancy step, its lowering otherwise as it was; frugally
+ * where its lowering spent VGPRs for cycles; both at once; without its dots' read-ahead for their
+ * drains alone where they read ahead so (DRAIN_NONE; a kernel takes part in rounds until one does
+ * better, or while its best code still spills). Where it did not and a dot's drain read-ahead stopped
+ * at its cap: with the cap lifted (DRAIN_DEEP). False where round `round` has none for it; else
+ * *choice says how. */
 enum { DRIVER_RETRY_ROUNDS = 4 };
-bool driver_retry_plan(int round, bool spends, int waves, bool capped, bool raised, bool *frugal, int *min_waves,
-                       bool *deep_drain, bool *no_drain);
+bool driver_retry_plan(int round, const RetryBasis *b, LowerChoice *choice);
 /* The second code spills fewer VGPRs, or as many and runs more waves a SIMD; a retry for cycles
- * (deep_drain), no more VGPRs or SGPRs spilled, no more scratch, no fewer waves and its loops at
+ * (DRAIN_DEEP), no more VGPRs or SGPRs spilled, no more scratch, no fewer waves and its loops at
  * least DRIVER_RETRY_GAIN percent faster by the loop model (RegFacts.cycles, both modelled). */
 enum { DRIVER_RETRY_GAIN = 1 };
-bool driver_retry_better(const struct Target *t, const RegFacts *first, const RegFacts *second, bool deep_drain);
+bool driver_retry_better(const struct Target *t, const RegFacts *first, const RegFacts *second,
+                         const LowerChoice *second_choice);
 
 #endif

@@ -1,6 +1,5 @@
 /* driver_frugal.c: which kernels lost to their registers, or stopped reading ahead at a cap, and
- * whether their second compile did better (driver.c compiles them again with LowerOptions.frugal,
- * min_waves, no_drain or deep_drain).
+ * whether their second compile did better (driver.c compiles them again as a LowerChoice says).
  *
  * The lowering spends VGPRs to save cycles where its estimate says they are there (the LDS maps'
  * address registers, k steps read in pairs, fragments read further ahead, rows carried for the LDS
@@ -14,7 +13,7 @@
  * that read-ahead alone; where its lowering spent VGPRs, frugally; both at once. The second code is
  * kept where it spills less, or as much and runs more waves. A kernel with none of those retries whose
  * dot stopped reading ahead for its drain at DRAIN_MAX_AHEAD steps (compiler/lower/lower_dot.c), where
- * its registers allowed more, is compiled again with the cap lifted (LowerOptions.deep_drain): no
+ * its registers allowed more, is compiled again with the cap lifted (DRAIN_DEEP): no
  * figure of the dot tells where that pays, so the second code is kept where it spills no more, runs
  * as many waves and its loops take at least DRIVER_RETRY_GAIN percent fewer cycles by rk's loop
  * model (report_loop.c; the same model bench/vs_triton and bench/tile_sweep.py judge by). The facts
@@ -143,41 +142,40 @@ int driver_next_waves(const Target *t, const RegFacts *f)
     return 0;
 }
 
-bool driver_retry_plan(int round, bool spends, int waves, bool capped, bool raised, bool *frugal, int *min_waves,
-                       bool *deep_drain, bool *no_drain)
+RetryBasis driver_retry_basis(const Target *t, const RegFacts *first, const DriverKernel *dk, bool asks_waves)
 {
-    typedef struct Plan {
-        bool frugal, deep, none;
-        int waves;
-    } Plan;
-    Plan plans[DRIVER_RETRY_ROUNDS];
+    return (RetryBasis){asks_waves ? 0 : driver_next_waves(t, first), dk->spends_regs && driver_register_bound(t, first),
+                        dk->drain_capped && first->cycles > 0 /* (no model, no judgement) */, dk->drain_raised};
+}
+
+bool driver_retry_plan(int round, const RetryBasis *b, LowerChoice *choice)
+{
+    LowerChoice plans[DRIVER_RETRY_ROUNDS];
     int n = 0;
-    if (waves > 0)
-        plans[n++] = (Plan){false, false, false, waves};
-    if (spends)
-        plans[n++] = (Plan){true, false, false, 0};
-    if (spends && waves > 0)
-        plans[n++] = (Plan){true, false, false, waves};
+    if (b->waves > 0)
+        plans[n++] = (LowerChoice){false, b->waves, DRAIN_CAPPED};
+    if (b->spends)
+        plans[n++] = (LowerChoice){true, 0, DRAIN_CAPPED};
+    if (b->spends && b->waves > 0)
+        plans[n++] = (LowerChoice){true, b->waves, DRAIN_CAPPED};
     /* the frugal lowering turns every spending choice off at once, and one of those can spill on its
      * own (an LDS map): the drain's read-ahead alone, where the dot read ahead so, for a kernel that
      * still spills after the rounds before */
-    if (spends && raised)
-        plans[n++] = (Plan){false, false, true, 0};
-    if (capped && n == 0) /* (reading further ahead spends registers: not where they are short) */
-        plans[n++] = (Plan){false, true, false, 0};
+    if (b->spends && b->raised)
+        plans[n++] = (LowerChoice){false, 0, DRAIN_NONE};
+    if (b->capped && n == 0) /* (reading further ahead spends registers: not where they are short) */
+        plans[n++] = (LowerChoice){false, 0, DRAIN_DEEP};
     if (round < 1 || round > n)
         return false;
-    *frugal = plans[round - 1].frugal;
-    *min_waves = plans[round - 1].waves;
-    *deep_drain = plans[round - 1].deep;
-    *no_drain = plans[round - 1].none;
+    *choice = plans[round - 1];
     return true;
 }
 
-bool driver_retry_better(const Target *t, const RegFacts *first, const RegFacts *second, bool deep_drain)
+bool driver_retry_better(const Target *t, const RegFacts *first, const RegFacts *second,
+                         const LowerChoice *second_choice)
 {
     int w1 = waves(t, first, first->vgprs), w2 = waves(t, second, second->vgprs);
-    if (!deep_drain)
+    if (second_choice->drain != DRAIN_DEEP)
         return second->spills != first->spills ? second->spills < first->spills : w2 > w1;
     return second->spills <= first->spills && second->sgpr_spills <= first->sgpr_spills &&
            second->scratch <= first->scratch && w2 >= w1 && first->cycles > 0 && second->cycles > 0 &&

@@ -11,28 +11,17 @@
  * is only address space until touched. */
 enum { DRIVER_COMPILE_STACK = 512 << 20 };
 
-/* CLOCK_MONOTONIC in milliseconds, for the stages' wall times. */
-double driver_now_ms(void);
 
 /* Threads for compiling nkernels kernels side by side: $RK_CODEGEN_THREADS when set (1 turns it off),
  * else one per kernel up to twice the cores this process may run on, and the cores beyond that; at
  * most nkernels. */
 int driver_codegen_threads(int nkernels);
 
-/* How a kernel is compiled again where its first code lost to its registers or its dot's drain
- * stopped at its cap (driver.c's retry). */
-typedef struct KernelRetry {
-    bool frugal;     /* LowerOptions.frugal */
-    int min_waves;   /* LowerOptions.min_waves */
-    bool deep_drain; /* LowerOptions.deep_drain */
-    bool no_drain;   /* LowerOptions.no_drain */
-} KernelRetry;
-
 /* driver_kernels.c: the kernels of lir, each lowered into a module of its own, optimised and compiled
  * on `threads` threads, the objects merged and linked into out->binary (AMDGPU). 1: done; 0: failed
  * (diagnostics written); -1: the objects could not be merged, compile them in one module instead. */
 int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, const char *target, Module *lir,
-                            int threads, const KernelRetry *retry, DriverResult *out);
+                            int threads, const LowerChoice *choice, DriverResult *out);
 
 /* Lowers kernel f into mod (compiler/lower/lower.h) and notes in out what the runtime needs of it
  * (LDS, tensor maps, workgroup) and its remarks. */

@@ -22,6 +22,7 @@
 #include "compiler/codegen/codegen.h"
 #include "compiler/driver/driver_internal.h"
 #include "compiler/lower/lower.h"
+#include "support/clock.h"
 
 typedef struct Job {
     LLVMContextRef ctx;
@@ -96,7 +97,7 @@ typedef struct Guard {
 } Guard;
 
 int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, const char *target, Module *lir,
-                            int threads, const KernelRetry *retry, DriverResult *out)
+                            int threads, const LowerChoice *choice, DriverResult *out)
 {
     const Target *tg = target_find(target);
     int n = lir->nfuncs;
@@ -109,7 +110,7 @@ int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, cons
         diag_plain(diags, DIAG_ERROR, "out of memory");
         return 0;
     }
-    double t0 = driver_now_ms();
+    double t0 = clock_wall_ms();
     volatile int made = 0; /* contexts made (read after a longjmp) */
     jmp_buf *outer = a->oom;
     if (outer) {
@@ -124,21 +125,18 @@ int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, cons
         a->oom = &g->oom;
     }
     bool ok = true;
-    LowerOptions lopt = {target_find(target), false, o->remarks, false, 0, false, false};
+    LowerOptions lopt = {target_find(target), false, o->remarks, {0}};
     for (int i = 0; i < n; i++) {
         jobs[i].ctx = LLVMContextCreate();
         jobs[i].mod = LLVMModuleCreateWithNameInContext(lir->funcs[i]->name, jobs[i].ctx);
         made = i + 1;
         if (!ok)
             continue;
-        lopt.frugal = retry && retry[i].frugal;
-        lopt.min_waves = retry ? retry[i].min_waves : 0;
-        lopt.deep_drain = retry && retry[i].deep_drain;
-        lopt.no_drain = retry && retry[i].no_drain;
+        lopt.choice = choice ? choice[i] : (LowerChoice){0};
         ok = driver_lower_kernel(a, diags, &lopt, lir->funcs[i], jobs[i].mod, out);
     }
     a->oom = outer;
-    out->ms_lower = driver_now_ms() - t0;
+    out->ms_lower = clock_wall_ms() - t0;
     if (!ok) {
         for (int i = 0; i < n; i++) {
             LLVMDisposeModule(jobs[i].mod);
@@ -148,7 +146,7 @@ int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, cons
     }
 
     /* optimise and compile, one module per job, on the threads */
-    double t1 = driver_now_ms();
+    double t1 = clock_wall_ms();
     *pl = (Pool){.jobs = jobs, .n = n, .tg = tg, .opt = o->opt_level};
     pthread_mutex_init(&pl->lock, NULL);
     pthread_cond_init(&pl->optimised, NULL);
@@ -210,18 +208,18 @@ int driver_kernels_parallel(Arena *a, Diags *diags, const DriverOptions *o, cons
         return 0;
     }
     /* wall time of the threaded phase, shared between the two stages as their thread time is */
-    double phase = driver_now_ms() - t1;
+    double phase = clock_wall_ms() - t1;
     out->ms_opt = opt_ms + cg_ms > 0 ? phase * opt_ms / (opt_ms + cg_ms) : 0;
     out->ms_codegen = phase - out->ms_opt;
     if (!ok)
         return 0;
-    double t2 = driver_now_ms(), tool_cpu = 0;
     const char *err = NULL;
     void *bin = NULL;
     size_t bin_size = 0;
-    CgStatus st = cg_link(tg, objs, sizes, n, a, &bin, &bin_size, &err, &tool_cpu);
-    out->ms_link = driver_now_ms() - t2;
-    out->cpu_link = tool_cpu;
+    CgTimes link;
+    CgStatus st = cg_link_timed(tg, objs, sizes, n, a, &bin, &bin_size, &err, &link);
+    out->ms_link = link.wall_ms;
+    out->cpu_link = link.cpu_ms;
     if (st == CG_ERR_USAGE)
         return -1; /* objects the merger does not take: the caller compiles one module instead */
     if (st != CG_OK) {

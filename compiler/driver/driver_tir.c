@@ -11,6 +11,7 @@
 
 #include "compiler/driver/driver_internal.h"
 #include "compiler/passes/passes.h"
+#include "support/clock.h"
 
 static bool block_has_layouts(const Block *b)
 {
@@ -73,9 +74,9 @@ bool driver_compile_tir(Arena *a, StrTab *strs, SrcFile *f, Diags *diags, const 
     LayoutTab *lt = ARENA_NEW(a, LayoutTab);
     laytab_init(lt, a);
     lay_attach_text(types, lt);
-    double t0 = driver_now_ms();
+    double t0 = clock_wall_ms();
     Module *m = tir_parse(a, types, strs, diags, f);
-    out->ms_front = driver_now_ms() - t0;
+    out->ms_front = clock_wall_ms() - t0;
     if (!m || !tir_verify(m, diags))
         return false;
     Module *lir = tir_module_new(a, types, strs);
@@ -83,7 +84,7 @@ bool driver_compile_tir(Arena *a, StrTab *strs, SrcFile *f, Diags *diags, const 
     lir->nfiles = m->nfiles;
     PassState ps = {a, diags, {tg, tg->wave_size, true}, lt, lir, NULL, true, NULL, 0};
     Func **funcs = ARENA_ARRAY(a, Func *, m->nfuncs + 1);
-    double t1 = driver_now_ms();
+    double t1 = clock_wall_ms();
     for (int i = 0; i < m->nfuncs; i++) {
         Func *fn = m->funcs[i];
         bool has_lay = block_has_layouts(fn->body);
@@ -102,7 +103,7 @@ bool driver_compile_tir(Arena *a, StrTab *strs, SrcFile *f, Diags *diags, const 
         }
         funcs[i] = fn;
     }
-    out->ms_passes = driver_now_ms() - t1;
+    out->ms_passes = clock_wall_ms() - t1;
     out->remarks = ps.rems;
     out->nremarks = ps.nrems;
     Module *res = ARENA_NEW(a, Module);

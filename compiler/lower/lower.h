@@ -11,6 +11,7 @@
 #include <llvm-c/Core.h>
 
 #include "compiler/layout/layout.h"
+#include "compiler/lower/lower_choice.h"
 #include "compiler/tir/tir.h"
 
 struct Target;
@@ -23,21 +24,7 @@ typedef struct LowerOptions {
     const struct Target *target; /* from compiler/target's table: its facts and hooks */
     bool debug;         /* device_assert and print active (always on for emu) */
     bool remarks;       /* collect the LDS remarks (lds_banks.c) into LowerResult */
-    bool frugal;        /* registers before speed: every choice that spends VGPRs to save cycles (LDS
-                           maps by their clocks, k steps in pairs, reading further ahead, rows carried
-                           for the LDS queue) takes its frugal side; the driver asks for it where the
-                           first code spilled or lost waves to its VGPRs (driver_frugal.c) */
-    int min_waves;      /* > 0: lowered as if the kernel asked for this many waves a SIMD where it does
-                           not say (waves_per_eu: the lowering's register caps, lower_waves_asked, and
-                           LLVM's amdgpu-waves-per-eu): the driver's retry of a kernel a few VGPRs
-                           short of its next occupancy step (driver_frugal.c) */
-    bool deep_drain;    /* a dot reads as far ahead as its drain wants (lower_dot.c), past
-                           DRAIN_MAX_AHEAD steps: the driver's retry of a kernel whose first lowering
-                           stopped there (LowerResult.drain_capped), kept where rk's loop model says
-                           it is faster (driver_frugal.c) */
-    bool no_drain;      /* a dot reads no further ahead for its drain than read_ahead's steps
-                           (lower_dot.c): the driver's retry of a kernel that lost to its registers
-                           where that read-ahead alone spent them (LowerResult.drain_raised) */
+    LowerChoice choice; /* all zero: the first lowering (lower_choice.h) */
 } LowerOptions;
 
 typedef struct LowerResult {
@@ -52,12 +39,14 @@ typedef struct LowerResult {
     int nremarks;
     bool spends; /* a choice spent VGPRs for cycles (an LDS map by its clocks or spread wider, k steps
                     in pairs, reading further ahead, rows carried for the queue): lowered with
-                    LowerOptions.frugal, the kernel would differ */
+                    LowerOptions.choice.frugal, the kernel would differ */
     bool drain_capped; /* a dot's read-ahead for its drain stopped at DRAIN_MAX_AHEAD steps, where
-                          its registers and loads allowed more: with LowerOptions.deep_drain, the
+                          its registers and loads allowed more: with DRAIN_DEEP (LowerChoice), the
                           kernel would differ */
-    bool drain_raised; /* a dot read further ahead for its drain: with LowerOptions.no_drain (or
+    bool drain_raised; /* a dot read further ahead for its drain: with DRAIN_NONE (or
                           frugal) the kernel would differ */
+    bool choice_read;  /* the lowering read LowerOptions.choice (a dot's read-ahead, an LDS map): where
+                          it did not, every LowerChoice lowers the kernel the same */
 } LowerResult;
 
 /* Lowers one LIR kernel into `mod` (created by the caller in its own LLVMContext). Errors (an op or

@@ -612,7 +612,7 @@ int lds_free_offset(Lower *L)
  *    sharing a phase (pp) as in Triton's AMD shared encoding for MFMA operands (vec = k_width,
  *    perPhase = 128 bytes / row, maxPhase = min(16 / perPhase, chunks)), and xs > 0 also spreading
  *    the rows a whole phase cycle apart that a write touches together over the chunks 1 << xl apart
- *    (xl up to log2(nch) - 1; not in a frugal lowering, LowerOptions.frugal: the spread costs
+ *    (xl up to log2(nch) - 1; not in a frugal lowering, LowerChoice.frugal: the spread costs
  *    addresses). A write whose lanes cover two chunks of a row (bench/vs_triton's 64x32x64 w4 k32:
  *    B's 16-bit writes, rows 8 and 16 apart) needs it in the second bit; xl = 0 left them 2-way.
  *    A wider spread is a candidate only where it has fewer conflicts (ways) than xl = 0: taken for
@@ -705,7 +705,7 @@ static bool cheaper(MapCost a, MapCost b, bool short_regs)
  * included; with the estimate alone examples/attention.tile at waves_per_eu = 5 spilled 10 VGPRs. */
 static bool registers_short(Lower *L, int64_t lds_end)
 {
-    if (L->o->frugal)
+    if (lower_choice(L)->frugal)
         return true;
     int64_t lds = 0;
     int est = lower_loop_pressure(L, L->op, &lds);
@@ -736,7 +736,7 @@ static void operand_map(Lower *L, const LayInfo *si, const LayInfo *di, const Ty
         int pp = pitch >= 128 ? 1 : (int)(128 / pitch);
         for (int nch = 2; nch <= units && nch <= 32; nch *= 2) {
             long spread_ways = 0; /* the ways of the spread over adjacent chunks (xl = 0) */
-            for (int xs = 0; xs <= (L->o->frugal ? 1 : __builtin_ctz((unsigned)nch)); xs++) {
+            for (int xs = 0; xs <= (lower_choice(L)->frugal ? 1 : __builtin_ctz((unsigned)nch)); xs++) {
                 m = *map;
                 m.vec = vec, m.nch = nch, m.pp = pp, m.fold = true;
                 m.xs = xs ? __builtin_ctz((unsigned)(nch * pp)) : 0;

@@ -1063,6 +1063,7 @@ static bool lower_body(Lower *L, Arena *arena, Func *f, LLVMModuleRef mod, const
     out->spends = L->spends;
     out->drain_capped = L->drain_capped;
     out->drain_raised = L->drain_raised;
+    out->choice_read = L->choice_read;
     out->block = L->nw * L->wave;
     out->tma = tma_spec(L);
     out->remarks = L->remarks;

@@ -425,12 +425,12 @@ static void dot_mfma(Lower *L, Op *op)
      * drain under its rows already (reading ahead there would need 232 of 256 and spill). LLVM's
      * schedules of some smaller tiles came out slower: examples/matmul.tile's 128x128 w4 (masked on
      * M and N) 1135 -> 1151, 64x128 w8 728 -> 750. At most DRAIN_MAX_AHEAD steps ahead unless
-     * LowerOptions.deep_drain: dots of one MFMA a step want more (128x64x128 w8 k32 2088 -> 1835
+     * DRAIN_DEEP (LowerChoice): dots of one MFMA a step want more (128x64x128 w8 k32 2088 -> 1835
      * cycles with the cap lifted, its writes under 6 MFMAs after their barrier instead of 1), but
      * over bench/tile_sweep.py's configurations lifting it was as often slower as faster, and no
      * figure of the dot told which (2026-12-07): where the cap stops it (LowerResult.drain_capped),
      * the driver compiles the kernel again with it lifted and keeps the faster code by rk's loop
-     * model (driver_frugal.c). LowerOptions.no_drain turns this read-ahead off (as frugal does), a
+     * model (driver_frugal.c). DRAIN_NONE turns this read-ahead off (as frugal does), a
      * retry of a kernel that spilled where it alone spent the registers (gfx950 128x64x256 w4 s3 k16
      * bf16: 8 VGPRs spilled with it, none without; frugally 8, its LDS map spills). */
     int64_t rot_bytes = ahead ? defer_rotate_bytes(L, op) : 0;
@@ -442,12 +442,13 @@ static void dot_mfma(Lower *L, Op *op)
     int latency_rows = (GLOBAL_LATENCY + row_cycles - 1) / row_cycles;
     bool coverable = L->cover_dot == op && L->ncovered &&
                      (nsteps - ahead) * nout + wait - latency_rows >= L->ncovered;
-    bool frugal = L->o->frugal;
-    while (ahead && !frugal && !L->o->no_drain && L->loop_depth == 1 && ahead < nsteps - 1 &&
+    const LowerChoice *choice = lower_choice(L);
+    bool frugal = choice->frugal;
+    while (ahead && !frugal && choice->drain != DRAIN_NONE && L->loop_depth == 1 && ahead < nsteps - 1 &&
            wcycles > (int64_t)(ahead * nout - wait) * row_cycles * simd_waves &&
            acc_regs + (ahead + 2) * step_regs + load_regs <= budget &&
            (!coverable || (nsteps - ahead - 1) * nout + wait - latency_rows >= L->ncovered)) {
-        if (ahead >= DRAIN_MAX_AHEAD && !L->o->deep_drain) {
+        if (ahead >= DRAIN_MAX_AHEAD && choice->drain != DRAIN_DEEP) {
             L->drain_capped = true;
             break;
         }

@@ -85,9 +85,10 @@ struct Lower {
     const Op *cover_dot;
     struct DotCarry *carry; /* the loop whose body is being lowered: its dot that may carry MFMAs */
     int loop_depth;         /* loops around the op being lowered */
-    bool spends;            /* a choice spent VGPRs for cycles that LowerOptions.frugal would not */
+    bool spends;            /* a choice spent VGPRs for cycles that LowerChoice.frugal would not */
     bool drain_capped;      /* LowerResult.drain_capped */
     bool drain_raised;      /* LowerResult.drain_raised */
+    bool choice_read;       /* LowerResult.choice_read (lower_choice) */
     /* lower_covered_row: the loads' vector memory instructions taken out of the block, each with what
      * uses its value, put back pieces_per_row after each of the dot's rows (-1: not split) */
     struct CoveredPiece {
@@ -242,11 +243,18 @@ void gpu_signature(Lower *L, int np);
 void gpu_params(Lower *L, int np);
 void lower_param_set(Lower *L, int i, LLVMValueRef v); /* lower_core.c: parameter i's value */
 static inline int align_up(int v, int a) { return (v + a - 1) / a * a; }
-/* The waves a SIMD the kernel asks for (waves_per_eu), or the driver for it (LowerOptions.min_waves:
- * its retry of a kernel a few VGPRs short of more waves); 0: none. They cap its registers. */
-static inline int lower_waves_asked(const Lower *L)
+/* How the driver asks for the kernel to be lowered (LowerOptions.choice). Every read goes through
+ * here: a lowering that never reads it is the same whatever a retry asks (LowerResult.choice_read). */
+static inline const LowerChoice *lower_choice(Lower *L)
 {
-    return L->f->opts.waves_per_eu > 0 ? L->f->opts.waves_per_eu : L->o->min_waves;
+    L->choice_read = true;
+    return &L->o->choice;
+}
+/* The waves a SIMD the kernel asks for (waves_per_eu), or the driver for it (LowerChoice.min_waves:
+ * its retry of a kernel a few VGPRs short of more waves); 0: none. They cap its registers. */
+static inline int lower_waves_asked(Lower *L)
+{
+    return L->f->opts.waves_per_eu > 0 ? L->f->opts.waves_per_eu : lower_choice(L)->min_waves;
 }
 LLVMValueRef tgt_lds_ptr(Lower *L, LLVMValueRef byte_offset); /* pointer into LDS scratch */
 /* A pointer to 16 zero bytes (16-byte aligned, read-only global memory): what a masked-off lane of a

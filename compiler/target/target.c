@@ -112,6 +112,13 @@ int target_count(void) { return NTARGETS; }
 const Target *target_at(int i) { return i >= 0 && i < NTARGETS ? &targets[i] : NULL; }
 const char *target_names(void) { return "gfx942, gfx90a, gfx950, emu, sm_90, emu_sm90"; }
 
+const Target *target_code_object_judge(const Target *t)
+{
+    if (t && t->kind == TARGET_EMU)
+        t = target_find(t->arch);
+    return t && t->codegen->link == LINK_CODE_OBJECT ? t : NULL;
+}
+
 bool target_is_interp(const char *name) { return name && strcmp(name, "interp") == 0; }
 bool target_known(const char *name) { return target_find(name) || target_is_interp(name); }
 

@@ -138,6 +138,11 @@ const Target *target_default(void);
 /* The known targets in table order, for listings: target_at(i) for 0 <= i < target_count(). */
 int target_count(void);
 const Target *target_at(int i);
+/* The target whose code objects judge how t's kernels are lowered where the driver's retries choose
+ * (compiler/driver/driver_frugal.c): t where it makes AMDGPU code objects; for an emulator, the GPU
+ * whose lowering it runs where that one does (emu: gfx942), so that it runs the code object's
+ * lowering; NULL otherwise (PTX, the sm_90 emulator). */
+const Target *target_code_object_judge(const Target *t);
 /* "gfx942, gfx90a, gfx950, emu, sm_90, emu_sm90": for "unknown target" messages. */
 const char *target_names(void);
 

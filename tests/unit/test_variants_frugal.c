@@ -3,21 +3,21 @@
  * 19 VGPRs (the lowering's register estimate misses the pieces B is moved in), as rkc's first attempt
  * does (tests/golden/isa/frugal_retry.tile): lowered again frugally it spills none. On gfx942, bf16
  * with 128x128x32 tiles and 4 waves first takes 136 VGPRs, 3 waves a SIMD: compiled as if it asked
- * for 4 (DriverOptions.min_waves, the first round) it takes at most 128 and runs 4. On gfx950 with
+ * for 4 (LowerChoice.min_waves, the first round) it takes at most 128 and runs 4. On gfx950 with
  * buffer addressing, bf16 with 64x256x128 tiles and 4 waves first takes 277 VGPRs, 1 wave a SIMD;
  * compiled for 2 waves (the first round) it does not get them, lowered frugally (the second) it does.
  * On gfx942 with buffer addressing, bf16 with 128x64x128 tiles, 8 waves and 32x32 MFMA stops its
  * dot's drain read-ahead at its cap (compiler/lower/lower_dot.c): lowered with the cap lifted
- * (DriverOptions.deep_drain, the first round) its loop is faster by rk's loop model and is kept;
+ * (DRAIN_DEEP, the first round) its loop is faster by rk's loop model and is kept;
  * 32x256x64 with 8 waves stops there too, but its second code is slower and is not kept (the choice
  * of tests/golden/isa/drain_deep_retry.tile). On gfx950, bf16 with 128x64x256 tiles, 4 waves, 3 stages
  * and 16-wide MFMA spills 9 VGPRs, frugally (the first round) 8, which it keeps and still spills: without
- * its drain's read-ahead alone (DriverOptions.no_drain, the second) none (tests/golden/isa/frugal_retry.tile). Each compiled as an autotuner's
+ * its drain's read-ahead alone (DRAIN_NONE, the second) none (tests/golden/isa/frugal_retry.tile). Each compiled as an autotuner's
  * variant (code objects of groups, no link_all) beside a config that needs no retry must come back
  * so: the code object its group index names holds its symbol with the second code, and the other
  * config keeps its first code. Then the same two as one bundle's code object (link_all), generated
  * again with the second code. The code objects are read back with the ISA report, independently of
- * the variants' own counts. */
+ * the variants' own counts. Variants for the emulator are lowered as their gfx942 code is kept. */
 #include "compiler/api/variants.h"
 #include "compiler/target/amdgpu/report.h"
 #include "compiler/target/target.h"
@@ -51,10 +51,10 @@ static const KernelReport *find(Arena *a, const VariantSet *vs, int bin, const c
 }
 
 /* defs[0..n) is the config to retry, variant `at` of two: kept from retry round `round` (0: tried in
- * `tried` rounds and not kept), lowered frugally (frugal), for `waves` waves (0: not so) and with its
- * drain's read-ahead cap lifted (deep); group_max variants a code object where not link_all. */
+ * `tried` rounds and not kept), lowered as `want` says; group_max variants a code object where not
+ * link_all. */
 static void run_tried(rk_ctx *ctx, const CompileSetup *cs, const Define *defs, int n, int round, int tried,
-                      bool frugal, int waves, bool deep, bool none, int at, int group_max, bool link_all)
+                      LowerChoice want, int at, int group_max, bool link_all)
 {
     Arena a;
     arena_init(&a, arena_default_allocator);
@@ -68,8 +68,8 @@ static void run_tried(rk_ctx *ctx, const CompileSetup *cs, const Define *defs, i
     if (bst)
         fprintf(stderr, "variants_build: %s\n", rk_error(ctx));
     CHECK(v[0].state == VAR_OK && v[1].state == VAR_OK);
-    CHECK(v[at].retried == round && v[at].frugal == frugal && v[at].min_waves == waves &&
-          v[at].deep_drain == deep && v[at].no_drain == none && v[at].vgpr_spills == 0);
+    CHECK(v[at].retried == round && v[at].lower.frugal == want.frugal && v[at].lower.min_waves == want.min_waves &&
+          v[at].lower.drain == want.drain && v[at].vgpr_spills == 0);
     CHECK(!v[1 - at].retried); /* nothing to retry */
     CHECK(vs.compiles == 2 + tried); /* two lowerings and one a round */
     CHECK(vs.nbins == (link_all ? 1 : round ? 3 : 2)); /* one; or a group a worker, and a kept retry's */
@@ -79,11 +79,11 @@ static void run_tried(rk_ctx *ctx, const CompileSetup *cs, const Define *defs, i
         if (kr) {
             CHECK(kr->vgpr_spills == 0 && kr->scratch_bytes == 0);
             CHECK(kr->vgprs_total == v[i].regs.vgprs);
-            CHECK(i != at || waves == 0 || kr->waves_per_simd == waves);
+            CHECK(i != at || want.min_waves == 0 || kr->waves_per_simd == want.min_waves);
             int cycles = 0; /* what the retry judged a cycle retry by: the loops' cycles */
             for (int l = 0; l < kr->nloops; l++)
                 cycles += kr->loops[l].cycles;
-            CHECK(i != at || !deep || (cycles > 0 && cycles == v[i].regs.cycles));
+            CHECK(i != at || want.drain != DRAIN_DEEP || (cycles > 0 && cycles == v[i].regs.cycles));
         }
         if (!kr)
             fprintf(stderr, "%s: no %s in code object %d of %d\n", link_all ? "bundle" : "groups", v[i].symbol,
@@ -93,10 +93,28 @@ static void run_tried(rk_ctx *ctx, const CompileSetup *cs, const Define *defs, i
     arena_free(&a);
 }
 
+/* defs[0..n) as an autotuner's variant for the emulator: lowered as its gfx942 code is kept (`want`,
+ * judged inside its one compile: compiler/driver/driver.c), and compiled once. */
+static void run_emu(rk_ctx *ctx, const CompileSetup *cs, const Define *defs, int n, LowerChoice want)
+{
+    Arena a;
+    arena_init(&a, arena_default_allocator);
+    Variant v = {.kernel = "matmul", .index = 0, .defs = defs, .ndefs = n, .label = "emu"};
+    VariantSet vs = {.cs = cs, .v = &v, .n = 1, .threads = 1, .group_max = 1, .link_all = false,
+                     .lds_limit = target_find(cs->target)->lds_bytes, .out = &a};
+    CHECK(variants_build(ctx, &vs) == RK_OK);
+    CHECK(v.state == VAR_OK && !v.retried && vs.compiles == 1);
+    CHECK(v.lower.frugal == want.frugal && v.lower.min_waves == want.min_waves && v.lower.drain == want.drain);
+    if (v.lower.drain != want.drain)
+        fprintf(stderr, "emu variant: drain %d, expected %d\n", (int)v.lower.drain, (int)want.drain);
+    variants_free(&vs);
+    arena_free(&a);
+}
+
 static void run(rk_ctx *ctx, const CompileSetup *cs, const Define *defs, int n, int round, bool frugal, int waves,
                 int at, int group_max, bool link_all)
 {
-    run_tried(ctx, cs, defs, n, round, round, frugal, waves, false, false, at, group_max, link_all);
+    run_tried(ctx, cs, defs, n, round, round, (LowerChoice){frugal, waves, DRAIN_CAPPED}, at, group_max, link_all);
 }
 
 int main(void)
@@ -131,14 +149,20 @@ int main(void)
     co.target = "gfx942";
     CHECK(compile_setup(ctx, src, len, &co, &cs) == RK_OK);
     cs.kernel = "matmul";
-    run_tried(ctx, &cs, deeper, 6, 1, 1, false, 0, true, false, 0, 2, false);
-    run_tried(ctx, &cs, deeper, 6, 1, 1, false, 0, true, false, 1, 0, true);
-    run_tried(ctx, &cs, not_deep, 6, 0, 1, false, 0, false, false, 0, 2, false);
+    run_tried(ctx, &cs, deeper, 6, 1, 1, (LowerChoice){false, 0, DRAIN_DEEP}, 0, 2, false);
+    run_tried(ctx, &cs, deeper, 6, 1, 1, (LowerChoice){false, 0, DRAIN_DEEP}, 1, 0, true);
+    run_tried(ctx, &cs, not_deep, 6, 0, 1, (LowerChoice){0}, 0, 2, false);
+    co.target = "emu";
+    CHECK(compile_setup(ctx, src, len, &co, &cs) == RK_OK);
+    cs.kernel = "matmul";
+    run_emu(ctx, &cs, deeper, 6, (LowerChoice){false, 0, DRAIN_DEEP});
+    run_emu(ctx, &cs, not_deep, 6, (LowerChoice){0});
+    run_emu(ctx, &cs, short_waves, 5, (LowerChoice){false, 4, DRAIN_CAPPED});
     co.target = "gfx950";
     CHECK(compile_setup(ctx, src, len, &co, &cs) == RK_OK);
     cs.kernel = "matmul";
-    run_tried(ctx, &cs, drain_spills, 7, 2, 2, false, 0, false, true, 0, 2, false);
-    run_tried(ctx, &cs, drain_spills, 7, 2, 2, false, 0, false, true, 1, 0, true);
+    run_tried(ctx, &cs, drain_spills, 7, 2, 2, (LowerChoice){false, 0, DRAIN_NONE}, 0, 2, false);
+    run_tried(ctx, &cs, drain_spills, 7, 2, 2, (LowerChoice){false, 0, DRAIN_NONE}, 1, 0, true);
     rk_ctx_destroy(ctx);
     free(src);
     return api_finish("test_variants_frugal");
