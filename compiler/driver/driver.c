@@ -473,8 +473,9 @@ static bool reads_choice(const Attempt *at, int nkernels)
  * emulator runs the lowering the code object holds (target_code_object_judge): its kernels are
  * lowered first as written, and where a lowering read its choice (DriverKernel.choice_read: any
  * other choice could lower it differently), gfx942 code objects are compiled from the same LIR for
- * the rounds above, and the emulator's code is lowered again as they chose (where the first gfx942
- * compile fails, its diagnostics are taken back and the first lowering stands), from the LLVM IR on
+ * the rounds above (and the joined compile), and the emulator's code is lowered again as the chosen
+ * one was (where the first gfx942 compile or that lowering fails, its diagnostics are taken back and
+ * the first lowering stands), from the LLVM IR on
  * (an autotuned variant for emu is lowered as its config's gfx942 code is). Autotuned variants
  * are lowered to LLVM IR here and make the same choice in compiler/api/variants.c, which asks for
  * the second lowering with DriverOptions.lower (every kernel so, no retry). The dumps of the LLVM IR
@@ -573,24 +574,30 @@ static bool generate_best(Arena *a, Diags *diags, const DriverOptions *o, Driver
     bool retried = false;
     for (int t = 1; t <= LAST_ROUND; t++)
         retried |= done[t];
-    if (judge_apart) {
-        if (ok && retried && !zero_choices(want, n)) {
-            /* the emulator's code lowered as the GPU's code objects chose; its failure is the compile's */
-            done[OWN] = true;
-            ok = attempt(a, diags, o, out, &base, base_kernels, lir, target, tg, fname, stop, want, false, &at[OWN]);
-            chosen = OWN;
-        }
-    } else if (retried) {
+    if (retried) {
         chosen = -1;
         for (int t = LAST_ROUND; t >= FIRST && chosen < 0; t--)
             if (done[t] && compiled_as(ch[t], want, n))
                 chosen = t; /* (a failed round's kernels are all FIRST's in want: it is not chosen) */
         if (chosen < 0) { /* kernels whose best code came from different attempts */
             done[JOINED] = true;
-            chosen = attempt(a, diags, o, out, &base, base_kernels, lir, target, tg, fname, stop, want, false,
-                             &at[JOINED])
+            chosen = attempt(a, diags, o, out, &base, base_kernels, lir, at_target, at_tg, fname, at_stop, want,
+                             false, &at[JOINED])
                          ? JOINED
                          : take_back(diags, dn, de);
+        }
+    }
+    if (judge_apart) {
+        /* the emulator's code lowered as the GPU's chosen code was; where that compile fails, its
+         * diagnostics are taken back and the first lowering stands, as the GPU's first code does */
+        bool kept = retried && chosen != FIRST && !zero_choices(want, n);
+        chosen = OWN_FIRST;
+        if (kept) {
+            int kn = diags->n, ke = diags->nerrors;
+            done[OWN] = true;
+            chosen = attempt(a, diags, o, out, &base, base_kernels, lir, target, tg, fname, stop, want, false, &at[OWN])
+                         ? OWN
+                         : (take_back(diags, kn, ke), OWN_FIRST);
         }
     }
     Attempt *c = &at[chosen];
