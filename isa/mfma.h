@@ -32,4 +32,10 @@ typedef struct MfmaInfo {
 /* The facts of op; NULL for a value that is no MfmaOp. */
 const MfmaInfo *isa_mfma_info(MfmaOp op);
 
+/* The accumulator elements a lane holds: one per register, one per two for f64. */
+static inline int isa_mfma_acc_elems(const MfmaInfo *info)
+{
+    return info->acc == ISA_F64 ? info->cd_regs / 2 : info->cd_regs;
+}
+
 #endif

@@ -119,24 +119,30 @@ static void acc_waves(Builder *b, const Layout *l)
             add_warp(b, d, b->cov[d]);
 }
 
-/* The accumulator of one 32-bit-result MFMA (AMD CDNA3 ISA, matrix instruction register layouts; the
- * tables in tests/data/mfma): register r of lane l holds row (r/4)*4*(64/N) + 4*(l/N) + r%4 and column
- * l % N. Transposed swaps rows and columns. */
+/* The accumulator of one MFMA (AMD CDNA3 ISA, matrix instruction register layouts; the tables in
+ * tests/data/mfma). Lane l holds column l % N; its 64/N lane groups split the rows, G consecutive rows
+ * per group of G elements: element e of lane l is row (e/G)*G*(64/N) + G*(l/N) + e%G. 32-bit results
+ * have G = 4 (v_mfma_f32_16x16x16_bf16: register r of lane l is row 4*(l/16) + r); the f64 result has
+ * G = 1, an element in two registers (v_mfma_f64_16x16x4_f64: C[i][j] in registers 2*(i/4), 2*(i/4)+1
+ * of lane 16*(i%4) + j, so element e is row 4e + l/16). Transposed swaps rows and columns. */
 static bool mfma_linear(const Layout *l, Builder *b, int wave, int num_warps)
 {
     const MfmaInfo *info = isa_mfma_info((MfmaOp)l->instr);
-    if (!info || info->cd_regs != l->im * l->in / wave || wave != 64 || l->wpc[0] * l->wpc[1] != num_warps)
+    if (!info || wave != 64 || l->wpc[0] * l->wpc[1] != num_warps)
+        return false;
+    int elems = isa_mfma_acc_elems(info), group = info->acc == ISA_F64 ? 1 : 4;
+    if (elems != l->im * l->in / wave || elems < group)
         return false;
     int row = l->transposed ? 1 : 0, col = 1 - row;
     int nbits = ilog2i(l->in); /* lanes along the columns */
-    add_reg(b, row, 1);
-    add_reg(b, row, 2);
-    for (int k = 0; k < ilog2i(info->cd_regs) - 2; k++)
-        add_reg(b, row, (int64_t)4 * (64 / l->in) << k);
+    for (int k = 0; k < ilog2i(group); k++)
+        add_reg(b, row, (int64_t)1 << k);
+    for (int k = 0; k < ilog2i(elems / group); k++)
+        add_reg(b, row, (int64_t)group * (64 / l->in) << k);
     for (int k = 0; k < nbits; k++)
         add_lane(b, col, (int64_t)1 << k);
     for (int k = 0; k < 6 - nbits; k++)
-        add_lane(b, row, (int64_t)4 << k);
+        add_lane(b, row, (int64_t)group << k);
     b->cov[0] = l->im;
     b->cov[1] = l->in;
     acc_waves(b, l);

@@ -376,7 +376,7 @@ static void dot_mfma(Lower *L, Op *op)
     int kpl = info->k * info->m / 64;
     int KB = kw * (64 / info->m);
     int64_t K = ta->shape[1];
-    int nacc = info->cd_regs;
+    int nacc = isa_mfma_acc_elems(info);
     LLVMTypeRef ct = llvm_type(L, tc);
     int ntiles = C->n / nacc;
     /* the tiles' origins, and the distinct rows (A) and columns (B) among them */

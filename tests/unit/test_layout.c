@@ -285,11 +285,13 @@ int main(void)
     check_cover(&t, lay_dot_op(&t, 0, blk, 1), 2, a128, 4);
     check_cover(&t, lay_dot_op(&t, 1, blk, 1), 2, b128, 4);
 
-    /* AMD's tables: D, A and B of every CDNA3 instruction with 32-bit results */
+    /* AMD's tables: D, A and B of every CDNA3 instruction with 32-bit results, and of f64's (an
+     * element in two registers, a slot of its table) */
     MfmaOp ops[] = {MFMA_F32_16X16X16_F16, MFMA_F32_32X32X8_F16, MFMA_F32_16X16X16_BF16,
                        MFMA_F32_32X32X8_BF16, MFMA_F32_16X16X4_F32, MFMA_F32_32X32X2_F32,
                        MFMA_F32_16X16X8_XF32, MFMA_F32_32X32X4_XF32, MFMA_I32_16X16X32_I8,
-                       MFMA_I32_32X32X16_I8, MFMA_F32_16X16X32_FP8_FP8, MFMA_F32_32X32X16_FP8_FP8};
+                       MFMA_I32_32X32X16_I8, MFMA_F32_16X16X32_FP8_FP8, MFMA_F32_32X32X16_FP8_FP8,
+                       MFMA_F64_16X16X4_F64};
     bool tables = true;
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
         tables &= check_table(&t, ops[i], "D");
