@@ -1,6 +1,7 @@
-/* clock.h: the clocks the compiler's stage timings read, in milliseconds: wall time (CLOCK_MONOTONIC)
- * and the calling thread's CPU time (LLVM and rk's own linker run each call on the caller's thread;
- * a tool it spawns, ld.lld, is counted by the caller from its rusage). */
+/* clock.h: the clocks that the compiler's stage timings and the runtime's deadlines, events and
+ * profiles read, in milliseconds: wall time (CLOCK_MONOTONIC) and the calling thread's CPU time (LLVM
+ * and rk's own linker run each call on the caller's thread; a tool it spawns, ld.lld, is counted by
+ * the caller from its rusage). */
 #ifndef RK_SUPPORT_CLOCK_H
 #define RK_SUPPORT_CLOCK_H
 

@@ -419,15 +419,10 @@ static int take_back(Diags *diags, int n, int nerrors)
 }
 
 /* Whether attempt `at` compiled every kernel as `want` says. */
-static bool same_choice(const LowerChoice *x, const LowerChoice *y)
-{
-    return x->frugal == y->frugal && x->min_waves == y->min_waves && x->drain == y->drain;
-}
-
 static bool compiled_as(const LowerChoice *at, const LowerChoice *want, int n)
 {
     for (int i = 0; i < n; i++)
-        if (!same_choice(&at[i], &want[i]))
+        if (!lower_choice_same(&at[i], &want[i]))
             return false;
     return true;
 }
@@ -435,7 +430,7 @@ static bool compiled_as(const LowerChoice *at, const LowerChoice *want, int n)
 static bool zero_choices(const LowerChoice *c, int n)
 {
     for (int i = 0; i < n; i++)
-        if (!same_choice(&c[i], &(LowerChoice){0}))
+        if (!lower_choice_same(&c[i], &(LowerChoice){0}))
             return false;
     return true;
 }

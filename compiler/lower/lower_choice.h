@@ -30,4 +30,9 @@ typedef struct LowerChoice {
     DrainReach drain; /* (frugal reads no further ahead whatever this says) */
 } LowerChoice;
 
+static inline bool lower_choice_same(const LowerChoice *x, const LowerChoice *y)
+{
+    return x->frugal == y->frugal && x->min_waves == y->min_waves && x->drain == y->drain;
+}
+
 #endif

@@ -16,6 +16,7 @@
 
 #include "runtime/emu/emu.h"
 #include "runtime/memreg.h"
+#include "support/clock.h"
 
 enum { HOST_ALIGN = 256 };
 
@@ -95,9 +96,7 @@ rk_status rt_host_event_create(RtDevice *d, RtEvent **ev)
 rk_status rt_host_event_record(RtDevice *d, RtEvent *ev)
 {
     (void)d;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ev->ms = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+    ev->ms = clock_wall_ms();
     return RK_OK;
 }
 

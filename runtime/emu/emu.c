@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "runtime/emu/emu_internal.h"
+#include "support/clock.h"
 
 enum {
     TICK_EVERY = 4096, /* tick looks at the clock once per this many calls on a worker */
@@ -33,11 +34,10 @@ enum {
     MAX_THREADS = 256,
 };
 
+/* wall-clock seconds, for the launch's deadline */
 static double now_s(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return clock_wall_ms() / 1e3;
 }
 
 /* ---- errors ------------------------------------------------------------------------------------ */

@@ -23,6 +23,7 @@
 
 #include "compiler/tir/provenance.h"
 #include "runtime/interp/interp_internal.h"
+#include "support/clock.h"
 
 enum { CLOCK_EVERY = 64 };
 /* A frame larger than this (in slots of 8 bytes) is refused rather than attempted. */
@@ -303,11 +304,10 @@ static InterpStatus compile(Prog *p, const Func *f, char *msg, size_t msglen)
 
 /* ---- errors and time ---- */
 
+/* wall-clock seconds, for the run's deadline */
 static double now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return clock_wall_ms() / 1e3;
 }
 
 bool interp_pos(const Prog *p, const Op *op, char *buf, size_t n)

@@ -1,5 +1,6 @@
 /* The Chrome/Perfetto trace writer (profile.h). */
 #include "runtime/profile/profile.h"
+#include "support/clock.h"
 #include "support/files.h"
 #include "support/strbuf.h"
 
@@ -26,9 +27,7 @@ struct RtProfile {
 
 double prof_now_us(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+    return clock_wall_ms() * 1e3;
 }
 
 RtProfile *prof_open(Allocator al, const char *path)

@@ -97,11 +97,6 @@ static LowerChoice lowered(const char *target, const char *assume, const Define 
     return lowered_read(target, assume, defs, ndefs, ok, &read);
 }
 
-static bool same(const LowerChoice *x, const LowerChoice *y)
-{
-    return x->frugal == y->frugal && x->min_waves == y->min_waves && x->drain == y->drain;
-}
-
 static const char *drain_name(DrainReach r)
 {
     return r == DRAIN_DEEP ? "deep" : r == DRAIN_NONE ? "none" : "capped";
@@ -116,7 +111,7 @@ static void expect(const char *what, const char *assume, const Define *defs, int
     const LowerChoice *got[2] = {&gpu, &emu};
     const char *on[2] = {"gfx942", "emu"};
     for (int i = 0; i < 2; i++)
-        CHECK(got[i]->frugal == want.frugal && got[i]->min_waves == want.min_waves && got[i]->drain == want.drain,
+        CHECK(lower_choice_same(got[i], &want),
               "%s on %s: lowered frugal %d waves %d drain %s, expected frugal %d waves %d drain %s", what, on[i],
               got[i]->frugal, got[i]->min_waves, drain_name(got[i]->drain), want.frugal, want.min_waves,
               drain_name(want.drain));
@@ -178,7 +173,7 @@ int main(void)
         bool oke = compile_one("emu", buffers, NULL, 0, STAGE_BIN, (LowerChoice){0}, e, er, &ne, NULL);
         CHECK(okg && oke && ng == 2 && ne == 2, "two kernels: compiled");
         for (int k = 0; okg && oke && k < 2 && k < ng && k < ne; k++)
-            CHECK(same(&g[k], &e[k]), "two kernels: kernel %d lowered differently on emu", k);
+            CHECK(lower_choice_same(&g[k], &e[k]), "two kernels: kernel %d lowered differently on emu", k);
         CHECK(ng == 2 && g[0].drain == DRAIN_DEEP && g[1].min_waves == 4, "two kernels: not the expected choices");
     }
     bool read = false;

@@ -68,8 +68,7 @@ static void run_tried(rk_ctx *ctx, const CompileSetup *cs, const Define *defs, i
     if (bst)
         fprintf(stderr, "variants_build: %s\n", rk_error(ctx));
     CHECK(v[0].state == VAR_OK && v[1].state == VAR_OK);
-    CHECK(v[at].retried == round && v[at].lower.frugal == want.frugal && v[at].lower.min_waves == want.min_waves &&
-          v[at].lower.drain == want.drain && v[at].vgpr_spills == 0);
+    CHECK(v[at].retried == round && lower_choice_same(&v[at].lower, &want) && v[at].vgpr_spills == 0);
     CHECK(!v[1 - at].retried); /* nothing to retry */
     CHECK(vs.compiles == 2 + tried); /* two lowerings and one a round */
     CHECK(vs.nbins == (link_all ? 1 : round ? 3 : 2)); /* one; or a group a worker, and a kept retry's */
@@ -104,7 +103,7 @@ static void run_emu(rk_ctx *ctx, const CompileSetup *cs, const Define *defs, int
                      .lds_limit = target_find(cs->target)->lds_bytes, .out = &a};
     CHECK(variants_build(ctx, &vs) == RK_OK);
     CHECK(v.state == VAR_OK && !v.retried && vs.compiles == 1);
-    CHECK(v.lower.frugal == want.frugal && v.lower.min_waves == want.min_waves && v.lower.drain == want.drain);
+    CHECK(lower_choice_same(&v.lower, &want));
     if (v.lower.drain != want.drain)
         fprintf(stderr, "emu variant: drain %d, expected %d\n", (int)v.lower.drain, (int)want.drain);
     variants_free(&vs);
