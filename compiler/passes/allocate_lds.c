@@ -32,6 +32,8 @@ typedef struct Alloc {
     bool pad;         /* deferred operands' rows are padded (no warp MMA: lower_convert.c's operand_map) */
     int64_t end;      /* the highest end of a deferred operand's region */
     int64_t est;      /* ... or of an op's scratch, estimated at its operand's size */
+    Op *waiting[2];   /* the deferred converts waiting for the next dot (its operands) */
+    int nwaiting;
 } Alloc;
 
 static bool is_shared(const Type *t)
@@ -60,6 +62,8 @@ static void take_scratch(Alloc *A, Op *op)
 {
     if (A->pending)
         set_key(A, op, PK_LDS, A->pending);
+    else if (op->plan)
+        op->plan->set &= ~(1u << PK_LDS);
     /* its scratch is at most its operand's size (an estimate, the same whether rows are padded) */
     const Type *t = op->nopnds ? op->operands[0]->type : NULL;
     int64_t est = A->pending + (t && t->kind == TY_TILE ? ty_numel(t) * elem_bytes(t) : 0);
@@ -90,6 +94,22 @@ static void convert(Alloc *A, Op *op)
         return;
     int64_t need = ty_numel(from) * elem_bytes(from);
     int64_t base = (A->pending + 15) / 16 * 16;
+    if (base + need > A->limit && A->nwaiting && A->rotate && need <= A->limit - A->floor) {
+        /* The dot's other operand waits below and leaves too little room for this one to wait
+         * too: the other moves through LDS into registers instead (its convert came first, its
+         * scratch at the floor), and this one waits alone, rather than moving into registers in
+         * pieces of rows through the LDS left (lower_convert.c lds_move_rows: a barrier and a select
+         * a piece), or not at all where not a row is left, which refused the kernel (128x64x64 f64:
+         * A's 64 KiB and B's 32 KiB; 256x128x128 bf16: 64 KiB each; tests/golden/reliability/
+         * dot_lds.tile). Not on sm_90, whose wgmma plan (plan_async.c) takes a deferred A as read
+         * from LDS. */
+        for (int i = 0; i < A->nwaiting; i++)
+            A->waiting[i]->plan->set &= ~(1u << PK_DEFER);
+        A->nwaiting = 0;
+        A->pending = A->floor;
+        take_scratch(A, op);
+        base = (A->pending + 15) / 16 * 16;
+    }
     if (base + need > A->limit)
         return; /* converted through LDS instead, its result in registers */
     /* room for the rows' padding (k is the row) when it fits: defer = 2 */
@@ -99,6 +119,8 @@ static void convert(Alloc *A, Op *op)
     if (padded > need && base + padded <= A->limit)
         need = padded;
     set_key(A, op, PK_DEFER, padded == need && padded > ty_numel(from) * elem_bytes(from) ? 2 : 1);
+    if (A->nwaiting < 2)
+        A->waiting[A->nwaiting++] = op;
     A->pending = (int)(base + need);
     if (A->pending > A->end)
         A->end = A->pending;
@@ -205,6 +227,7 @@ static void alloc_op(Alloc *A, Op *op)
         bool wgmma = pl && (pl->set & (1u << PK_WGMMA)) && pl->v[PK_WGMMA];
         if (wgmma || deferred(op->operands[0]) || deferred(op->operands[1]))
             A->pending = A->floor;
+        A->nwaiting = 0;
         return;
     }
     default:
@@ -248,9 +271,15 @@ static int64_t per_cu(const Target *t, int64_t bytes)
     return bytes > 0 ? t->lds_per_cu / ((bytes + g - 1) / g * g) : 1 << 30;
 }
 
+static Alloc alloc_start(Arena *a, const Func *f, const Target *t, bool pad)
+{
+    return (Alloc){.a = a, .wave = t->wave_size, .nw = f->opts.num_warps, .limit = t->lds_bytes,
+                   .rotate = !t->warp_mma, .pending = f->stage_lds, .floor = f->stage_lds, .pad = pad};
+}
+
 void allocate_lds(Arena *a, Func *f, const Target *t)
 {
-    Alloc A = {a, t->wave_size, f->opts.num_warps, t->lds_bytes, !t->warp_mma, f->stage_lds, f->stage_lds, 0, false, 0, 0};
+    Alloc A = alloc_start(a, f, t, false);
     tir_walk_func(f, clear_op, &A);
     tir_count_uses(f);
     alloc_block(&A, f->body);
@@ -264,12 +293,12 @@ void allocate_lds(Arena *a, Func *f, const Target *t)
     int plain = count_deferred(f->body);
     if (!plain)
         return;
-    Alloc P = {a, t->wave_size, f->opts.num_warps, t->lds_bytes, !t->warp_mma, f->stage_lds, f->stage_lds, 0, true, 0, 0};
+    Alloc P = alloc_start(a, f, t, true);
     tir_walk_func(f, clear_op, &P);
     alloc_block(&P, f->body);
     if (count_deferred(f->body) == plain && per_cu(t, P.end) == per_cu(t, A.end) && per_cu(t, P.est) == per_cu(t, A.est))
         return;
-    A = (Alloc){a, t->wave_size, f->opts.num_warps, t->lds_bytes, !t->warp_mma, f->stage_lds, f->stage_lds, 0, false, 0, 0};
+    A = alloc_start(a, f, t, false);
     tir_walk_func(f, clear_op, &A);
     alloc_block(&A, f->body);
 }

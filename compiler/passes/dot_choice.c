@@ -191,12 +191,6 @@ DotChoice choose_dot(const LirOptions *o, const Func *f, const Op *dot)
     int instr;
     if (!pick_mfma(o, ta->elem->sk, (OpKind)dot->at.kind, nonkdim, &instr))
         return d;
-    /* An MFMA's operands wait in LDS together (lower_convert.c, defer_plan). f64 dots were FMAs,
-     * which need none, before they had their MFMA: where f64 tiles do not fit (128x64x64: 96 KiB),
-     * they stay FMAs, so that a kernel that compiled still does. Other types' tiles that do not fit
-     * are refused at the dot's line (tests/golden/reliability/dot_lds.tile). */
-    if (ta->elem->sk == SK_F64 && (M * K + K * N) * 8 > o->target->lds_bytes)
-        return d;
     const MfmaInfo *info = isa_mfma_info((MfmaOp)instr);
     if (M < info->m || N < info->n || K < info->k) {
         if (nonkdim == 32 && pick_mfma(o, ta->elem->sk, (OpKind)dot->at.kind, 16, &instr))

@@ -3,8 +3,8 @@
  * instructions and shapes that fall back to FMAs (M = 16 with 8 warps, ...); with and without an
  * initial accumulator; a chain of two dots; a dot of a transposed operand.
  *
- * f64 dots are v_mfma_f64_16x16x4_f64 (matrix_instr_nonkdim 32 too) where both operand tiles fit in
- * LDS, FMAs where not (128x64x64: 96 KiB); i8 dots with K = 16 (below the 32 of
+ * f64 dots are v_mfma_f64_16x16x4_f64 (matrix_instr_nonkdim 32 too; 128x64x64's operands, 96 KiB, do
+ * not wait in LDS together: A moves into registers); i8 dots with K = 16 (below the 32 of
  * v_mfma_i32_16x16x32_i8) are FMAs. References in double. Floats are checked within sum|a*b| * max(8, K / 4) * 2^-24 (f32 accumulation
  * in any order), tf32 within sum|a*b| * 2^-9 (each operand loses up to 2^-11 relative, however the
  * device rounds it); i8 exactly (i32 accumulation). */
