@@ -1,5 +1,6 @@
 /* allocate_lds: where each op's LDS scratch goes, and which dot operands wait in LDS for their dot
- * (LIR, kernels; after plan_async, whose stage buffers it builds on).
+ * (LIR, kernels; after plan_async, whose stage buffers it builds on). On AMD, a dot operand that
+ * finds the LDS taken by the operands waiting below it moves those into registers (make_room).
  *
  * Shared memory is used as a stack that the lowering's ops take in program order (the order in which
  * the lowering emits them: each block in order, a region's blocks in order):
@@ -22,6 +23,8 @@
 #include "compiler/lower/lower.h"
 #include "compiler/passes/passes.h"
 
+enum { MAX_WAITING = 8 };
+
 typedef struct Alloc {
     Arena *a;
     int wave, nw, limit;
@@ -32,8 +35,8 @@ typedef struct Alloc {
     bool pad;         /* deferred operands' rows are padded (no warp MMA: lower_convert.c's operand_map) */
     int64_t end;      /* the highest end of a deferred operand's region */
     int64_t est;      /* ... or of an op's scratch, estimated at its operand's size */
-    Op *waiting[2];   /* the deferred converts waiting for the next dot (its operands) */
-    int nwaiting;
+    Op *waiting[MAX_WAITING]; /* the deferred converts above the floor, waiting for their dots */
+    int nwaiting;             /* -1: more than MAX_WAITING (make_room moves none) */
 } Alloc;
 
 static bool is_shared(const Type *t)
@@ -77,6 +80,28 @@ static int elem_bytes(const Type *t)
     return e->kind == TY_PTR ? 8 : e->sk == SK_BOOL ? 1 : sk_bits(e->sk) / 8;
 }
 
+/* Where a dot operand's convert finds too little LDS above the operands waiting for their dot (the
+ * other operand of its dot), to wait too or to move through LDS into registers: those move into
+ * registers instead (their converts came first, their scratch at the floor), and this one takes the
+ * LDS above the floor, rather than moving into registers in pieces of rows through the LDS left
+ * (lower_convert.c lds_move_rows: a barrier and a select a piece), or not at all where not a row is
+ * left, which refused the kernel (f64 128x64x64: A's 64 KiB and B's 32 KiB; bf16 256x256x128: 64 KiB
+ * an operand, tests/golden/reliability/dot_lds.tile). Only where the waiting list is every region
+ * above the floor, and not on sm_90, whose wgmma plan (plan_async.c) takes a deferred A as read from
+ * LDS. Returns this convert's base. */
+static int64_t make_room(Alloc *A, Op *op, int64_t need)
+{
+    int64_t base = (A->pending + 15) / 16 * 16;
+    if (base + need <= A->limit || A->nwaiting <= 0 || !A->rotate || need > A->limit - A->floor)
+        return base;
+    for (int i = 0; i < A->nwaiting; i++)
+        A->waiting[i]->plan->set &= ~(1u << PK_DEFER);
+    A->nwaiting = 0;
+    A->pending = A->floor;
+    take_scratch(A, op);
+    return (A->pending + 15) / 16 * 16;
+}
+
 /* A convert whose dot operand waits in LDS for its dot: its region, if it fits. */
 static void convert(Alloc *A, Op *op)
 {
@@ -84,32 +109,16 @@ static void convert(Alloc *A, Op *op)
     if (from->kind == TY_TILE && is_shared(from))
         return; /* a stage buffer's tile: the dot reads it where it is */
     take_scratch(A, op);
-    if (from->kind != TY_TILE || to->kind != TY_TILE || !dot_operand_candidate(op, (int)op->results[0].scratch))
+    if (from->kind != TY_TILE || to->kind != TY_TILE || !to->layout || to->layout->kind != LAY_DOT_OP)
         return;
     LinLayout ls, ld;
     if (lay_linear(from->layout, from->rank, from->shape, A->wave, A->nw, &ls) &&
         lay_linear(to->layout, to->rank, to->shape, A->wave, A->nw, &ld) && lin_renames(&ls, &ld))
         return; /* a chained dot's accumulator as the next A: the registers as they are */
-    if (!dot_operand_next_dot(op))
-        return;
     int64_t need = ty_numel(from) * elem_bytes(from);
-    int64_t base = (A->pending + 15) / 16 * 16;
-    if (base + need > A->limit && A->nwaiting && A->rotate && need <= A->limit - A->floor) {
-        /* The dot's other operand waits below and leaves too little room for this one to wait
-         * too: the other moves through LDS into registers instead (its convert came first, its
-         * scratch at the floor), and this one waits alone, rather than moving into registers in
-         * pieces of rows through the LDS left (lower_convert.c lds_move_rows: a barrier and a select
-         * a piece), or not at all where not a row is left, which refused the kernel (128x64x64 f64:
-         * A's 64 KiB and B's 32 KiB; 256x128x128 bf16: 64 KiB each; tests/golden/reliability/
-         * dot_lds.tile). Not on sm_90, whose wgmma plan (plan_async.c) takes a deferred A as read
-         * from LDS. */
-        for (int i = 0; i < A->nwaiting; i++)
-            A->waiting[i]->plan->set &= ~(1u << PK_DEFER);
-        A->nwaiting = 0;
-        A->pending = A->floor;
-        take_scratch(A, op);
-        base = (A->pending + 15) / 16 * 16;
-    }
+    int64_t base = make_room(A, op, need); /* (also for an operand that will not wait: shared by two dots) */
+    if (!dot_operand_candidate(op, (int)op->results[0].scratch) || !dot_operand_next_dot(op))
+        return;
     if (base + need > A->limit)
         return; /* converted through LDS instead, its result in registers */
     /* room for the rows' padding (k is the row) when it fits: defer = 2 */
@@ -119,8 +128,10 @@ static void convert(Alloc *A, Op *op)
     if (padded > need && base + padded <= A->limit)
         need = padded;
     set_key(A, op, PK_DEFER, padded == need && padded > ty_numel(from) * elem_bytes(from) ? 2 : 1);
-    if (A->nwaiting < 2)
+    if (A->nwaiting >= 0 && A->nwaiting < MAX_WAITING)
         A->waiting[A->nwaiting++] = op;
+    else
+        A->nwaiting = -1; /* more than the list holds: none moves */
     A->pending = (int)(base + need);
     if (A->pending > A->end)
         A->end = A->pending;
@@ -225,9 +236,10 @@ static void alloc_op(Alloc *A, Op *op)
         /* the operands' regions are free once the dot has read them (so are they after a wgmma) */
         const OpPlan *pl = op->plan;
         bool wgmma = pl && (pl->set & (1u << PK_WGMMA)) && pl->v[PK_WGMMA];
-        if (wgmma || deferred(op->operands[0]) || deferred(op->operands[1]))
+        if (wgmma || deferred(op->operands[0]) || deferred(op->operands[1])) {
             A->pending = A->floor;
-        A->nwaiting = 0;
+            A->nwaiting = 0;
+        }
         return;
     }
     default:

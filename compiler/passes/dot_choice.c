@@ -164,8 +164,9 @@ static bool depends_on_dot(const Value *v, const Op *dot, const Block *blk, int 
  * next): the head's rows are reduced (softmax) and become the tail's A operand, so both stack their
  * waves along M. Then a row never crosses waves (no LDS in the reductions) and the head's accumulator
  * holds exactly the tail's A fragments (mfma transposed vs dot_op k_width 4: the same lanes, waves and
- * elements), so the conversion between them renames registers. Triton's AMD backend does the same
- * (warpsPerTile, isChainDotHead / isChainDotTail). */
+ * elements), so the conversion between them renames registers (an f64 accumulator's elements lie 4
+ * apart: it moves through LDS). Triton's AMD backend does the same (warpsPerTile, isChainDotHead /
+ * isChainDotTail). */
 static bool chained_dot(const Op *dot)
 {
     int budget = 256;
@@ -226,8 +227,9 @@ static const Layout *chosen_layout(LayoutTab *lt, const LirOptions *o, const Fun
     *k_width = d.mfma ? d.k_width : 1;
     if (d.mfma && d.nv)
         return lay_mma(lt, d.instr, d.wpc);
-    if (d.mfma) /* transposed: a lane holds consecutive columns of the accumulator, so epilogues store
-                 * (or move through LDS) several elements at once */
+    if (d.mfma) /* transposed: a lane holds consecutive columns of the accumulator (of 32-bit
+                 * results; f64's lie 4 apart), so epilogues store (or move through LDS) several
+                 * elements at once */
         return lay_mfma(lt, d.instr, d.im, d.in, d.ik, d.wpc, true);
     const Type *t = dot->results[0].type;
     return lay_default(lt, 2, t->shape, f->opts.num_warps, o->wave);

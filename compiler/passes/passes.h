@@ -51,7 +51,8 @@ void plan_async(Arena *a, Func *f, const Target *t);
  * which dot_operand_next_dot holds (the next dot of its block reads it), and that fits; plan_async
  * asks the same but for the fit. */
 bool dot_operand_candidate(const Op *convert, int uses);
-/* LDS scratch offsets and deferred dot operands, as plan attributes (allocate_lds.c). */
+/* LDS scratch offsets and deferred dot operands, as plan attributes (allocate_lds.c); on AMD a dot
+ * operand that finds the LDS taken by waiting operands moves those into registers. */
 void allocate_lds(Arena *a, Func *f, const Target *t);
 bool dot_operand_next_dot(const Op *convert);
 /* Software pipelining of the loads feeding a dot, num_stages - 1 iterations ahead (TIR, before
