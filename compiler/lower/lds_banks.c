@@ -43,30 +43,46 @@ typedef struct Pass {
     int n;
 } Pass;
 
-/* The most distinct words one bank serves in a pass; an example of two lanes that meet. */
+/* The most distinct words one bank serves in a pass; an example of two lanes that meet: for the first
+ * word i at which a bank reaches the most, the last other word before it in that bank. The words are
+ * walked once, each bank keeping its distinct words in the order they first came (a chain through
+ * `next`), so a pass costs its words times their ways, not the cube of its words (the LDS map search
+ * runs this for every candidate map). */
 static int pass_ways(const Pass *p, int banks, int *ex_lane, int *ex_bank, int64_t *ex_addr)
 {
+    enum { MAX_BANKS = 128 };
+    if (banks > MAX_BANKS)
+        banks = MAX_BANKS;
+    int head[MAX_BANKS], tail[MAX_BANKS], count[MAX_BANKS];
+    int next[64 * 4]; /* by word index: the next distinct word of its bank */
+    for (int k = 0; k < banks; k++)
+        head[k] = tail[k] = -1, count[k] = 0;
     int worst = 1;
     for (int i = 0; i < p->n; i++) {
-        int64_t bank = p->word[i] % banks;
-        int ways = 1, other = -1;
-        for (int j = 0; j < i; j++) {
-            if (p->word[j] % banks != bank || p->word[j] == p->word[i])
-                continue;
-            bool first = true; /* count each distinct word once */
-            for (int k = 0; k < j; k++)
-                if (p->word[k] == p->word[j])
-                    first = false;
-            if (first) {
-                ways++;
-                other = j;
-            }
+        int bank = (int)((p->word[i] % banks + banks) % banks);
+        int same = -1, before_tail = -1; /* word i's first occurrence; the entry before the tail */
+        for (int j = head[bank]; j >= 0; j = next[j]) {
+            if (p->word[j] == p->word[i])
+                same = j;
+            if (next[j] == tail[bank] && j != tail[bank])
+                before_tail = j;
         }
+        int ways = same >= 0 ? count[bank] : count[bank] + 1;
         if (ways > worst) {
+            int other = same == tail[bank] ? before_tail : tail[bank];
             worst = ways;
             ex_lane[0] = p->lane[other], ex_lane[1] = p->lane[i];
             ex_addr[0] = p->word[other] * 4, ex_addr[1] = p->word[i] * 4;
-            *ex_bank = (int)bank;
+            *ex_bank = bank;
+        }
+        if (same < 0) {
+            next[i] = -1;
+            if (tail[bank] >= 0)
+                next[tail[bank]] = i;
+            else
+                head[bank] = i;
+            tail[bank] = i;
+            count[bank]++;
         }
     }
     return worst;

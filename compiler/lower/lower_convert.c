@@ -152,30 +152,31 @@ static LLVMValueRef lds_offset(Lower *L, const LayInfo *li, int r, const Lds *m,
  * `c` in the layout's order (a permutation applied as lds_offset applies it). */
 typedef struct LdsView {
     const Lds *m;
-    const Perm *p;
+    int src[TIR_MAX_RANK]; /* the coordinate that the map's dimension d takes */
 } LdsView;
+
+static LdsView lds_view(const Lds *m, const Perm *p)
+{
+    LdsView v = {m, {0}};
+    for (int d = 0; d < m->rank; d++) {
+        v.src[d] = p ? 0 : d;
+        for (int i = 0; p && i < p->n; i++)
+            if (p->dims[i] == d)
+                v.src[d] = i;
+    }
+    return v;
+}
 
 static int64_t lds_index(const void *view, const int64_t *coord)
 {
     const LdsView *v = view;
     const Lds *m = v->m;
-    int64_t c[TIR_MAX_RANK] = {0};
-    for (int d = 0; d < m->rank; d++) {
-        int k = d;
-        if (v->p) {
-            k = 0;
-            for (int i = 0; i < v->p->n; i++)
-                if (v->p->dims[i] == d)
-                    k = i;
-        }
-        c[d] = coord[k];
-    }
     int64_t row = 0, stride = 1;
     for (int d = m->rank - 2; d >= 0; d--) {
-        row += c[d] * stride;
+        row += coord[v->src[d]] * stride;
         stride *= m->shape[d];
     }
-    int64_t col = c[m->rank - 1];
+    int64_t col = coord[v->src[m->rank - 1]];
     if (m->nch > 1)
         col ^= ((row / m->pp ^ (m->xs > 0 ? (row >> m->xs) << m->xl : 0)) & (m->nch - 1)) * m->vec;
     return m->rank == 1 ? col : row * (m->shape[m->rank - 1] + m->pad) + col;
@@ -187,32 +188,46 @@ static void note(Lower *L, bool write, const Type *t, const LayInfo *li, int r, 
 {
     if (!L->o->remarks)
         return;
-    LdsView v = {m, p};
+    LdsView v = lds_view(m, p);
     LdsAccess acc = {&li->ll, r, run, bytes, base, lds_index, &v, 0};
     lds_note(L, write, t, &acc);
 }
 
 /* The delta of register r's LDS index from register `base`'s, when it is the same in every lane and
- * wave (through the map's own index, so padding and swizzles included); else false. */
+ * wave (through the map's own index, so padding and swizzles included); else false. The lanes' and
+ * waves' coordinates are the XORs of their layout's bit vectors; the walk visits each XOR of the
+ * nonzero, distinct vectors once (in Gray code order: one vector XORed in a step), since replicas
+ * (zero vectors: the waves a dot operand is broadcast over) and repeats add no coordinate. The LDS
+ * map search calls this for every register of every candidate map: walking all 64 lanes of 8 waves
+ * was most of the compile of a chained 128x128 dot. */
 static bool const_delta(const LinLayout *ll, int r, int base, const Lds *m, const Perm *p, int64_t *delta)
 {
-    LdsView v = {m, p};
-    int64_t rc[TIR_MAX_RANK], bc[TIR_MAX_RANK]; /* the registers' coordinates, each lane's bits XORed in */
-    lin_reg_coords(ll, r, rc);
-    lin_reg_coords(ll, base, bc);
-    for (int w = 0; w < 1 << ll->nwarp; w++)
-        for (int lane = 0; lane < 1 << ll->nlane; lane++) {
-            int64_t c[TIR_MAX_RANK], cb[TIR_MAX_RANK], x[TIR_MAX_RANK] = {0};
-            lds_xor_lane(ll, lane, w, x); /* once for both registers */
-            for (int d = 0; d < ll->rank; d++) {
-                c[d] = rc[d] ^ x[d];
-                cb[d] = bc[d] ^ x[d];
-            }
-            int64_t d = lds_index(&v, c) - lds_index(&v, cb);
-            if ((w || lane) && d != *delta)
-                return false;
-            *delta = d;
+    LdsView v = lds_view(m, p);
+    const int32_t *vecs[LAY_MAX_LANE_BITS + LAY_MAX_WARP_BITS];
+    int nv = 0;
+    for (int b = 0; b < ll->nlane + ll->nwarp; b++) {
+        const int32_t *vec = b < ll->nlane ? ll->lane[b] : ll->warp[b - ll->nlane];
+        bool keep = false;
+        for (int d = 0; d < ll->rank; d++)
+            keep |= vec[d] != 0;
+        for (int i = 0; keep && i < nv; i++)
+            keep = memcmp(vecs[i], vec, sizeof(int32_t) * (size_t)ll->rank) != 0;
+        if (keep)
+            vecs[nv++] = vec;
+    }
+    int64_t c[TIR_MAX_RANK], cb[TIR_MAX_RANK]; /* the registers' coordinates, a lane's vectors XORed in */
+    lin_reg_coords(ll, r, c);
+    lin_reg_coords(ll, base, cb);
+    *delta = lds_index(&v, c) - lds_index(&v, cb);
+    for (uint32_t i = 1; i < 1u << nv; i++) {
+        const int32_t *vec = vecs[__builtin_ctz(i)];
+        for (int d = 0; d < ll->rank; d++) {
+            c[d] ^= vec[d];
+            cb[d] ^= vec[d];
         }
+        if (lds_index(&v, c) - lds_index(&v, cb) != *delta)
+            return false;
+    }
     return true;
 }
 
@@ -660,7 +675,7 @@ static MapCost map_cost(Lower *L, const LayInfo *si, const LayInfo *di, const Ty
     for (int i = 0; i < nb; i++)
         groupmask |= 1 << bits[i];
     MapCost c = {0, 0, 0};
-    LdsView v = {map, p};
+    LdsView v = lds_view(map, p);
     int seen[256], nseen = 0;
     int sfree = reg_free_bits(&si->ll, map, p), dfree = reg_free_bits(&di->ll, map, p);
     for (int r = 0; r < lin_nregs(&si->ll); r++) {

@@ -29,6 +29,8 @@ typedef struct Alloc {
     Arena *a;
     int wave, nw, limit;
     bool rotate;      /* deferred operands may be rotated (registers-to-LDS targets: not sm_90's rings) */
+    bool movable;     /* waiting operands may move into registers (make_room): not where a warp MMA's
+                         plan reads a deferred A from shared memory (sm_90's wgmma, plan_async.c) */
     int pending;      /* the free offset: stage buffers and deferred operands below */
     int floor;        /* the stage buffers' end while they are used, then 0 */
     int shared_loads; /* loads into stage buffers not reached yet */
@@ -89,17 +91,22 @@ static int elem_bytes(const Type *t)
  * an operand, tests/golden/reliability/dot_lds.tile). Only where the waiting list is every region
  * above the floor, and not on sm_90, whose wgmma plan (plan_async.c) takes a deferred A as read from
  * LDS. Returns this convert's base. */
+static int64_t align16(int64_t offset)
+{
+    return (offset + 15) / 16 * 16;
+}
+
 static int64_t make_room(Alloc *A, Op *op, int64_t need)
 {
-    int64_t base = (A->pending + 15) / 16 * 16;
-    if (base + need <= A->limit || A->nwaiting <= 0 || !A->rotate || need > A->limit - A->floor)
+    int64_t base = align16(A->pending);
+    if (base + need <= A->limit || A->nwaiting <= 0 || !A->movable || need > A->limit - A->floor)
         return base;
     for (int i = 0; i < A->nwaiting; i++)
         A->waiting[i]->plan->set &= ~(1u << PK_DEFER);
     A->nwaiting = 0;
     A->pending = A->floor;
     take_scratch(A, op);
-    return (A->pending + 15) / 16 * 16;
+    return align16(A->pending);
 }
 
 /* A convert whose dot operand waits in LDS for its dot: its region, if it fits. */
@@ -286,7 +293,8 @@ static int64_t per_cu(const Target *t, int64_t bytes)
 static Alloc alloc_start(Arena *a, const Func *f, const Target *t, bool pad)
 {
     return (Alloc){.a = a, .wave = t->wave_size, .nw = f->opts.num_warps, .limit = t->lds_bytes,
-                   .rotate = !t->warp_mma, .pending = f->stage_lds, .floor = f->stage_lds, .pad = pad};
+                   .rotate = !t->warp_mma, .movable = !t->warp_mma, .pending = f->stage_lds,
+                   .floor = f->stage_lds, .pad = pad};
 }
 
 void allocate_lds(Arena *a, Func *f, const Target *t)
