@@ -270,11 +270,11 @@ static void fetch_step(Lower *L, Frags *F, int nm, int nn, int step)
 enum { LDS_LATENCY = 64, READ_LATENCY = 2 * LDS_LATENCY, MAX_AHEAD = 2, DRAIN_MAX_AHEAD = 3, DRAIN_SPARE = 48 };
 /* A global load's latency on MI300X, the loop model's estimate (report_loop.c's global_latency) */
 enum { GLOBAL_LATENCY = 500 };
-static int read_ahead(const MfmaInfo *info, int nout, int nin, int nsteps)
+static int read_ahead(int passes, int nout, int nin, int nsteps)
 {
     if (nsteps < 2)
         return 0;
-    int mfma = info->passes * 4, ahead = 1;
+    int mfma = passes * 4, ahead = 1;
     int pair = nout > 1 ? 2 : 1;
     while (ahead < MAX_AHEAD && ((ahead - 1) * nout * nin + (nout - pair) * nin) * mfma < READ_LATENCY)
         ahead++;
@@ -406,8 +406,16 @@ static void dot_mfma(Lower *L, Op *op)
     /* a kernel that asks for an occupancy (waves_per_eu) has its registers capped: the fragments
      * read ahead would spill there (examples/attention.tile at 6 waves: 16 VGPRs instead of 10),
      * and the other waves hide the reads' latency */
-    int ahead = (da || db) && lower_waves_asked(L) <= 0 ? read_ahead(info, nout, nin, nsteps) : 0;
-    int row_cycles = nin * info->passes * 4;
+    /* The timing below (read-ahead, `wait` rows, the drain, covered loads' latency rows) is
+     * calibrated against rk's loop model with CDNA3's passes, which it takes on every family that
+     * shares the op (an op of gfx90a or gfx950 alone: its own): with each target's own (gfx90a's
+     * twice as long, gfx950's f64 op 16 passes) bench/tile_sweep.py's gfx90a configurations were
+     * 133 faster and 78 slower (up to 1.28x: 64x128x64 w4 s1 k32, a vmcnt stall of 132 cycles), 19
+     * spilling more and 15 fewer (2026-12-07): a retune, not a swap. */
+    int passes = isa_mfma_passes(info, MFMA_CDNA3) ? isa_mfma_passes(info, MFMA_CDNA3)
+                                                   : isa_mfma_passes(info, L->t->mfma_family);
+    int ahead = (da || db) && lower_waves_asked(L) <= 0 ? read_ahead(passes, nout, nin, nsteps) : 0;
+    int row_cycles = nin * passes * 4;
     int wait = (LDS_LATENCY + row_cycles - 1) / row_cycles;
     int simd_waves = (L->nw + L->t->simds_per_cu - 1) / L->t->simds_per_cu;
     /* The rotated writes (the next tiles, after the barrier that follows the dot's last read) drain

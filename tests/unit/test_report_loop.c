@@ -3,13 +3,14 @@
  * waited a full iteration later, lgkmcnt that must not wait for global loads (llvm-mca 22 does),
  * FLAT that must, the LDS's bandwidth shared by a workgroup's waves, a VALU reading an MFMA's result,
  * barriers, s_nop, the MFMA-free run across the back edge, the latencies as parameters, and the
- * invariant that the busy cycles and the stalls add up to the iteration. Each body ends with its
- * backward branch, as the report hands it over. */
+ * invariant that the busy cycles and the stalls add up to the iteration; and that the model's MFMA
+ * cycles are the compiler's own (isa/mfma.def's passes, which the lowering's timing uses) for every
+ * instruction both tables have. Each body ends with its backward branch, as the report hands it over. */
 #include <stdio.h>
 #include <string.h>
 
 #include "compiler/target/amdgpu/report.h"
-
+#include "isa/mfma.h"
 
 #include "tests/unit/check.h"
 
@@ -51,6 +52,10 @@ static void test_mfma_back_to_back(void)
                                             "v_mfma_f32_16x16x16bf16_1k v[4:7], v[64:65], v[66:67], v[4:7]", BR},
               3, NULL);
     CHECK(l.cycles == 2 * 32 && l.mfma_busy == 64, "gfx90a 2 x 16x16x16bf16_1k (8 passes): %d", l.cycles);
+    l = model("gfx90a", 4, (const char *[]){"v_mfma_f64_16x16x4f64 v[0:7], v[64:65], v[66:67], v[0:7]", BR}, 2, NULL);
+    CHECK(l.cycles == 32 && l.mfma_busy == 32, "gfx90a 16x16x4f64 (8 passes, as gfx942's): %d", l.cycles);
+    l = model("gfx950", 4, (const char *[]){"v_mfma_f64_16x16x4_f64 v[0:7], v[64:65], v[66:67], v[0:7]", BR}, 2, NULL);
+    CHECK(l.cycles == 64 && l.mfma_busy == 64, "gfx950 16x16x4_f64 (16 passes): %d", l.cycles);
     const char *b32[] = {MFMA32, MFMA32, MFMA32, BR}; /* one accumulator: back to back on CDNA3 too */
     l = model("gfx942", 4, b32, N(b32), NULL);
     CHECK(l.cycles == 3 * 32 && l.mfma_busy == 96, "3 x 32x32x8: %d", l.cycles);
@@ -315,8 +320,61 @@ static void test_no_model(void)
     arena_free(&a);
 }
 
+/* A mnemonic without its underscores and CDNA2's "_1k" suffix: LLVM spells gfx90a's ops
+ * (v_mfma_f32_16x16x16bf16_1k) unlike gfx942's and AMD's CDNA3 guide (v_mfma_f32_16x16x16_bf16). */
+static void plain_name(const char *mn, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (const char *c = mn; *c && n + 1 < cap; c++)
+        if (*c != '_')
+            out[n++] = *c;
+    out[n] = 0;
+    if (n >= 2 && !strcmp(out + n - 2, "1k"))
+        out[n - 2] = 0;
+}
+
+/* The model's table (report_loop.def, read here as data) against isa/mfma.def: each op of the ISA
+ * table on each family that has it is in the model's table, at 4 cycles a pass. */
+static void test_mfma_tables_agree(void)
+{
+    static const struct {
+        const char *mnemonic;
+        int cycles[3];
+    } model_mfmas[] = {
+#define KIND(p, k, i)
+#define MFMA(m, c2, c3, c4) {m, {c2, c3, c4}},
+#include "compiler/target/amdgpu/report_loop.def"
+#undef KIND
+#undef MFMA
+    };
+    const unsigned fams[3] = {MFMA_CDNA2, MFMA_CDNA3, MFMA_CDNA4};
+    int compared = 0;
+    for (int op = 0; op < MFMA_COUNT; op++) {
+        const MfmaInfo *in = isa_mfma_info((MfmaOp)op);
+        char want[64];
+        plain_name(in->name, want, sizeof want);
+        for (int f = 0; f < 3; f++) {
+            int passes = isa_mfma_passes(in, fams[f]);
+            if (!passes)
+                continue;
+            int cycles = -1;
+            for (int i = 0; i < N(model_mfmas); i++) {
+                char have[64];
+                plain_name(model_mfmas[i].mnemonic, have, sizeof have);
+                if (!strcmp(have, want) && model_mfmas[i].cycles[f])
+                    cycles = model_mfmas[i].cycles[f];
+            }
+            CHECK(cycles == 4 * passes, "%s on CDNA%d: the loop model's %d cycles, isa/mfma.def's %d passes", in->name,
+                  f + 2, cycles, passes);
+            compared++;
+        }
+    }
+    CHECK(compared >= 37, "%d (op, family) pairs compared, not every one of the table's 37", compared);
+}
+
 int main(void)
 {
+    test_mfma_tables_agree();
     test_mfma_back_to_back();
     test_load_latency();
     test_counters();
