@@ -11,7 +11,6 @@
  * waves: 1 is conflict-free, n costs about n times the passes. This is the rule of AMD's LDS (CDNA3
  * ISA guide, "Data share operations") and of NVIDIA's shared memory (CUDA programming guide, "Shared
  * memory"), where wider accesses are split into the same phases. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "compiler/lower/lower_internal.h"
@@ -101,22 +100,35 @@ static int access_ways(Lower *L, const LdsAccess *acc, int waves, int *ex_lane, 
         per_pass = 1;
     int words = (bytes + 3) / 4;
     int worst = 1;
-    Pass *p = malloc(sizeof *p);
-    if (!p)
-        return 1;
+    Pass pass, *p = &pass; /* 3 KiB: the compile's thread has a 512 MiB stack (driver.c) */
     /* lds_element_coords, by parts: the register's coordinates once, each lane's and wave's bits
      * XORed in (the model runs for every candidate LDS map of every deferred operand: computing the
      * register's coordinates again for each lane was most of a matmul's compile) */
     const LinLayout *ll = acc->ll;
-    int64_t rc[TIR_MAX_RANK];
+    int64_t rc[TIR_MAX_RANK] = {0};
     lin_reg_coords(ll, acc->r, rc);
-    for (int w = 0; w < waves; w++)
-        for (int first = 0; first < L->wave; first += per_pass) {
+    /* each lane's bits XORed in, a lane from the one without its lowest set bit (a wave has at most
+     * 64 lanes; bits past the layout's own are replicas) */
+    enum { MAX_LANES = 64 };
+    int64_t lx[MAX_LANES][TIR_MAX_RANK];
+    int lanes = L->wave < MAX_LANES ? L->wave : MAX_LANES;
+    memset(lx[0], 0, sizeof lx[0]);
+    for (int lane = 1; lane < lanes; lane++) {
+        int b = __builtin_ctz((unsigned)lane);
+        memcpy(lx[lane], lx[lane & (lane - 1)], sizeof lx[lane]);
+        for (int d = 0; b < ll->nlane && d < ll->rank; d++)
+            lx[lane][d] ^= ll->lane[b][d];
+    }
+    for (int w = 0; w < waves; w++) {
+        int64_t wc[TIR_MAX_RANK]; /* the register's coordinates with the wave's bits */
+        memcpy(wc, rc, sizeof wc);
+        lds_xor_lane(ll, 0, w, wc);
+        for (int first = 0; first < lanes; first += per_pass) {
             p->n = 0;
-            for (int lane = first; lane < first + per_pass; lane++) {
-                int64_t c[TIR_MAX_RANK];
-                memcpy(c, rc, sizeof c);
-                lds_xor_lane(ll, lane, w, c);
+            for (int lane = first; lane < first + per_pass && lane < lanes; lane++) {
+                int64_t c[TIR_MAX_RANK] = {0};
+                for (int d = 0; d < ll->rank; d++)
+                    c[d] = wc[d] ^ lx[lane][d];
                 int64_t addr = acc->base + acc->bytes * acc->index(acc->map, c);
                 for (int k = 0; k < words && p->n < 64 * 4; k++) {
                     p->word[p->n] = addr / 4 + k;
@@ -135,7 +147,7 @@ static int access_ways(Lower *L, const LdsAccess *acc, int waves, int *ex_lane, 
                 ex_addr[0] = ea[0], ex_addr[1] = ea[1];
             }
         }
-    free(p);
+    }
     return worst;
 }
 
