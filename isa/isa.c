@@ -3,7 +3,7 @@
 #include "isa/nvmma.h"
 
 static const MfmaInfo mfma_ops[MFMA_COUNT] = {
-#define ISA_MFMA(id, mnemonic, m, n, k, blocks, ar, br, cdr, p2, p3, p4, in, acc)                                \
+#define ISA_MFMA(id, mnemonic, m, n, k, blocks, ar, br, cdr, p2, p3, p4, in, acc)                                      \
     [MFMA_##id] = {mnemonic, m, n, k, blocks, ar, br, cdr, {p2, p3, p4}, ISA_##in, ISA_##acc,                          \
                    (p2 ? MFMA_CDNA2 : 0) | (p3 ? MFMA_CDNA3 : 0) | (p4 ? MFMA_CDNA4 : 0)},
 #include "isa/mfma.def"

@@ -43,7 +43,9 @@ typedef struct Pass {
 } Pass;
 
 /* The most distinct words one bank serves in a pass; an example of two lanes that meet: for the first
- * word i at which a bank reaches the most, the last other word before it in that bank. The words are
+ * word i at which a bank reaches the most, the other word of that bank that came first latest (at
+ * the lane where it came first). Target.lds_banks is 32 or 64: past MAX_BANKS banks would share
+ * counts (banks fold onto MAX_BANKS), which no target has. The words are
  * walked once, each bank keeping its distinct words in the order they first came (a chain through
  * `next`), so a pass costs its words times their ways, not the cube of its words (the LDS map search
  * runs this for every candidate map). */
@@ -125,10 +127,10 @@ static int access_ways(Lower *L, const LdsAccess *acc, int waves, int *ex_lane, 
         lds_xor_lane(ll, 0, w, wc);
         for (int first = 0; first < lanes; first += per_pass) {
             p->n = 0;
-            for (int lane = first; lane < first + per_pass && lane < lanes; lane++) {
-                int64_t c[TIR_MAX_RANK] = {0};
+            for (int lane = first; lane < first + per_pass; lane++) { /* a last pass past the wave: */
+                int64_t c[TIR_MAX_RANK] = {0};                           /* its first lanes again */
                 for (int d = 0; d < ll->rank; d++)
-                    c[d] = wc[d] ^ lx[lane][d];
+                    c[d] = wc[d] ^ lx[lane % lanes][d];
                 int64_t addr = acc->base + acc->bytes * acc->index(acc->map, c);
                 for (int k = 0; k < words && p->n < 64 * 4; k++) {
                     p->word[p->n] = addr / 4 + k;

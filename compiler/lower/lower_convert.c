@@ -195,8 +195,8 @@ static void note(Lower *L, bool write, const Type *t, const LayInfo *li, int r, 
 
 /* The delta of register r's LDS index from register `base`'s, when it is the same in every lane and
  * wave (through the map's own index, so padding and swizzles included); else false. The lanes' and
- * waves' coordinates are the XORs of their layout's bit vectors; the walk visits each XOR of the
- * nonzero, distinct vectors once (in Gray code order: one vector XORed in a step), since replicas
+ * waves' coordinates are the XORs of their layout's bit vectors; the walk visits every XOR of the
+ * nonzero, distinct vectors (in Gray code order: one vector XORed in a step), since replicas
  * (zero vectors: the waves a dot operand is broadcast over) and repeats add no coordinate. The LDS
  * map search calls this for every register of every candidate map: walking all 64 lanes of 8 waves
  * was most of the compile of a chained 128x128 dot. */

@@ -409,9 +409,9 @@ static void dot_mfma(Lower *L, Op *op)
     /* The timing below (read-ahead, `wait` rows, the drain, covered loads' latency rows) is
      * calibrated against rk's loop model with CDNA3's passes, which it takes on every family that
      * shares the op (an op of gfx90a or gfx950 alone: its own): with each target's own (gfx90a's
-     * twice as long, gfx950's f64 op 16 passes) bench/tile_sweep.py's gfx90a configurations were
-     * 133 faster and 78 slower (up to 1.28x: 64x128x64 w4 s1 k32, a vmcnt stall of 132 cycles), 19
-     * spilling more and 15 fewer (2026-12-07): a retune, not a swap. */
+     * 16-bit ops twice as long, gfx950's f64 op 16 passes) bench/tile_sweep.py's gfx90a
+     * configurations were 133 faster and 78 slower (up to 1.28x: 64x128x64 w4 s1 k32, a vmcnt stall
+     * of 132 cycles), 19 spilling more and 15 fewer (2026-12-07): a retune, not a swap. */
     int passes = isa_mfma_passes(info, MFMA_CDNA3) ? isa_mfma_passes(info, MFMA_CDNA3)
                                                    : isa_mfma_passes(info, L->t->mfma_family);
     int ahead = (da || db) && lower_waves_asked(L) <= 0 ? read_ahead(passes, nout, nin, nsteps) : 0;

@@ -82,6 +82,11 @@ static int elem_bytes(const Type *t)
     return e->kind == TY_PTR ? 8 : e->sk == SK_BOOL ? 1 : sk_bits(e->sk) / 8;
 }
 
+static int64_t align16(int64_t offset)
+{
+    return (offset + 15) / 16 * 16;
+}
+
 /* Where a dot operand's convert finds too little LDS above the operands waiting for their dot (the
  * other operand of its dot), to wait too or to move through LDS into registers: those move into
  * registers instead (their converts came first, their scratch at the floor), and this one takes the
@@ -91,11 +96,6 @@ static int elem_bytes(const Type *t)
  * an operand, tests/golden/reliability/dot_lds.tile). Only where the waiting list is every region
  * above the floor, and not on sm_90, whose wgmma plan (plan_async.c) takes a deferred A as read from
  * LDS. Returns this convert's base. */
-static int64_t align16(int64_t offset)
-{
-    return (offset + 15) / 16 * 16;
-}
-
 static int64_t make_room(Alloc *A, Op *op, int64_t need)
 {
     int64_t base = align16(A->pending);

@@ -662,8 +662,9 @@ static void check_detail(const TestOp *t, const char *arch, const char *name, un
               detail_int(text, "GPRs required for C: ") == in->cd_regs &&
               detail_int(text, "GPRs required for D: ") == in->cd_regs,
           "%s: register counts differ from %s", in->name, path);
-    CHECK(detail_int(text, "Execution cycles: ") == 4 * isa_mfma_passes(in, family), "%s: %s's passes (%d) differ from %s",
-          in->name, arch, isa_mfma_passes(in, family), path);
+    int passes = isa_mfma_passes(in, family);
+    CHECK(detail_int(text, "Execution cycles: ") == 4 * passes, "%s: %s's passes (%d) differ from %s", in->name, arch,
+          passes, path);
 }
 
 typedef struct Counts {
