@@ -29,34 +29,54 @@ static int elem_bytes(const Type *t)
     return e->sk == SK_BOOL ? 1 : sk_bits(e->sk) / 8;
 }
 
+/* The widest access, in elements of `bytes`, that the axis facts allow along dimension d (as
+ * axis_vector_width: contiguous, aligned, the mask constant over it), or 0 where they are unknown. */
+static int64_t axis_width(const Lower *L, const Type *t, int d, int bytes, const Value *ptr, const Value *mask)
+{
+    const AxisInfo *pa = L->axis ? L->axis[ptr->scratch] : NULL;
+    if (!pa || pa->rank != t->rank)
+        return 0;
+    int64_t w = pa->contig[d], aligned = pa->div[d] / bytes;
+    if (aligned < w)
+        w = aligned > 0 ? aligned : 1;
+    const AxisInfo *ma = mask && L->axis ? L->axis[mask->scratch] : NULL;
+    if (ma && ma->rank == t->rank && ma->constancy[d] < w)
+        w = ma->constancy[d];
+    return w;
+}
+
 /* Registers per access: the elements a lane holds consecutively along the memory-contiguous dimension
  * — a blocked layout's elements per lane along its fastest dimension, or for other layouts (a store
  * straight from an accumulator) the run of register bits along the last dimension, which layout
- * assignment chose only where the axis analysis allows it — at most 16 bytes. */
-static int vector_width(Lower *L, const Type *t, int bytes)
+ * assignment chose only where the axis analysis allows it — at most 16 bytes, and no wider than the
+ * axis facts allow (an A operand's load holds k_width columns a lane whatever its access width:
+ * layout_anchors.c). */
+static int vector_width(Lower *L, const Type *t, int bytes, const Value *ptr, const Value *mask)
 {
     const Layout *l = t->layout;
     if (t->kind != TY_TILE || !l)
         return 1;
-    int v;
+    int v, d = t->rank - 1;
     if (l->kind == LAY_BLOCKED) {
-        v = l->spt[l->order[0]];
-        if (v > (int)t->shape[l->order[0]])
-            v = (int)t->shape[l->order[0]];
+        d = l->order[0];
+        v = l->spt[d];
+        if (v > (int)t->shape[d])
+            v = (int)t->shape[d];
     } else {
         const LinLayout *ll = &lay_info(L, t)->ll;
-        int k = 0, last = t->rank - 1;
-        while (k < ll->nreg && ll->reg[k][last] == (1 << k)) {
+        int k = 0;
+        while (k < ll->nreg && ll->reg[k][d] == (1 << k)) {
             bool only = true;
-            for (int d = 0; d < last; d++)
-                only &= ll->reg[k][d] == 0;
+            for (int e = 0; e < d; e++)
+                only &= ll->reg[k][e] == 0;
             if (!only)
                 break;
             k++;
         }
         v = 1 << k;
     }
-    while (v > 1 && v * bytes > 16)
+    int64_t allowed = axis_width(L, t, d, bytes, ptr, mask);
+    while (v > 1 && (v * bytes > 16 || (allowed > 0 && v > allowed)))
         v /= 2;
     return v > 0 ? v : 1;
 }
@@ -325,15 +345,6 @@ static LLVMValueRef store_vector(Lower *L, const LVal *val, int g, int vec, LLVM
     return vector_of(L, et, xs, vec);
 }
 
-/* Whether op is in the body of a loop. */
-static bool in_loop(const Op *op)
-{
-    for (const Block *b = op->parent; b && b->parent; b = b->parent->parent)
-        if (b->parent->code == OP_FOR || b->parent->code == OP_WHILE)
-            return true;
-    return false;
-}
-
 /* emu: the kernel argument the pointer derives from (compute_provenance), for fns->check to hold the
  * access to that argument's allocation; 0 (any allocation) when not known. */
 static int provenance_flags(Lower *L, const Value *ptr)
@@ -364,7 +375,7 @@ void lower_memory(Lower *L, Op *op)
     int n = ptr->n;
     if (!lower_budget(L, n, true))
         return;
-    int vec = atomic ? 1 : vector_width(L, pt, bytes);
+    int vec = atomic ? 1 : vector_width(L, pt, bytes, op->operands[0], mask_i >= 0 ? op->operands[mask_i] : NULL);
     LVal res = lval_new(L, n, ptr->ll);
     int flags = is_load ? EMU_ACCESS_LOAD : is_store ? EMU_ACCESS_STORE : EMU_ACCESS_ATOMIC;
     if (atomic && op->at.sem != SEM_RELAXED)
@@ -416,7 +427,7 @@ void lower_memory(Lower *L, Op *op)
      * kept there by the target (keep_above), with the loads they come from (see the top of the file).
      * Elsewhere each vector is built in its group's branch. */
     LLVMValueRef *stored = NULL;
-    if (is_store && mask && in_loop(op) && HOOKS->keep_above && bparam < 0) {
+    if (is_store && mask && tir_in_loop(op) && HOOKS->keep_above && bparam < 0) {
         stored = ARENA_ARRAY(L->a, LLVMValueRef, n / vec + 1);
         for (int g = 0; g < n; g += vec)
             stored[g / vec] = store_vector(L, vals[0], g, vec, et);

@@ -156,15 +156,6 @@ static bool deferred(const Value *v)
 
 static void alloc_block(Alloc *A, Block *b);
 
-/* Whether op is inside a loop. */
-static bool in_loop(const Op *op)
-{
-    for (const Block *b = op->parent; b && b->parent; b = b->parent->parent)
-        if (b->parent->code == OP_FOR || b->parent->code == OP_WHILE)
-            return true;
-    return false;
-}
-
 /* Rotation: a deferred operand that its `for` loop carries (a block argument whose yielded value is
  * not the argument itself: pipeline_loads' next tile) is written to its region before the loop (the
  * initial tile) and at the body's end (the yielded one) instead of by its convert at the top of each
@@ -221,7 +212,7 @@ static void alloc_op(Alloc *A, Op *op)
         Block *body = op_block(op, 0);
         for (int i = 1; i < body->nargs; i++)
             if (is_shared(body->args[i].type)) {
-                if (A->shared_loads == 0 && A->floor && !in_loop(op)) {
+                if (A->shared_loads == 0 && A->floor && !tir_in_loop(op)) {
                     if (A->pending == A->floor)
                         A->pending = 0;
                     A->floor = 0;

@@ -4,44 +4,64 @@
  * has no plan): the coalesced layout its axis facts allow, `vec` elements of at most
  * 16 bytes per lane, contiguous, aligned and with the mask constant over them, fewer when the tile
  * would leave lanes idle; a B tile that feeds an MFMA dot is loaded with k_width rows per lane, so it
- * is written k-major to LDS in runs. A dot takes the accumulator layout choose_dots planned (its matrix
+ * is written k-major to LDS in runs, and an A tile of a loop whose accesses are narrower than k_width
+ * with k_width columns per lane, written to LDS in runs too. A dot takes the accumulator layout choose_dots planned (its matrix
  * instruction's, or a blocked one for the FMA fallback) and dot_op layouts for its operands. A store of a value
  * computed in an accumulator layout writes straight from it when a lane's run of columns is one
  * access (and, for NVIDIA's wgmma tiles, when shared memory would not give 16-byte stores). */
 #include "compiler/passes/assign_layouts.h"
 
-/* A load whose tile becomes the B operand of a matrix-instruction dot (directly): it is stored to LDS
- * with k fastest, so each lane should hold k_width consecutive rows of its columns; then it writes a
- * run of k per column instead of single elements. Returns that k_width, or 1. */
-static int b_operand_rows_of(Ctx *c, const Value *v, int depth)
+/* The k_width of the matrix-instruction dot whose operand `idx` (0: A, 1: B) the tile v becomes,
+ * directly or through loop-carried values (a pipelined load reaches its dot in the next iteration:
+ * *carried is then set), or 1 (no such dot; sm_90 keeps B as loaded, ldmatrix .trans). */
+static int operand_k_of(Ctx *c, const Value *v, int idx, int depth, bool *carried)
 {
     if (depth > 3)
         return 1;
     for (Use *u = c->uses[vid(v)]; u; u = u->next) {
         Op *op = u->op;
-        if (op->code == OP_DOT && u->idx == 1) {
+        if (op->code == OP_DOT && u->idx == idx) {
             const Layout *acc, *la, *lb;
             al_dot_layouts(c, op, &acc, &la, &lb);
-            return acc->kind == LAY_MFMA ? lb->k_width : 1; /* sm_90 keeps B as loaded (ldmatrix .trans) */
+            return acc->kind == LAY_MFMA ? (idx ? lb : la)->k_width : 1;
         }
-        /* through loop-carried values (a pipelined load reaches its dot in the next iteration) */
         const Value *next = NULL;
         if (op->code == OP_FOR && u->idx >= 3)
             next = &op_block(op, 0)->args[u->idx - 2];
         else if (op->code == OP_YIELD && op->parent->parent && op->parent->parent->code == OP_FOR)
             next = &op->parent->args[u->idx + 1];
         if (next) {
-            int r = b_operand_rows_of(c, next, depth + 1);
-            if (r > 1)
+            int r = operand_k_of(c, next, idx, depth + 1, carried);
+            if (r > 1) {
+                *carried = true;
                 return r;
+            }
         }
     }
     return 1;
 }
 
+/* A load whose tile becomes a B operand is stored to LDS with k fastest, so each lane should hold
+ * k_width consecutive rows of its columns: then it writes a run of k per column instead of single
+ * elements. Returns that k_width, or 1. */
 static int b_operand_rows(Ctx *c, const Op *ld)
 {
-    return b_operand_rows_of(c, &ld->results[0], 0);
+    bool carried = false;
+    return operand_k_of(c, &ld->results[0], 1, 0, &carried);
+}
+
+/* A load of a loop (or of its pipelining's prologue) whose tile becomes an A operand and whose access
+ * is narrower than the operand's k_width: each lane should hold k_width consecutive columns (k) all
+ * the same, loaded one access at a time (lower_mem.c caps the access by the axis facts). A lane then
+ * writes a run of k to LDS in one access instead of single elements, and holds a quarter of the rows
+ * (a masked load's row masks, SGPR pairs each: a 128x64 tile on 4 waves, 32 of them a lane, 8 with
+ * runs of 4). Loads outside loops keep their layout: their conversion runs once. Returns the
+ * elements a lane should hold, or vec. */
+static int a_operand_columns(Ctx *c, const Op *ld, int vec)
+{
+    bool carried = false;
+    int kw = operand_k_of(c, &ld->results[0], 0, 0, &carried);
+    return kw > vec && (carried || tir_in_loop(ld)) ? kw : vec;
 }
 
 const Layout *al_coalesced_layout(Ctx *c, const Op *op)
@@ -61,6 +81,8 @@ const Layout *al_coalesced_layout(Ctx *c, const Op *op)
     int vec = axis_vector_width(c->ax, ptr, mask, 128, &dim);
     if (op->code == OP_ATOMIC_RMW || op->code == OP_ATOMIC_CAS)
         vec = 1;
+    if (op->code == OP_LOAD && t->rank == 2 && dim == 1)
+        vec = a_operand_columns(c, op, vec);
     /* each lane should get work: fewer elements per lane when the tile is small */
     int64_t numel = ty_numel(t), lanes = (int64_t)c->nw * c->o->wave;
     while (vec > 1 && numel / vec < lanes)

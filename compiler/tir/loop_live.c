@@ -2,7 +2,7 @@
  * registers through all its iterations (compiler/lower/reg_pressure.c before the LDS maps are chosen,
  * compiler/driver/driver_spills.c after a spill): the values the loop carries (its first region's
  * arguments, less a for's induction variable) and the values made before it that its regions read,
- * each once, in that order. */
+ * each once, in that order; and whether an op or a value sits inside a loop. */
 #include "compiler/tir/tir.h"
 
 bool tir_inside_loop(const Value *v, const Op *loop)
@@ -10,6 +10,14 @@ bool tir_inside_loop(const Value *v, const Op *loop)
     const Block *b = v->def ? v->def->parent : v->owner;
     for (; b; b = b->parent ? b->parent->parent : NULL)
         if (b->parent == loop)
+            return true;
+    return false;
+}
+
+bool tir_in_loop(const Op *op)
+{
+    for (const Block *b = op->parent; b && b->parent; b = b->parent->parent)
+        if (b->parent->code == OP_FOR || b->parent->code == OP_WHILE)
             return true;
     return false;
 }

@@ -318,6 +318,8 @@ bool tir_walk_func(Func *f, OpVisitor fn, void *ud);
 /* Whether v is made inside loop (a result of an op of its regions, or an argument of one, at any
  * depth). */
 bool tir_inside_loop(const Value *v, const Op *loop);
+/* Whether op sits in the body of a for or while loop, at any depth. */
+bool tir_in_loop(const Op *op);
 /* The values live across loop (loop_live.c): those it carries (its first region's arguments, a for's
  * induction variable left out), then those made before it that its regions read; each once, the
  * first `max` of them into out. Returns how many. */
