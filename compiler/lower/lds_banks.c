@@ -45,10 +45,10 @@ typedef struct Pass {
 /* The most distinct words one bank serves in a pass; an example of two lanes that meet: for the first
  * word i at which a bank reaches the most, the other word of that bank that came first latest (at
  * the lane where it came first). Target.lds_banks is 32 or 64: past MAX_BANKS banks would share
- * counts (banks fold onto MAX_BANKS), which no target has. The words are
- * walked once, each bank keeping its distinct words in the order they first came (a chain through
- * `next`), so a pass costs its words times their ways, not the cube of its words (the LDS map search
- * runs this for every candidate map). */
+ * counts (banks fold onto MAX_BANKS), which no target has. The words are walked once, each bank
+ * keeping its distinct words in the order they first came (a chain through `next`), so a pass costs
+ * its words times their ways, not the cube of its words (the LDS map search runs this for every
+ * candidate map). */
 static int pass_ways(const Pass *p, int banks, int *ex_lane, int *ex_bank, int64_t *ex_addr)
 {
     enum { MAX_BANKS = 128 };

@@ -412,8 +412,9 @@ static void dot_mfma(Lower *L, Op *op)
      * 16-bit ops twice as long, gfx950's f64 op 16 passes) bench/tile_sweep.py's gfx90a
      * configurations were 133 faster and 78 slower (up to 1.28x: 64x128x64 w4 s1 k32, a vmcnt stall
      * of 132 cycles), 19 spilling more and 15 fewer (2026-12-07): a retune, not a swap. */
-    int passes = isa_mfma_passes(info, MFMA_CDNA3) ? isa_mfma_passes(info, MFMA_CDNA3)
-                                                   : isa_mfma_passes(info, L->t->mfma_family);
+    int passes = isa_mfma_passes(info, MFMA_CDNA3);
+    if (!passes)
+        passes = isa_mfma_passes(info, L->t->mfma_family);
     int ahead = (da || db) && lower_waves_asked(L) <= 0 ? read_ahead(passes, nout, nin, nsteps) : 0;
     int row_cycles = nin * passes * 4;
     int wait = (LDS_LATENCY + row_cycles - 1) / row_cycles;
