@@ -9,15 +9,18 @@ two, at a deterministic sample of about one configuration in nine of gfx942/gfx9
 BLOCK_M, BLOCK_N, BLOCK_K of 32 to 256, 2/4/8 warps, one to three stages, 16 and 32 wide MFMAs,
 bf16 and f16, with and without `--assume 'a<2G b<2G c<2G'` (buffer addressing), and reads each
 kernel's `--report=json`: the main loop's cycles by rk's loop model (the loop with the most
-instructions), VGPRs, spills, waves a SIMD.
+instructions), VGPRs, spills, waves a SIMD. With --unhinted, the same sample of
+tests/run/kernels/dot.tile's `matmul` instead: a kernel written without hints (masked on M, N and K,
+its strides run-time values, so 16-bit accesses), as ported kernels are.
 
-    bench/tile_sweep.py [--jobs N] [--every K] [--out FILE] RKC             # one compiler: a results file
-    bench/tile_sweep.py [--jobs N] [--every K] [--out FILE] RKC_A RKC_B     # two: both, compared
-    bench/tile_sweep.py --compare A.jsonl B.jsonl                           # two results files
+    bench/tile_sweep.py [--unhinted] [--jobs N] [--every K] [--out FILE] RKC           # a results file
+    bench/tile_sweep.py [--unhinted] [--jobs N] [--every K] [--out FILE] RKC_A RKC_B   # both, compared
+    bench/tile_sweep.py --compare A.jsonl B.jsonl                                      # two results files
 
 The comparison counts, per target, the configurations where both compile and neither spills: how
 many B runs in fewer cycles, in more, and the geometric mean of B/A; then lists the slower (worst
-first), and every configuration whose spills, waves or compile status changed. Run it from any
+first), and every configuration whose VGPR spills, waves or compile status changed, and how many spill
+fewer or more SGPRs. Run it from any
 directory; RKC paths are taken as given. Exit 0, 2 for a bad command line. The cycles are a model's
 (no AMD GPU runs them): a change that the model calls faster is a prediction, not a measurement.
 """
@@ -34,6 +37,9 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNEL = os.path.join(ROOT, "examples", "matmul.tile")
+# --unhinted: the kernel, its name and the names of its tile sizes
+UNHINTED = (os.path.join(ROOT, "tests", "run", "kernels", "dot.tile"), "matmul", ("BM", "BN", "BK"))
+SWEPT = {"kernel": KERNEL, "name": None, "sizes": ("BLOCK_M", "BLOCK_N", "BLOCK_K")}
 TARGETS = ["gfx942", "gfx90a", "gfx950"]
 SIZES = [32, 64, 128, 256]
 
@@ -52,11 +58,14 @@ def configurations(every):
 def compile_one(rkc, cfg, tmp):
     key, tgt, bm, bn, bk, nw, ns, mi, t, assume = cfg
     out = os.path.join(tmp, hashlib.sha1((rkc + key).encode()).hexdigest()[:16] + ".hsaco")
-    cmd = [rkc, KERNEL, f"--target={tgt}", "-D", f"BLOCK_M={bm}", "-D", f"BLOCK_N={bn}", "-D", f"BLOCK_K={bk}",
+    sm, sn, sk = SWEPT["sizes"]
+    cmd = [rkc, SWEPT["kernel"], f"--target={tgt}", "-D", f"{sm}={bm}", "-D", f"{sn}={bn}", "-D", f"{sk}={bk}",
            "-D", f"num_warps={nw}", "-D", f"num_stages={ns}", "-D", f"matrix_instr_nonkdim={mi}", "-D", f"T={t}",
            "-o", out, "--report=json"]
     if assume:
         cmd += ["--assume", "a<2G b<2G c<2G"]
+    if SWEPT["name"]:
+        cmd += ["-k", SWEPT["name"]]
     r = {"key": key}
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
@@ -78,7 +87,7 @@ def compile_one(rkc, cfg, tmp):
     loops = k.get("loops") or []
     main = max(loops, key=lambda l: l["instructions"]) if loops else None
     r.update(cycles=main["cycles"] if main else 0, vgprs=k["vgprs_total"], spills=k["vgpr_spills"],
-             waves=k["waves_per_simd"])
+             sgpr_spills=k["sgpr_spills"], waves=k["waves_per_simd"])
     return r
 
 
@@ -124,6 +133,14 @@ def compare(pa, pb, show):
             elif "error" not in x and (x["spills"], x["waves"]) != (y["spills"], y["waves"]):
                 print(f"    spills {x['spills']} -> {y['spills']}, waves {x['waves']} -> {y['waves']}, cycles "
                       f"{x['cycles']} -> {y['cycles']}  {k}")
+        # SGPRs spill to VGPR lanes: cheaper than VGPRs, but each costs a v_writelane and v_readlane
+        sg = [k for k in keys if "error" not in a[k] and "error" not in b[k] and "sgpr_spills" in a[k] and
+              "sgpr_spills" in b[k] and a[k]["sgpr_spills"] != b[k]["sgpr_spills"]]
+        if sg:
+            print(f"    SGPRs spilled: fewer in {sum(b[k]['sgpr_spills'] < a[k]['sgpr_spills'] for k in sg)}, more in "
+                  f"{sum(b[k]['sgpr_spills'] > a[k]['sgpr_spills'] for k in sg)}, in all "
+                  f"{sum(a[k]['sgpr_spills'] for k in keys if 'error' not in a[k] and 'sgpr_spills' in a[k])} -> "
+                  f"{sum(b[k]['sgpr_spills'] for k in keys if 'error' not in b[k] and 'sgpr_spills' in b[k])}")
 
 
 def main():
@@ -134,7 +151,10 @@ def main():
     ap.add_argument("--every", type=int, default=9, help="sample one configuration in EVERY (default 9)")
     ap.add_argument("--out", default="tile_sweep", help="results file stem (default ./tile_sweep)")
     ap.add_argument("--show", type=int, default=10, help="slower and faster configurations listed per target")
+    ap.add_argument("--unhinted", action="store_true", help="tests/run/kernels/dot.tile's matmul, written without hints")
     args = ap.parse_args()
+    if args.unhinted:
+        SWEPT.update(kernel=UNHINTED[0], name=UNHINTED[1], sizes=UNHINTED[2])
     if args.compare:
         if args.rkc:
             ap.error("--compare takes no rkc")

@@ -1,6 +1,7 @@
 /* Loads, stores and atomics. A lane moves `vec` registers at once when its layout gives it that many
- * consecutive elements along the fastest dimension (coalesce chose vec from the axis analysis, which
- * proved the pointers contiguous and aligned and the mask constant over them). A masked group is
+ * consecutive elements along the fastest dimension and the lowering's own axis analysis proves the
+ * pointers contiguous and aligned and the mask constant over them (coalesce chose the layout from the
+ * same facts, but an MFMA dot's A operand may hold longer runs than one access). A masked group is
  * loaded or stored under a branch, so masked-off lanes never touch memory; on the emulator every
  * access is checked first.
  *

@@ -143,15 +143,22 @@ static void visit_op(Ctx *c, Op *op)
     case OP_SPLAT:
         constant(&o, t, a->sdiv);
         break;
-    case OP_HINT:
+    case OP_HINT: {
+        /* the facts are powers of two (every access they allow is aligned to its width): a multiple
+         * of 12 is a multiple of 4, runs of 12 consecutive values are runs of 4 */
+        int64_t n = pow2_div(op->at.n);
         o = *a;
         if (op->at.kind == KIND_MULTIPLE_OF) {
-            o.sdiv = max64(o.sdiv, op->at.n);
+            o.sdiv = max64(o.sdiv, n);
             for (int i = 0; i < o.rank; i++)
-                o.div[i] = max64(o.div[i], op->at.n);
+                o.div[i] = max64(o.div[i], n);
         } else if (o.rank) {
-            o.contig[o.rank - 1] = max64(o.contig[o.rank - 1], min64(op->at.n, t->shape[o.rank - 1]));
+            o.contig[o.rank - 1] = max64(o.contig[o.rank - 1], min64(n, t->shape[o.rank - 1]));
         }
+        break;
+    }
+    case OP_CONVERT_LAYOUT: /* the same values, in other registers (the lowering's IR has them) */
+        o = *a;
         break;
     case OP_BROADCAST: {
         const Type *x = op->operands[0]->type;

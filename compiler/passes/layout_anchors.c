@@ -1,14 +1,15 @@
 /* The layouts of anchors: the ops whose layout is chosen rather than derived.
  *
  * A load, store or atomic takes the layout the pass coalesce planned (al_coalesced_layout, when it
- * has no plan): the coalesced layout its axis facts allow, `vec` elements of at most
- * 16 bytes per lane, contiguous, aligned and with the mask constant over them, fewer when the tile
- * would leave lanes idle; a B tile that feeds an MFMA dot is loaded with k_width rows per lane, so it
- * is written k-major to LDS in runs, and an A tile of a loop whose accesses are narrower than k_width
- * with k_width columns per lane, written to LDS in runs too. A dot takes the accumulator layout choose_dots planned (its matrix
- * instruction's, or a blocked one for the FMA fallback) and dot_op layouts for its operands. A store of a value
- * computed in an accumulator layout writes straight from it when a lane's run of columns is one
- * access (and, for NVIDIA's wgmma tiles, when shared memory would not give 16-byte stores). */
+ * has no plan): the coalesced layout its axis facts allow, `vec` elements of at most 16 bytes per
+ * lane, contiguous, aligned and with the mask constant over them, fewer when the tile would leave
+ * lanes idle; a B tile that feeds an MFMA dot is loaded with k_width rows per lane, so it is written
+ * k-major to LDS in runs, and an A tile of a loop that feeds an MFMA dot, whose accesses are narrower
+ * than k_width, with k_width consecutive k of one row per lane, written to LDS in runs too. A dot
+ * takes the accumulator layout choose_dots planned (its matrix instruction's, or a blocked one for
+ * the FMA fallback) and dot_op layouts for its operands. A store of a value computed in an
+ * accumulator layout writes straight from it when a lane's run of columns is one access (and, for
+ * NVIDIA's wgmma tiles, when shared memory would not give 16-byte stores). */
 #include "compiler/passes/assign_layouts.h"
 
 /* The k_width of the matrix-instruction dot whose operand `idx` (0: A, 1: B) the tile v becomes,
@@ -50,13 +51,13 @@ static int b_operand_rows(Ctx *c, const Op *ld)
     return operand_k_of(c, &ld->results[0], 1, 0, &carried);
 }
 
-/* A load of a loop (or of its pipelining's prologue) whose tile becomes an A operand and whose access
- * is narrower than the operand's k_width: each lane should hold k_width consecutive columns (k) all
- * the same, loaded one access at a time (lower_mem.c caps the access by the axis facts). A lane then
- * writes a run of k to LDS in one access instead of single elements, and holds a quarter of the rows
- * (a masked load's row masks, SGPR pairs each: a 128x64 tile on 4 waves, 32 of them a lane, 8 with
- * runs of 4). Loads outside loops keep their layout: their conversion runs once. Returns the
- * elements a lane should hold, or vec. */
+/* A load of a loop (or of its pipelining's prologue) whose tile becomes an MFMA dot's A operand and
+ * whose access is narrower than the operand's k_width: each lane should hold k_width consecutive
+ * columns (k) of its rows all the same, loaded one access at a time (lower_mem.c caps the access by
+ * the axis facts). A lane then writes a run of k to LDS in one access instead of single elements,
+ * and holds a quarter of the rows (a masked load's row masks, SGPR pairs each: a 128x64 tile on 4
+ * waves, 32 of them a lane, 8 with runs of 4). Loads outside loops keep their layout: their
+ * conversion runs once. Returns the elements a lane should hold, or vec. */
 static int a_operand_columns(Ctx *c, const Op *ld, int vec)
 {
     bool carried = false;
