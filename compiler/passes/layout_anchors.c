@@ -4,7 +4,7 @@
  * has no plan): the coalesced layout its axis facts allow, `vec` elements of at most 16 bytes per
  * lane, contiguous, aligned and with the mask constant over them, fewer when the tile would leave
  * lanes idle; a B tile that feeds an MFMA dot is loaded with k_width rows per lane, so it is written
- * k-major to LDS in runs, and an A tile of a loop that feeds an MFMA dot, whose accesses are narrower
+ * k-major to LDS in runs, and a pipelined A tile that feeds an MFMA dot, whose accesses are narrower
  * than k_width, with k_width consecutive k of one row per lane, written to LDS in runs too. A dot
  * takes the accumulator layout choose_dots planned (its matrix instruction's, or a blocked one for
  * the FMA fallback) and dot_op layouts for its operands. A store of a value computed in an
@@ -51,18 +51,22 @@ static int b_operand_rows(Ctx *c, const Op *ld)
     return operand_k_of(c, &ld->results[0], 1, 0, &carried);
 }
 
-/* A load of a loop (or of its pipelining's prologue) whose tile becomes an MFMA dot's A operand and
- * whose access is narrower than the operand's k_width: each lane should hold k_width consecutive
- * columns (k) of its rows all the same, loaded one access at a time (lower_mem.c caps the access by
- * the axis facts). A lane then writes a run of k to LDS in one access instead of single elements,
- * and holds a quarter of the rows (a masked load's row masks, SGPR pairs each: a 128x64 tile on 4
- * waves, 32 of them a lane, 8 with runs of 4). Loads outside loops keep their layout: their
- * conversion runs once. Returns the elements a lane should hold, or vec. */
+/* A pipelined load (its tile reaches the dot through the loop's carried values) whose tile becomes an
+ * MFMA dot's A operand and whose access is narrower than the operand's k_width: each lane should
+ * hold k_width consecutive columns (k) of its rows all the same, loaded one access at a time
+ * (lower_mem.c caps the access by the axis facts). A lane then writes a run of k to LDS in one access
+ * instead of single elements, and holds a quarter of the rows (a masked load's row masks, SGPR pairs
+ * each: a 128x64 tile on 4 waves, 32 of them a lane, 8 with runs of 4). A load that its own
+ * iteration's dot reads (one stage) keeps one element a lane: its runs are packed as soon as they
+ * arrive, and at the edge of the VGPRs LLVM then issued them two loads at a time behind a vmcnt(0)
+ * (bench/tile_sweep.py --unhinted: one stage 22 configurations slower on gfx90a, up to 2.9x, two and
+ * three stages faster by 3 to 7% in geometric mean); a load outside loops too (its conversion runs
+ * once). Returns the elements a lane should hold, or vec. */
 static int a_operand_columns(Ctx *c, const Op *ld, int vec)
 {
     bool carried = false;
     int kw = operand_k_of(c, &ld->results[0], 0, 0, &carried);
-    return kw > vec && (carried || tir_in_loop(ld)) ? kw : vec;
+    return kw > vec && carried ? kw : vec;
 }
 
 const Layout *al_coalesced_layout(Ctx *c, const Op *op)
