@@ -30,20 +30,15 @@ static int elem_bytes(const Type *t)
     return e->sk == SK_BOOL ? 1 : sk_bits(e->sk) / 8;
 }
 
-/* The widest access, in elements of `bytes`, that the axis facts allow along dimension d (as
- * axis_vector_width: contiguous, aligned, the mask constant over it), or 0 where they are unknown. */
+/* The widest access, in elements of `bytes`, that the lowering's axis facts allow along dimension d
+ * (axis_access_width), or 0 where they are unknown. */
 static int64_t axis_width(const Lower *L, const Type *t, int d, int bytes, const Value *ptr, const Value *mask)
 {
     const AxisInfo *pa = L->axis ? L->axis[ptr->scratch] : NULL;
     if (!pa || pa->rank != t->rank)
         return 0;
-    int64_t w = pa->contig[d], aligned = pa->div[d] / bytes;
-    if (aligned < w)
-        w = aligned > 0 ? aligned : 1;
     const AxisInfo *ma = mask && L->axis ? L->axis[mask->scratch] : NULL;
-    if (ma && ma->rank == t->rank && ma->constancy[d] < w)
-        w = ma->constancy[d];
-    return w;
+    return axis_access_width(pa, ma && ma->rank == t->rank ? ma : NULL, d, bytes);
 }
 
 /* Registers per access: the elements a lane holds consecutively along the memory-contiguous dimension
@@ -376,7 +371,8 @@ void lower_memory(Lower *L, Op *op)
     int n = ptr->n;
     if (!lower_budget(L, n, true))
         return;
-    int vec = atomic ? 1 : vector_width(L, pt, bytes, op->operands[0], mask_i >= 0 ? op->operands[mask_i] : NULL);
+    const Value *mask_v = mask_i >= 0 ? op->operands[mask_i] : NULL;
+    int vec = atomic ? 1 : vector_width(L, pt, bytes, op->operands[0], mask_v);
     LVal res = lval_new(L, n, ptr->ll);
     int flags = is_load ? EMU_ACCESS_LOAD : is_store ? EMU_ACCESS_STORE : EMU_ACCESS_ATOMIC;
     if (atomic && op->at.sem != SEM_RELAXED)

@@ -431,6 +431,15 @@ const AxisInfo *axis_of(const AxisTab *t, const Value *v)
     return &t->info[v->scratch];
 }
 
+int64_t axis_access_width(const AxisInfo *p, const AxisInfo *m, int d, int64_t bytes)
+{
+    int64_t w = p->contig[d], aligned = p->div[d] / bytes; /* div: bytes for pointers, powers of two */
+    w = min64(w, aligned > 0 ? aligned : 1);
+    if (m)
+        w = min64(w, m->constancy[d]);
+    return w > 0 ? w : 1;
+}
+
 int axis_vector_width(const AxisTab *t, const Value *ptr, const Value *mask, int max_bits, int *dim)
 {
     const AxisInfo *p = axis_of(t, ptr);
@@ -447,11 +456,9 @@ int axis_vector_width(const AxisTab *t, const Value *ptr, const Value *mask, int
     int64_t size = ty_bits(pt->elem->pointee) / 8;
     if (size <= 0)
         return 1;
-    int64_t vec = p->contig[best];
+    const AxisInfo *m = mask && mask->type->kind == TY_TILE ? axis_of(t, mask) : NULL;
+    int64_t vec = axis_access_width(p, m, best, size);
     vec = min64(vec, max_bits / 8 / size);
-    vec = min64(vec, gcd64(p->div[best], AXIS_MAX_DIV) / size > 0 ? p->div[best] / size : 1);
-    if (mask && mask->type->kind == TY_TILE)
-        vec = min64(vec, axis_of(t, mask)->constancy[best]);
     vec = min64(vec, pt->shape[best]);
     if (vec < 1)
         vec = 1;

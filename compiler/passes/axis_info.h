@@ -30,5 +30,9 @@ const AxisInfo *axis_of(const AxisTab *t, const Value *v);
 /* The widest access, in elements, for a load/store/atomic whose pointer tile is `ptr` (and optional
  * mask) along dimension *dim (chosen: the most contiguous); at most max_bits wide. */
 int axis_vector_width(const AxisTab *t, const Value *ptr, const Value *mask, int max_bits, int *dim);
+/* The widest access, in elements of `bytes` bytes, along dimension d that pointer facts p allow
+ * (contiguous and aligned) and over which mask facts m (NULL: no mask) are constant; at least 1, not
+ * rounded to a power of two. axis_vector_width's rule, for the lowering's own facts (lower_mem.c). */
+int64_t axis_access_width(const AxisInfo *p, const AxisInfo *m, int d, int64_t bytes);
 
 #endif

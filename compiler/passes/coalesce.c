@@ -5,7 +5,8 @@
  * atomics one element; a tile that becomes a matrix instruction's B operand (directly or through
  * software pipelining's loop-carried values) k_width rows a lane, so it is written k-major to LDS in
  * runs, and one that becomes an MFMA dot's A operand through those values k_width consecutive k of a
- * row a lane where its accesses are narrower (layout_anchors.c, al_coalesced_layout). After choose_dots, whose k_width it reads. */
+ * row a lane where its accesses are narrower (layout_anchors.c, al_coalesced_layout). After
+ * choose_dots, whose k_width it reads. */
 #include "compiler/passes/assign_layouts.h"
 
 static void plan_block(Ctx *c, Block *b)
